@@ -1,0 +1,279 @@
+// Package app is the command-line layer every ifkit program shares: the common
+// flags and exit codes of DESIGN §3, input and output streams, sharding,
+// signal handling, progress and the closing summary. A tool supplies its own
+// flags and an Action; app does the rest in the same way for all seven.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/progress"
+	"github.com/ifkit/ifkit/lib/stream"
+	"github.com/urfave/cli/v2"
+)
+
+// Version is stamped at build time with -ldflags "-X .../lib/app.Version=...".
+var Version = "dev"
+
+// Exit codes (DESIGN §3).
+const (
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitUsage       = 2
+	ExitBadInput    = 3
+	ExitTooManyFail = 4
+)
+
+// Tool describes one program.
+type Tool struct {
+	Name        string
+	Usage       string // one line
+	ArgsUsage   string // e.g. "[FILE...]"
+	Description string // a paragraph and an example pipeline
+	Flags       []cli.Flag
+	// Commands, when set, are subcommands (gen-context BENCH); each gets the
+	// common flags after its name.
+	Commands []*Command
+	// Kind says which common flags apply.
+	Kind Kind
+	// Action runs the tool. It is not used when Commands are set.
+	Action func(*Run) error
+}
+
+// Command is a subcommand with its own flags.
+type Command struct {
+	Name        string
+	Usage       string
+	Description string
+	Flags       []cli.Flag
+	Action      func(*Run) error
+}
+
+// Kind is the I/O shape of a program.
+type Kind int
+
+const (
+	Filter    Kind = iota // reads records, writes records
+	Generator             // writes records, reads none (or only --official/--corpus files)
+	Server                // neither (llm-sim)
+)
+
+// Env is what a run sees of the process, injectable for tests.
+type Env struct {
+	Stdin  io.Reader
+	Stdout *os.File
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+// Main runs the tool with the real process environment and exits.
+func Main(t Tool) {
+	os.Exit(RunTool(t, os.Args, Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}))
+}
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// Usagef makes an error that exits 2.
+func Usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// errInterrupted is returned when a signal stopped the run.
+type errInterrupted struct{ sig os.Signal }
+
+func (e errInterrupted) Error() string { return "interrupted by " + e.sig.String() }
+
+func commonFlags(k Kind) []cli.Flag {
+	if k == Server {
+		return []cli.Flag{
+			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "stderr log format: text or json", Category: "Common:"},
+		}
+	}
+	fs := []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (via FILE.partial, renamed when complete) instead of stdout", Category: "Common:"},
+		&cli.StringFlag{Name: "compress", Value: "auto", Usage: "output compression: auto (by -o extension, else the first input's; plain on a terminal), zstd, gzip, none", Category: "Common:"},
+		&cli.StringFlag{Name: "shard", Usage: "keep records whose hash(id) mod N is I: `I/N`, or auto from SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP", Category: "Common:"},
+		&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress line on stderr: auto (on a terminal), always, never", Category: "Common:"},
+		&cli.StringFlag{Name: "max-failures", Value: "0", Usage: "exit 4 when more records than `N` (or P%, or inf) failed in this stage; the output is complete either way", Category: "Common:"},
+		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "stderr log format: text or json", Category: "Common:"},
+	}
+	if k == Filter {
+		fs = append(fs, &cli.BoolFlag{Name: "skip-invalid", Usage: "skip (and count) input lines that are not valid records instead of exiting 3", Category: "Common:"})
+	}
+	return fs
+}
+
+const exitCodesHelp = `Exit codes: 0 ok; 1 runtime failure; 2 usage; 3 bad input (file:line: reason);
+4 finished, but more records failed than --max-failures allows; 128+N killed by signal N
+(an interrupted -o FILE run leaves FILE.partial). Flags go before file names.`
+
+// RunTool parses args and runs the tool, returning the exit code. Deferred
+// flushes always run before it returns.
+func RunTool(t Tool, args []string, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	code := ExitOK
+	var runErr error
+	a := &cli.App{
+		Name:            t.Name,
+		Usage:           t.Usage,
+		ArgsUsage:       t.ArgsUsage,
+		Description:     strings.TrimSpace(t.Description) + "\n\n" + exitCodesHelp,
+		Version:         Version,
+		Reader:          env.Stdin,
+		Writer:          env.Stdout,
+		ErrWriter:       env.Stderr,
+		HideHelpCommand: true,
+		// urfave would os.Exit inside Run and skip our flushes; we map errors ourselves.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return Usagef("%v (see --help)", err)
+		},
+	}
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, c.App.Version) }
+	if len(t.Commands) > 0 {
+		for _, sc := range t.Commands {
+			sc := sc
+			a.Commands = append(a.Commands, &cli.Command{
+				Name:        sc.Name,
+				Usage:       sc.Usage,
+				Description: sc.Description,
+				ArgsUsage:   " ",
+				Flags:       append(append([]cli.Flag{}, sc.Flags...), commonFlags(t.Kind)...),
+				OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+					return Usagef("%v (see %s %s --help)", err, t.Name, sc.Name)
+				},
+				Action: func(c *cli.Context) error {
+					code, runErr = execute(c, t, sc.Name, sc.Action, env)
+					return nil
+				},
+			})
+		}
+		a.Action = func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				return Usagef("unknown command %q (want one of: %s)", c.Args().First(), commandNames(t))
+			}
+			return Usagef("missing command (want one of: %s; see --help)", commandNames(t))
+		}
+	} else {
+		a.Flags = append(append([]cli.Flag{}, t.Flags...), commonFlags(t.Kind)...)
+		a.Action = func(c *cli.Context) error {
+			code, runErr = execute(c, t, "", t.Action, env)
+			return nil
+		}
+	}
+	if err := a.Run(args); err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, err)
+			return ExitUsage
+		}
+		fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, err)
+		return ExitFailure
+	}
+	if runErr != nil {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, runErr)
+	}
+	return code
+}
+
+func commandNames(t Tool) string {
+	var ns []string
+	for _, c := range t.Commands {
+		ns = append(ns, c.Name)
+	}
+	return strings.Join(ns, ", ")
+}
+
+// execute builds the Run, calls the action and maps the outcome to an exit code.
+func execute(c *cli.Context, t Tool, sub string, action func(*Run) error, env Env) (int, error) {
+	for _, a := range c.Args().Slice() {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			return ExitUsage, Usagef("flag %s after a file name: flags go before file names", a)
+		}
+	}
+	logger, err := newLogger(c.String("log-format"), env.Stderr, t.Name)
+	if err != nil {
+		return ExitUsage, err
+	}
+	r := &Run{Context: c, Tool: t.Name, Command: sub, Log: logger, env: env, started: time.Now(), kind: t.Kind}
+	if err := r.setup(); err != nil {
+		r.closeInputs()
+		if _, ok := err.(*usageError); ok {
+			return ExitUsage, err
+		}
+		return exitFor(err), err
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.Ctx = ctx
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		r.signal.Store(&s)
+		logger.Warn("signal received: stopping; a second one aborts", "signal", s.String())
+		cancel()
+		if s2, ok := <-sigs; ok {
+			fmt.Fprintf(env.Stderr, "%s: second %s: aborting\n", t.Name, s2)
+			os.Exit(128 + int(s2.(syscall.Signal)))
+		}
+	}()
+
+	var bar *progress.Bar
+	if t.Kind != Server {
+		bar = progress.Start(r.progressMode, env.Stderr, r.status)
+	}
+	err = action(r)
+	bar.Stop()
+	if s := r.signal.Load(); s != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		err = errInterrupted{*s}
+	}
+	return r.finish(err)
+}
+
+func exitFor(err error) int {
+	var ue *usageError
+	var le *stream.LineError
+	var ie errInterrupted
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ue):
+		return ExitUsage
+	case errors.As(err, &le):
+		return ExitBadInput
+	case errors.As(err, &ie):
+		return 128 + int(ie.sig.(syscall.Signal))
+	}
+	return ExitFailure
+}
+
+func newLogger(format string, w io.Writer, name string) (*slog.Logger, error) {
+	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	switch format {
+	case "", "text":
+		return slog.New(slog.NewTextHandler(w, opts)).With("tool", name), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)).With("tool", name), nil
+	}
+	return nil, Usagef("--log-format %q: want text or json", format)
+}
+

@@ -1,0 +1,334 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/progress"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/stream"
+	"github.com/urfave/cli/v2"
+)
+
+// Run is one invocation: parsed flags, the input and output streams, counters.
+type Run struct {
+	*cli.Context
+	Tool    string
+	Command string // the subcommand, for gen-context
+	Ctx     context.Context
+	Log     *slog.Logger
+	Shard   Shard
+
+	env          Env
+	kind         Kind
+	started      time.Time
+	files        []string
+	first        *stream.Input
+	out          *stream.Output
+	outMu        sync.Mutex
+	outPath      string
+	compress     stream.Compression
+	compressAuto bool
+	progressMode progress.Mode
+	maxFail      MaxFailures
+	skipInvalid  bool
+	signal       atomic.Pointer[os.Signal]
+
+	// Counters, read by the progress line and the summary.
+	Read, Written, Failed, Invalid, Skipped atomic.Int64
+	// Status adds tool-specific text (in flight, tokens/s) to the progress line.
+	Status func() string
+}
+
+// Getenv reads the environment the run was given.
+func (r *Run) Getenv(k string) string { return r.env.Getenv(k) }
+
+// Stderr is where a tool may print human-readable reports.
+func (r *Run) Stderr() io.Writer { return r.env.Stderr }
+
+func (r *Run) setup() error {
+	var err error
+	if r.kind == Server {
+		return nil
+	}
+	if r.progressMode, err = progress.ParseMode(r.String("progress")); err != nil {
+		return Usagef("%v", err)
+	}
+	if r.maxFail, err = ParseMaxFailures(r.String("max-failures")); err != nil {
+		return Usagef("%v", err)
+	}
+	var note string
+	if r.Shard, note, err = ParseShard(r.String("shard"), r.env.Getenv); err != nil {
+		return Usagef("%v", err)
+	}
+	if note != "" {
+		r.Log.Info(note)
+	}
+	if r.compress, r.compressAuto, err = stream.ParseCompression(r.String("compress")); err != nil {
+		return Usagef("%v", err)
+	}
+	r.outPath = r.String("output")
+	if r.outPath == "-" {
+		r.outPath = ""
+	}
+	if r.kind == Filter {
+		r.skipInvalid = r.Bool("skip-invalid")
+		r.files = r.Args().Slice()
+		if len(r.files) == 0 {
+			r.files = []string{"-"}
+		}
+		if err := stream.CheckNotInput(r.outPath, r.files); err != nil {
+			return Usagef("%v", err)
+		}
+		// The first input is opened now: auto compression mirrors it.
+		if r.first, err = stream.Open(r.files[0], r.env.Stdin); err != nil {
+			return &stream.LineError{File: r.files[0], Err: err}
+		}
+	} else if r.Args().Len() > 0 {
+		return Usagef("unexpected arguments %q", r.Args().Slice())
+	}
+	return nil
+}
+
+// Output opens the output stream on first use, so a run that fails before
+// writing anything leaves no file behind.
+func (r *Run) output() (*stream.Output, error) {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	if r.out != nil {
+		return r.out, nil
+	}
+	c := r.compress
+	if r.compressAuto {
+		switch {
+		case r.outPath != "":
+			c = stream.ByExtension(r.outPath)
+		case progress.IsTerminal(r.env.Stdout):
+			c = stream.None
+		case r.first != nil:
+			c = r.first.Compression
+		default:
+			c = stream.None
+		}
+	}
+	o, err := stream.Create(r.outPath, c, r.env.Stdout)
+	if err != nil {
+		return nil, err
+	}
+	r.out = o
+	return o, nil
+}
+
+// Records calls fn for every valid input record of this shard, in order.
+// Bad lines end the run with exit 3 unless --skip-invalid; fn may return
+// Invalid(err) for records whose content the stage cannot use.
+func (r *Run) Records(fn func(*record.Record) error) error {
+	for i, name := range r.files {
+		in := r.first
+		if i > 0 {
+			var err error
+			if in, err = stream.Open(name, r.env.Stdin); err != nil {
+				return &stream.LineError{File: name, Err: err}
+			}
+		}
+		err := r.readAll(in, fn)
+		in.Close()
+		if err != nil {
+			return err
+		}
+	}
+	r.first = nil
+	return nil
+}
+
+func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
+	for {
+		if r.Ctx.Err() != nil {
+			return r.Ctx.Err()
+		}
+		line, n, err := in.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rec, err := record.Parse(line)
+		if err != nil {
+			id := ""
+			if rec != nil {
+				id = rec.ID()
+			}
+			if err := r.invalid(&stream.LineError{File: in.Name, Line: n, ID: id, Err: err}); err != nil {
+				return err
+			}
+			continue
+		}
+		if !r.Shard.Keep(rec.ID()) {
+			r.Skipped.Add(1)
+			continue
+		}
+		r.Read.Add(1)
+		if err := fn(rec); err != nil {
+			var inv *invalidError
+			if errors.As(err, &inv) {
+				if err := r.invalid(&stream.LineError{File: in.Name, Line: n, ID: rec.ID(), Err: inv.err}); err != nil {
+					return err
+				}
+				continue
+			}
+			return err
+		}
+	}
+}
+
+func (r *Run) invalid(le *stream.LineError) error {
+	if !r.skipInvalid {
+		return le
+	}
+	if r.Invalid.Add(1) <= 10 {
+		r.Log.Warn("skipping invalid input", "at", le.Error())
+	}
+	return nil
+}
+
+type invalidError struct{ err error }
+
+func (e *invalidError) Error() string { return e.err.Error() }
+func (e *invalidError) Unwrap() error { return e.err }
+
+// Invalid marks an error as bad input in the record being processed: the run
+// exits 3 naming file, line and id, or skips it under --skip-invalid.
+func Invalid(err error) error { return &invalidError{err} }
+
+// Invalidf is Invalid with formatting.
+func Invalidf(format string, args ...any) error { return Invalid(fmt.Errorf(format, args...)) }
+
+// Write writes one record.
+func (r *Run) Write(rec *record.Record) error {
+	o, err := r.output()
+	if err != nil {
+		return err
+	}
+	if err := o.WriteLine(rec.AppendJSON(nil)); err != nil {
+		return err
+	}
+	r.Written.Add(1)
+	return nil
+}
+
+// Emit writes a generated record if its id belongs to this shard.
+func (r *Run) Emit(rec *record.Record) error {
+	if !r.Shard.Keep(rec.ID()) {
+		r.Skipped.Add(1)
+		return nil
+	}
+	return r.Write(rec)
+}
+
+// Fail sets the record's error (stage defaults to this tool) and counts it
+// against --max-failures.
+func (r *Run) Fail(rec *record.Record, e *record.Error) {
+	if e.Stage == "" {
+		e.Stage = r.Tool
+	}
+	rec.Fail(e)
+	r.Failed.Add(1)
+}
+
+// Map is a one-in, one-out stage: fn changes the record; a *record.Error it
+// returns becomes the record's error field instead of stopping the run.
+func (r *Run) Map(fn func(*record.Record) error) error {
+	return r.FlatMap(func(rec *record.Record, emit func(*record.Record) error) error {
+		if err := fn(rec); err != nil {
+			return err
+		}
+		return emit(rec)
+	})
+}
+
+// FlatMap is a one-in, many-out stage (expand-templates, split-subtasks).
+func (r *Run) FlatMap(fn func(rec *record.Record, emit func(*record.Record) error) error) error {
+	return r.Records(func(rec *record.Record) error {
+		err := fn(rec, r.Write)
+		var re *record.Error
+		if errors.As(err, &re) {
+			r.Fail(rec, re)
+			return r.Write(rec)
+		}
+		return err
+	})
+}
+
+func (r *Run) status() string {
+	el := time.Since(r.started).Seconds()
+	s := fmt.Sprintf("%s: %d read, %d written, %d failed, %.0f rec/s", r.Tool, r.Read.Load(), r.Written.Load(), r.Failed.Load(), float64(r.Written.Load())/max(el, 1e-9))
+	if r.Status != nil {
+		s += ", " + r.Status()
+	}
+	return s
+}
+
+func (r *Run) closeInputs() {
+	if r.first != nil {
+		r.first.Close()
+		r.first = nil
+	}
+}
+
+// finish completes or abandons the output, prints the summary and returns the
+// exit code.
+func (r *Run) finish(err error) (int, error) {
+	r.closeInputs()
+	r.outMu.Lock()
+	out := r.out
+	r.outMu.Unlock()
+	if out == nil && err == nil && r.kind != Server {
+		// No record written: still produce an (empty) output.
+		var oerr error
+		if out, oerr = r.output(); oerr != nil {
+			err = oerr
+		}
+	}
+	if out != nil {
+		if err == nil {
+			err = out.Close()
+		} else if out.Records() == 0 {
+			out.Discard()
+		} else if aerr := out.Abandon(); aerr == nil && out.Path != "" {
+			r.Log.Warn("partial output kept; rerun (with --resume where the tool has it) to complete it", "file", stream.PartialName(out.Path), "records", out.Records())
+		}
+	}
+	if r.kind == Server {
+		return exitFor(err), err
+	}
+	attrs := []any{"read", r.Read.Load(), "written", r.Written.Load(), "failed", r.Failed.Load(), "seconds", fmt.Sprintf("%.2f", time.Since(r.started).Seconds())}
+	if n := r.Invalid.Load(); n > 0 {
+		attrs = append(attrs, "invalid_skipped", n)
+	}
+	if n := r.Skipped.Load(); n > 0 {
+		attrs = append(attrs, "other_shards", n)
+	}
+	if r.Shard.N > 1 {
+		attrs = append(attrs, "shard", r.Shard.String())
+	}
+	r.Log.Info("summary", attrs...)
+	if err != nil {
+		return exitFor(err), err
+	}
+	total := int(r.Read.Load())
+	if r.kind == Generator {
+		total = int(r.Written.Load())
+	}
+	if r.maxFail.Exceeded(int(r.Failed.Load()), total) {
+		return ExitTooManyFail, fmt.Errorf("%d of %d records failed (--max-failures %s); the output is complete, failed records carry \"error\"", r.Failed.Load(), total, r.String("max-failures"))
+	}
+	return ExitOK, nil
+}

@@ -1,0 +1,95 @@
+// Package progress draws one status line on stderr: redrawn in place on a
+// terminal, a plain log line at a slow interval otherwise, so batch logs stay
+// small. Counters are read from a callback on a single ticker goroutine.
+package progress
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// Mode is the --progress value.
+type Mode string
+
+const (
+	Auto   Mode = "auto"
+	Always Mode = "always"
+	Never  Mode = "never"
+)
+
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case Auto, Always, Never:
+		return Mode(s), nil
+	case "":
+		return Auto, nil
+	}
+	return "", fmt.Errorf("--progress %q: want auto, always or never", s)
+}
+
+// IsTerminal reports whether f is an interactive terminal.
+func IsTerminal(f *os.File) bool {
+	return f != nil && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb"
+}
+
+// Bar renders status lines until Stop.
+type Bar struct {
+	w      io.Writer
+	tty    bool
+	status func() string
+	stop   chan struct{}
+	wg     sync.WaitGroup
+}
+
+// Start begins drawing when the mode and the terminal say so; it returns nil
+// (a no-op Bar) otherwise.
+func Start(mode Mode, stderr io.Writer, status func() string) *Bar {
+	f, _ := stderr.(*os.File)
+	tty := IsTerminal(f)
+	if mode == Never || (mode == Auto && !tty) {
+		return nil
+	}
+	b := &Bar{w: stderr, tty: tty, status: status, stop: make(chan struct{})}
+	every := 250 * time.Millisecond
+	if !tty {
+		every = 10 * time.Second
+	}
+	b.wg.Add(1)
+	go b.loop(every)
+	return b
+}
+
+func (b *Bar) loop(every time.Duration) {
+	defer b.wg.Done()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-b.stop:
+			if b.tty {
+				fmt.Fprint(b.w, "\r\x1b[K")
+			}
+			return
+		case <-t.C:
+			if b.tty {
+				fmt.Fprintf(b.w, "\r\x1b[K%s", b.status())
+			} else {
+				fmt.Fprintf(b.w, "progress: %s\n", b.status())
+			}
+		}
+	}
+}
+
+// Stop clears the line. Safe on a nil Bar.
+func (b *Bar) Stop() {
+	if b == nil {
+		return
+	}
+	close(b.stop)
+	b.wg.Wait()
+}

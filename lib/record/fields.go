@@ -1,0 +1,76 @@
+package record
+
+import "fmt"
+
+// The shared field types of DESIGN §2. Stages own the fields they set; every
+// other stage reads them through these types so their shape is defined once.
+
+// Error is the `error` field: a record that failed a stage flows on with it.
+// It is also a Go error, so a per-record function can return it to mark the
+// record failed instead of aborting the run.
+type Error struct {
+	Stage    string `json:"stage"`
+	Kind     string `json:"kind"`
+	Status   int    `json:"status,omitempty"`
+	Message  string `json:"message"`
+	Attempts int    `json:"attempts,omitempty"`
+}
+
+func (e *Error) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s: %s (status %d): %s", e.Stage, e.Kind, e.Status, e.Message)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.Stage, e.Kind, e.Message)
+}
+
+// Usage is the token accounting an endpoint reports.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Response is the `response` field written by infer-batch.
+type Response struct {
+	Text         string  `json:"text"`
+	Reasoning    string  `json:"reasoning,omitempty"`
+	FinishReason string  `json:"finish_reason"`
+	Usage        Usage   `json:"usage"`
+	LatencyMS    float64 `json:"latency_ms"`
+	TTFTMS       float64 `json:"ttft_ms,omitempty"`
+	Attempts     int     `json:"attempts"`
+	Endpoint     string  `json:"endpoint"`
+}
+
+// Point is one rubric score point.
+type Point struct {
+	Name         string   `json:"name"`
+	Score        float64  `json:"score"`
+	Max          float64  `json:"max"`
+	Capabilities []string `json:"capabilities,omitempty"`
+}
+
+// JudgeCall records which model judged and what it said.
+type JudgeCall struct {
+	Model    string `json:"model"`
+	Reply    string `json:"reply"`
+	Attempts int    `json:"attempts,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+}
+
+// Judgement is the `judgement` field written by judge. Detail holds what a
+// benchmark's aggregate needs beyond score and points (per-keyword classes,
+// predicted id sets, ...).
+type Judgement struct {
+	Score   float64        `json:"score"`
+	Points  []Point        `json:"points,omitempty"`
+	Verdict string         `json:"verdict,omitempty"`
+	Rubric  string         `json:"rubric"`
+	Judge   *JudgeCall     `json:"judge,omitempty"`
+	Detail  map[string]any `json:"detail,omitempty"`
+}
+
+// Errored reports whether the record carries an error from any stage.
+func (r *Record) Errored() bool { return r.Has("error") }
+
+// Fail sets the error field.
+func (r *Record) Fail(e *Error) { _ = r.Set("error", e) }

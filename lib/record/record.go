@@ -1,0 +1,275 @@
+// Package record is the ifkit record contract (DESIGN §2): one JSON object per
+// line, a required id, and every field a stage does not own kept as raw bytes.
+package record
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	json "github.com/goccy/go-json"
+)
+
+type member struct {
+	key    string // unescaped
+	rawKey []byte
+	val    []byte
+}
+
+// Record is one parsed line. Values are kept as the exact bytes they arrived in;
+// a record that nobody changed is written back as the original line.
+type Record struct {
+	line    []byte // the original line, reused while unmodified
+	members []member
+	dirty   bool
+	id      string
+}
+
+// ErrNoID is returned by Parse for an object without a usable id.
+var ErrNoID = errors.New(`missing "id" (a string or an integer)`)
+
+// Parse reads one JSON object. The record keeps its own copy of line.
+func Parse(line []byte) (*Record, error) {
+	return parse(bytes.Clone(line))
+}
+
+// ParseOwned is Parse without the copy, for callers that hand over the buffer.
+func ParseOwned(line []byte) (*Record, error) { return parse(line) }
+
+func parse(b []byte) (*Record, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	r := &Record{line: b}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return nil, &syntaxError{i, "expected object key"}
+			}
+			ks := i
+			var err error
+			if i, err = skipString(b, i); err != nil {
+				return nil, err
+			}
+			rawKey := b[ks:i]
+			i = skipSpace(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return nil, &syntaxError{i, "expected ':' after object key"}
+			}
+			vs := skipSpace(b, i+1)
+			if i, err = skipValue(b, vs, 1); err != nil {
+				return nil, err
+			}
+			key, err := unquote(rawKey)
+			if err != nil {
+				return nil, err
+			}
+			r.members = append(r.members, member{key: key, rawKey: rawKey, val: b[vs:i]})
+			i = skipSpace(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == '}' {
+				i++
+				break
+			}
+			return nil, &syntaxError{i, "expected ',' or '}' in object"}
+		}
+	}
+	if i = skipSpace(b, i); i != len(b) {
+		return nil, &syntaxError{i, "data after the object"}
+	}
+	id, err := idOf(r.Raw("id"))
+	if err != nil {
+		return r, err
+	}
+	r.id = id
+	return r, nil
+}
+
+func unquote(raw []byte) (string, error) {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+func idOf(raw []byte) (string, error) {
+	if len(raw) == 0 {
+		return "", ErrNoID
+	}
+	switch raw[0] {
+	case '"':
+		s, err := unquote(raw)
+		if err != nil || s == "" {
+			return "", ErrNoID
+		}
+		return s, nil
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		// Integer ids are kept as their literal text: 2^64+1 stays exact.
+		if bytes.ContainsAny(raw, ".eE") {
+			return "", ErrNoID
+		}
+		return string(raw), nil
+	}
+	return "", ErrNoID
+}
+
+// New makes an empty record with the given id.
+func New(id string) *Record {
+	r := &Record{}
+	r.SetID(id)
+	return r
+}
+
+// ID is the record's id as text.
+func (r *Record) ID() string { return r.id }
+
+// SetID replaces the id (a string).
+func (r *Record) SetID(id string) {
+	r.id = id
+	r.setRaw("id", quote(id))
+}
+
+func quote(s string) []byte {
+	b, _ := Marshal(s)
+	return b
+}
+
+// Raw is the exact bytes of a field's value, or nil when absent.
+func (r *Record) Raw(key string) []byte {
+	for i := len(r.members) - 1; i >= 0; i-- { // last wins, as in encoding/json
+		if r.members[i].key == key {
+			return r.members[i].val
+		}
+	}
+	return nil
+}
+
+// Has reports whether a field is present (a JSON null counts as absent).
+func (r *Record) Has(key string) bool {
+	v := r.Raw(key)
+	return v != nil && string(v) != "null"
+}
+
+// Keys lists the field names in order.
+func (r *Record) Keys() []string {
+	ks := make([]string, len(r.members))
+	for i, m := range r.members {
+		ks[i] = m.key
+	}
+	return ks
+}
+
+// Decode unmarshals one field into v; an absent field leaves v untouched.
+func (r *Record) Decode(key string, v any) error {
+	raw := r.Raw(key)
+	if raw == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("field %q: %w", key, err)
+	}
+	return nil
+}
+
+// String returns a string field, or "" when absent or not a string.
+func (r *Record) String(key string) string {
+	var s string
+	if raw := r.Raw(key); len(raw) > 0 && raw[0] == '"' {
+		s, _ = unquote(raw)
+	}
+	return s
+}
+
+// Set marshals v into a field, replacing it in place or appending it at the end.
+func (r *Record) Set(key string, v any) error {
+	b, err := Marshal(v)
+	if err != nil {
+		return fmt.Errorf("field %q: %w", key, err)
+	}
+	r.setRaw(key, b)
+	return nil
+}
+
+// SetRaw stores already-encoded JSON. The caller guarantees it is valid.
+func (r *Record) SetRaw(key string, raw []byte) {
+	if key == "id" {
+		if id, err := idOf(raw); err == nil {
+			r.id = id
+		}
+	}
+	r.setRaw(key, raw)
+}
+
+func (r *Record) setRaw(key string, raw []byte) {
+	r.dirty = true
+	for i := len(r.members) - 1; i >= 0; i-- {
+		if r.members[i].key == key {
+			r.members[i].val = raw
+			return
+		}
+	}
+	r.members = append(r.members, member{key: key, rawKey: quote(key), val: raw})
+}
+
+// Delete removes a field.
+func (r *Record) Delete(key string) {
+	out := r.members[:0]
+	for _, m := range r.members {
+		if m.key != key {
+			out = append(out, m)
+		} else {
+			r.dirty = true
+		}
+	}
+	r.members = out
+}
+
+// Clone returns a deep copy that can be changed independently.
+func (r *Record) Clone() *Record {
+	c := &Record{id: r.id, dirty: true, members: make([]member, len(r.members))}
+	for i, m := range r.members {
+		c.members[i] = member{key: m.key, rawKey: bytes.Clone(m.rawKey), val: bytes.Clone(m.val)}
+	}
+	return c
+}
+
+// AppendJSON appends the record as one line of JSON, without the newline.
+func (r *Record) AppendJSON(dst []byte) []byte {
+	if !r.dirty && r.line != nil {
+		return append(dst, bytes.TrimSpace(r.line)...)
+	}
+	dst = append(dst, '{')
+	for i, m := range r.members {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, m.rawKey...)
+		dst = append(dst, ':')
+		dst = append(dst, m.val...)
+	}
+	return append(dst, '}')
+}
+
+// MarshalJSON makes a Record embeddable in other JSON values.
+func (r *Record) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
+
+// Marshal encodes v without HTML escaping, so prompts and replies stay readable
+// ("<", ">" and "&" are common in them); map keys come out sorted.
+func Marshal(v any) ([]byte, error) {
+	return json.MarshalWithOption(v, json.DisableHTMLEscape())
+}
+
+// Unmarshal is the project's one JSON decoder (goccy behind one name).
+func Unmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// Quote returns s as a JSON string literal.
+func Quote(s string) []byte { return quote(s) }

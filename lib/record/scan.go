@@ -1,0 +1,194 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The scanner walks one JSON text without building a tree: it records where each
+// top-level member's key and value sit, so values pass through byte for byte
+// (big integers, key order and number spelling included) and only the fields a
+// stage reads are ever decoded.
+
+type syntaxError struct {
+	off int
+	msg string
+}
+
+func (e *syntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at byte %d: %s", e.off+1, e.msg)
+}
+
+// maxDepth bounds nesting so a hostile line cannot exhaust the stack.
+const maxDepth = 10000
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the offset just past the JSON value starting at b[i].
+func skipValue(b []byte, i, depth int) (int, error) {
+	if depth > maxDepth {
+		return i, &syntaxError{i, "nesting too deep"}
+	}
+	if i >= len(b) {
+		return i, &syntaxError{i, "unexpected end of input"}
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return skipString(b, i)
+	case c == '{':
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1, nil
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return i, &syntaxError{i, "expected object key"}
+			}
+			var err error
+			if i, err = skipString(b, i); err != nil {
+				return i, err
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return i, &syntaxError{i, "expected ':' after object key"}
+			}
+			if i, err = skipValue(b, skipSpace(b, i+1), depth+1); err != nil {
+				return i, err
+			}
+			i = skipSpace(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == '}' {
+				return i + 1, nil
+			}
+			return i, &syntaxError{i, "expected ',' or '}' in object"}
+		}
+	case c == '[':
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1, nil
+		}
+		for {
+			var err error
+			if i, err = skipValue(b, i, depth+1); err != nil {
+				return i, err
+			}
+			i = skipSpace(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == ']' {
+				return i + 1, nil
+			}
+			return i, &syntaxError{i, "expected ',' or ']' in array"}
+		}
+	case c == 't':
+		return skipLiteral(b, i, "true")
+	case c == 'f':
+		return skipLiteral(b, i, "false")
+	case c == 'n':
+		return skipLiteral(b, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return skipNumber(b, i)
+	default:
+		return i, &syntaxError{i, fmt.Sprintf("unexpected character %q", c)}
+	}
+}
+
+func skipLiteral(b []byte, i int, lit string) (int, error) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), nil
+	}
+	return i, &syntaxError{i, "invalid literal"}
+}
+
+func skipNumber(b []byte, i int) (int, error) {
+	start := i
+	if b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return start, &syntaxError{start, "invalid number"}
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return start, &syntaxError{start, "invalid number"}
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return start, &syntaxError{start, "invalid number"}
+		}
+	}
+	return i, nil
+}
+
+var errControl = errors.New("control character in string")
+
+// skipString checks escapes and control characters; invalid UTF-8 is let through
+// unchanged, as encoding/json does on the way in, so pass-through never rewrites it.
+func skipString(b []byte, i int) (int, error) {
+	start := i
+	i++
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(b) {
+				return i, &syntaxError{i, "unterminated string"}
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return i, &syntaxError{i, "invalid \\u escape"}
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !isHex(h) {
+						return i, &syntaxError{i, "invalid \\u escape"}
+					}
+				}
+				i += 6
+			default:
+				return i, &syntaxError{i, "invalid escape"}
+			}
+		case c < 0x20:
+			return i, &syntaxError{i, errControl.Error()}
+		default:
+			i++
+		}
+	}
+	return start, &syntaxError{start, "unterminated string"}
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}

@@ -1,0 +1,167 @@
+package stream
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// MaxLine is the longest record accepted. It is a guard against a corrupt
+// file eating all memory, well above LIFBench's 128k-token prompts.
+const MaxLine = 256 << 20
+
+// Input is one opened input file (or stdin), decompressed.
+type Input struct {
+	Name        string // as given; "-" for stdin
+	Compression Compression
+	r           io.Reader
+	closers     []func() error
+	br          *bufio.Reader
+	line        int
+	buf         []byte
+}
+
+// Open opens a file name, or stdin for "" and "-", and sniffs its compression.
+func Open(name string, stdin io.Reader) (*Input, error) {
+	in := &Input{Name: name}
+	var src io.Reader
+	if name == "" || name == "-" {
+		in.Name = "-"
+		src = stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		in.closers = append(in.closers, f.Close)
+		src = f
+	}
+	raw := bufio.NewReaderSize(src, 1<<20)
+	c, err := sniff(raw)
+	if err != nil {
+		in.Close()
+		return nil, fmt.Errorf("%s: %w", in.Name, err)
+	}
+	in.Compression = c
+	switch c {
+	case Gzip:
+		zr, err := gzip.NewReader(raw) // multistream: concatenated members read as one
+		if err != nil {
+			in.Close()
+			return nil, fmt.Errorf("%s: gzip: %w", in.Name, err)
+		}
+		in.closers = append(in.closers, zr.Close)
+		in.r = zr
+	case Zstd:
+		zr, err := zstd.NewReader(raw, zstd.WithDecoderMaxWindow(1<<30), zstd.WithDecoderMaxMemory(8<<30))
+		if err != nil {
+			in.Close()
+			return nil, fmt.Errorf("%s: zstd: %w", in.Name, err)
+		}
+		// Close stops the decoder's goroutines even when we stop before EOF.
+		in.closers = append(in.closers, func() error { zr.Close(); return nil })
+		in.r = zr
+	default:
+		in.r = raw
+	}
+	in.br = bufio.NewReaderSize(in.r, 1<<20)
+	return in, nil
+}
+
+// Close releases the file and decoder.
+func (in *Input) Close() error {
+	var first error
+	for i := len(in.closers) - 1; i >= 0; i-- {
+		if err := in.closers[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	in.closers = nil
+	return first
+}
+
+// LineError is bad input at a known place: the CLI prints it as file:line and
+// exits 3.
+type LineError struct {
+	File string
+	Line int
+	ID   string
+	Err  error
+}
+
+func (e *LineError) Error() string {
+	if e.ID != "" {
+		return fmt.Sprintf("%s:%d: record %q: %v", e.File, e.Line, e.ID, e.Err)
+	}
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	}
+	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// ErrTruncated marks a compressed stream that ends mid-frame: every complete
+// record before it was delivered first.
+var ErrTruncated = errors.New("truncated")
+
+// Next returns the next non-blank line without its line ending, its 1-based
+// line number, or io.EOF. The returned slice is valid until the next call.
+func (in *Input) Next() ([]byte, int, error) {
+	for {
+		line, err := in.readLine()
+		if err != nil {
+			if err == io.EOF && len(line) == 0 {
+				return nil, in.line, io.EOF
+			}
+			if err != io.EOF {
+				return nil, in.line, in.wrap(err)
+			}
+		}
+		in.line++
+		line = bytes.TrimRight(line, "\r\n")
+		if len(bytes.TrimSpace(line)) == 0 {
+			if err == io.EOF {
+				return nil, in.line, io.EOF
+			}
+			continue
+		}
+		return line, in.line, nil
+	}
+}
+
+func (in *Input) wrap(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, zstd.ErrMagicMismatch) {
+		return &LineError{File: in.Name, Line: in.line, Err: fmt.Errorf("%w %s stream after line %d: %v (the complete records before it were read)", ErrTruncated, in.Compression, in.line, err)}
+	}
+	var le *LineError
+	if errors.As(err, &le) {
+		return err
+	}
+	return &LineError{File: in.Name, Line: in.line + 1, Err: fmt.Errorf("read: %w", err)}
+}
+
+// readLine reads through '\n', growing past the bufio buffer up to MaxLine.
+func (in *Input) readLine() ([]byte, error) {
+	line, err := in.br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return line, err
+	}
+	in.buf = append(in.buf[:0], line...)
+	for {
+		line, err = in.br.ReadSlice('\n')
+		in.buf = append(in.buf, line...)
+		if len(in.buf) > MaxLine {
+			return nil, &LineError{File: in.Name, Line: in.line + 1, Err: fmt.Errorf("line longer than %d MiB", MaxLine>>20)}
+		}
+		if err != bufio.ErrBufferFull {
+			return in.buf, err
+		}
+	}
+}

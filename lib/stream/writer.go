@@ -1,0 +1,267 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// ChunkSize is how much uncompressed data goes into one zstd frame or gzip
+// member. Each chunk is complete on its own, so a killed job leaves a prefix
+// that any reader decodes, and chunks compress in parallel.
+const ChunkSize = 4 << 20
+
+// FlushEvery bounds how long a finished record can wait in memory before it
+// reaches the file, for slow stages such as inference.
+const FlushEvery = 2 * time.Second
+
+// Output is a JSONL destination: stdout, or a file written under a temporary
+// name and renamed into place by Close.
+type Output struct {
+	Path        string // "" for stdout
+	Compression Compression
+
+	mu      sync.Mutex
+	buf     []byte
+	dst     *os.File
+	tmp     string
+	last    time.Time
+	records int
+	errMu   sync.Mutex // separate from mu: emit blocks on the write loop while holding mu
+	err     error
+	chunks  chan chunk
+	done    chan struct{}
+	ticker  *time.Ticker
+	enc     *zstd.Encoder
+}
+
+type chunk struct {
+	data []byte
+	out  chan []byte
+}
+
+// PartialName is where a file output is written until it is complete. It is a
+// fixed name so a resumed run finds what a killed one wrote.
+func PartialName(path string) string { return path + ".partial" }
+
+// Create opens an output. path "" or "-" is stdout.
+func Create(path string, c Compression, stdout *os.File) (*Output, error) {
+	o := &Output{Compression: c, last: time.Now()}
+	if path == "" || path == "-" {
+		o.dst = stdout
+	} else {
+		o.Path = path
+		o.tmp = PartialName(path)
+		f, err := os.Create(o.tmp)
+		if err != nil {
+			return nil, err
+		}
+		o.dst = f
+	}
+	if c == Zstd {
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<22))
+		if err != nil {
+			return nil, err
+		}
+		o.enc = enc
+	}
+	o.buf = make([]byte, 0, ChunkSize+64<<10)
+	o.chunks = make(chan chunk, runtime.GOMAXPROCS(0))
+	o.done = make(chan struct{})
+	go o.writeLoop()
+	o.ticker = time.NewTicker(FlushEvery / 2)
+	go o.flushLoop()
+	return o, nil
+}
+
+// WriteLine appends one record line (without the newline).
+func (o *Output) WriteLine(line []byte) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.getErr(); err != nil {
+		return err
+	}
+	o.buf = append(o.buf, line...)
+	o.buf = append(o.buf, '\n')
+	o.records++
+	if len(o.buf) >= ChunkSize {
+		o.emit()
+	}
+	return nil
+}
+
+// Records is the number of lines written so far.
+func (o *Output) Records() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.records
+}
+
+// Flush hands buffered records to the file now.
+func (o *Output) Flush() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.buf) > 0 {
+		o.emit()
+	}
+	return o.getErr()
+}
+
+func (o *Output) flushLoop() {
+	for range o.ticker.C {
+		o.mu.Lock()
+		if o.chunks == nil {
+			o.mu.Unlock()
+			return
+		}
+		if len(o.buf) > 0 && time.Since(o.last) >= FlushEvery {
+			o.emit()
+		}
+		o.mu.Unlock()
+	}
+}
+
+// emit compresses the buffer on a worker goroutine; the write loop writes the
+// results in order. Called with mu held.
+func (o *Output) emit() {
+	data := o.buf
+	o.buf = make([]byte, 0, ChunkSize+64<<10)
+	o.last = time.Now()
+	c := chunk{data: data, out: make(chan []byte, 1)}
+	go func() { c.out <- o.compress(data) }()
+	o.chunks <- c
+}
+
+func (o *Output) compress(data []byte) []byte {
+	switch o.Compression {
+	case Zstd:
+		return o.enc.EncodeAll(data, make([]byte, 0, len(data)/3))
+	case Gzip:
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+		zw.Write(data)
+		zw.Close()
+		return b.Bytes()
+	}
+	return data
+}
+
+func (o *Output) writeLoop() {
+	defer close(o.done)
+	for c := range o.chunks {
+		b := <-c.out
+		if _, err := o.dst.Write(b); err != nil {
+			o.setErr(fmt.Errorf("write %s: %w", o.name(), err))
+		}
+	}
+}
+
+func (o *Output) setErr(err error) {
+	o.errMu.Lock()
+	if o.err == nil {
+		o.err = err
+	}
+	o.errMu.Unlock()
+}
+
+func (o *Output) getErr() error {
+	o.errMu.Lock()
+	defer o.errMu.Unlock()
+	return o.err
+}
+
+func (o *Output) name() string {
+	if o.Path == "" {
+		return "stdout"
+	}
+	return o.tmp
+}
+
+// finish writes everything buffered and stops the workers.
+func (o *Output) finish() error {
+	o.ticker.Stop()
+	o.mu.Lock()
+	if o.chunks == nil {
+		o.mu.Unlock()
+		return o.getErr()
+	}
+	if len(o.buf) > 0 {
+		o.emit()
+	}
+	ch := o.chunks
+	o.chunks = nil
+	o.mu.Unlock()
+	close(ch)
+	<-o.done
+	return o.getErr()
+}
+
+// Close completes the output: for a file, it is synced and renamed into place.
+func (o *Output) Close() error {
+	err := o.finish()
+	if o.Path == "" {
+		return err
+	}
+	if err == nil {
+		err = o.dst.Sync()
+	}
+	if cerr := o.dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(o.tmp, o.Path)
+}
+
+// Abandon writes what was done and leaves it under PartialName, for a run that
+// stopped early (a signal, an error); --resume picks it up.
+func (o *Output) Abandon() error {
+	err := o.finish()
+	if o.Path == "" {
+		return err
+	}
+	if cerr := o.dst.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Discard removes a file output that holds nothing worth keeping.
+func (o *Output) Discard() {
+	o.finish()
+	if o.Path != "" {
+		o.dst.Close()
+		os.Remove(o.tmp)
+	}
+}
+
+// ErrSameFile is returned when -o names one of the inputs.
+var ErrSameFile = errors.New("refusing to overwrite an input file")
+
+// CheckNotInput fails when out is the same file as one of the inputs.
+func CheckNotInput(out string, inputs []string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	ost, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "" || in == "-" {
+			continue
+		}
+		if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
+			return fmt.Errorf("-o %s: %w %s", out, ErrSameFile, in)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+// Package tokens counts tokens offline with tiktoken's BPE vocabularies, which
+// ship embedded in the binary: nothing is downloaded at run time.
+package tokens
+
+import (
+	"fmt"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// Default is the encoding LIFBench counts with.
+const Default = "o200k_base"
+
+// Names lists the embedded encodings.
+var Names = []string{"o200k_base", "cl100k_base", "p50k_base", "r50k_base"}
+
+var (
+	setLoader sync.Once
+	mu        sync.Mutex
+	encoders  = map[string]*Encoder{}
+)
+
+// Encoder counts, encodes and decodes with one vocabulary. It is safe for
+// concurrent use; get it once per process with Get.
+type Encoder struct {
+	Name string
+	tk   *tiktoken.Tiktoken
+}
+
+// Get returns the shared encoder for a name (building it costs ~0.5 s, once).
+func Get(name string) (*Encoder, error) {
+	if name == "" {
+		name = Default
+	}
+	setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
+	mu.Lock()
+	defer mu.Unlock()
+	if e, ok := encoders[name]; ok {
+		return e, nil
+	}
+	tk, err := tiktoken.GetEncoding(name)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer %q: %w (embedded: %v)", name, err, Names)
+	}
+	e := &Encoder{Name: name, tk: tk}
+	encoders[name] = e
+	return e, nil
+}
+
+// MustGet is Get for encodings known to be embedded.
+func MustGet(name string) *Encoder {
+	e, err := Get(name)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// chunk bounds the text handed to the BPE at once: tiktoken-go's merge loop is
+// quadratic in the length of one regex piece (a long run of spaces or letters
+// takes seconds). Cutting such runs changes counts only for pathological text.
+const chunk = 4096
+
+// Encode returns the token ids of s (special-token text is ordinary text).
+func (e *Encoder) Encode(s string) []int {
+	if len(s) <= chunk {
+		return e.tk.Encode(s, nil, nil)
+	}
+	var out []int
+	for len(s) > 0 {
+		n := cut(s)
+		out = append(out, e.tk.Encode(s[:n], nil, nil)...)
+		s = s[n:]
+	}
+	return out
+}
+
+// cut picks a split point at or before chunk, preferring a newline, then a
+// space, and never inside a UTF-8 sequence.
+func cut(s string) int {
+	if len(s) <= chunk {
+		return len(s)
+	}
+	for i := chunk; i > chunk/2; i-- {
+		if s[i-1] == '\n' {
+			return i
+		}
+	}
+	for i := chunk; i > chunk/2; i-- {
+		if s[i] == ' ' && s[i-1] != ' ' {
+			return i
+		}
+	}
+	i := chunk
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
+// Count returns the number of tokens in s.
+func (e *Encoder) Count(s string) int { return len(e.Encode(s)) }
+
+// Decode turns token ids back into text.
+func (e *Encoder) Decode(ids []int) string { return e.tk.Decode(ids) }
+
+// Truncate keeps the first n tokens of s (or the last n when fromEnd), and
+// returns the kept text and how many tokens were cut.
+func (e *Encoder) Truncate(s string, n int, fromEnd bool) (string, int) {
+	ids := e.Encode(s)
+	if len(ids) <= n {
+		return s, 0
+	}
+	cutN := len(ids) - n
+	if fromEnd {
+		return e.Decode(ids[cutN:]), cutN
+	}
+	return e.Decode(ids[:n]), cutN
+}

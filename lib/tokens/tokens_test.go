@@ -1,0 +1,46 @@
+package tokens
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCountKnownStrings(t *testing.T) {
+	e := MustGet("o200k_base")
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"", 0},
+		{"Hello, world! This is a test of tiktoken-go offline loading. 日本語も.", 20},
+	} {
+		if got := e.Count(tc.in); got != tc.want {
+			t.Errorf("Count(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestLongTextIsChunkedButCloseAndFast(t *testing.T) {
+	e := MustGet("o200k_base")
+	s := strings.Repeat("The quick brown fox jumps over the lazy dog.\n", 2000)
+	whole := len(e.tk.Encode(s, nil, nil))
+	if got := e.Count(s); got != whole {
+		t.Errorf("chunked count %d, whole %d: chunks cut at newlines must not change the count", got, whole)
+	}
+	spaces := strings.Repeat(" ", 100000)
+	if got := e.Count(spaces); got == 0 {
+		t.Error("no tokens for 100k spaces")
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	e := MustGet("cl100k_base")
+	s := "one two three four five six"
+	kept, cut := e.Truncate(s, 3, false)
+	if kept != "one two three" || cut != 3 {
+		t.Errorf("Truncate = %q, %d", kept, cut)
+	}
+	if _, err := Get("nope"); err == nil {
+		t.Error("unknown encoding accepted")
+	}
+}
