@@ -45,6 +45,9 @@ type Tool struct {
 	Commands []*Command
 	// Kind says which common flags apply.
 	Kind Kind
+	// TextOutput marks a tool that writes reports: auto compression leaves
+	// them plain unless the -o extension asks otherwise.
+	TextOutput bool
 	// Action runs the tool. It is not used when Commands are set.
 	Action func(*Run) error
 }
@@ -208,7 +211,7 @@ func execute(c *cli.Context, t Tool, sub string, action func(*Run) error, env En
 	if err != nil {
 		return ExitUsage, err
 	}
-	r := &Run{Context: c, Tool: t.Name, Command: sub, Log: logger, env: env, started: time.Now(), kind: t.Kind}
+	r := &Run{Context: c, Tool: t.Name, Command: sub, Log: logger, env: env, started: time.Now(), kind: t.Kind, text: t.TextOutput}
 	if err := r.setup(); err != nil {
 		r.closeInputs()
 		if _, ok := err.(*usageError); ok {

@@ -28,6 +28,7 @@ type Run struct {
 
 	env          Env
 	kind         Kind
+	text         bool
 	started      time.Time
 	files        []string
 	first        *stream.Input
@@ -110,7 +111,7 @@ func (r *Run) output() (*stream.Output, error) {
 		switch {
 		case r.outPath != "":
 			c = stream.ByExtension(r.outPath)
-		case progress.IsTerminal(r.env.Stdout):
+		case r.text || progress.IsTerminal(r.env.Stdout):
 			c = stream.None
 		case r.first != nil:
 			c = r.first.Compression
@@ -224,6 +225,19 @@ func (r *Run) Write(rec *record.Record) error {
 	return nil
 }
 
+// TextWriter writes a report (tables, not records) to the output.
+func (r *Run) TextWriter() io.Writer { return textWriter{r} }
+
+type textWriter struct{ r *Run }
+
+func (w textWriter) Write(p []byte) (int, error) {
+	o, err := w.r.output()
+	if err != nil {
+		return 0, err
+	}
+	return o.Write(p)
+}
+
 // Emit writes a generated record if its id belongs to this shard.
 func (r *Run) Emit(rec *record.Record) error {
 	if !r.Shard.Keep(rec.ID()) {
@@ -300,7 +314,7 @@ func (r *Run) finish(err error) (int, error) {
 	if out != nil {
 		if err == nil {
 			err = out.Close()
-		} else if out.Records() == 0 {
+		} else if out.Records() == 0 && !r.text {
 			out.Discard()
 		} else if aerr := out.Abandon(); aerr == nil && out.Path != "" {
 			r.Log.Warn("partial output kept; rerun (with --resume where the tool has it) to complete it", "file", stream.PartialName(out.Path), "records", out.Records())

@@ -16,6 +16,9 @@ import (
 // file eating all memory, well above LIFBench's 128k-token prompts.
 const MaxLine = 256 << 20
 
+// maxLine is MaxLine, lowered by tests.
+var maxLine = MaxLine
+
 // Input is one opened input file (or stdin), decompressed.
 type Input struct {
 	Name        string // as given; "-" for stdin
@@ -157,8 +160,8 @@ func (in *Input) readLine() ([]byte, error) {
 	for {
 		line, err = in.br.ReadSlice('\n')
 		in.buf = append(in.buf, line...)
-		if len(in.buf) > MaxLine {
-			return nil, &LineError{File: in.Name, Line: in.line + 1, Err: fmt.Errorf("line longer than %d MiB", MaxLine>>20)}
+		if len(in.buf) > maxLine {
+			return nil, &LineError{File: in.Name, Line: in.line + 1, Err: fmt.Errorf("line longer than %d MiB", maxLine>>20)}
 		}
 		if err != bufio.ErrBufferFull {
 			return in.buf, err

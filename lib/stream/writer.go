@@ -66,7 +66,9 @@ func Create(path string, c Compression, stdout *os.File) (*Output, error) {
 		o.dst = f
 	}
 	if c == Zstd {
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<22))
+		// EncodeAll takes one of the encoder's `concurrency` states, so chunks
+		// compress in parallel only with one state per CPU.
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithWindowSize(1<<22))
 		if err != nil {
 			return nil, err
 		}
@@ -88,6 +90,9 @@ func (o *Output) WriteLine(line []byte) error {
 	if err := o.getErr(); err != nil {
 		return err
 	}
+	if o.chunks == nil {
+		return errClosed
+	}
 	o.buf = append(o.buf, line...)
 	o.buf = append(o.buf, '\n')
 	o.records++
@@ -95,6 +100,20 @@ func (o *Output) WriteLine(line []byte) error {
 		o.emit()
 	}
 	return nil
+}
+
+// Write appends raw bytes, for reports rather than records.
+func (o *Output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.getErr(); err != nil {
+		return 0, err
+	}
+	o.buf = append(o.buf, p...)
+	if len(o.buf) >= ChunkSize {
+		o.emit()
+	}
+	return len(p), nil
 }
 
 // Records is the number of lines written so far.
@@ -115,7 +134,12 @@ func (o *Output) Flush() error {
 }
 
 func (o *Output) flushLoop() {
-	for range o.ticker.C {
+	for {
+		select {
+		case <-o.done: // a stopped ticker never fires again; this ends the goroutine
+			return
+		case <-o.ticker.C:
+		}
 		o.mu.Lock()
 		if o.chunks == nil {
 			o.mu.Unlock()
@@ -242,6 +266,8 @@ func (o *Output) Discard() {
 		os.Remove(o.tmp)
 	}
 }
+
+var errClosed = errors.New("write to a closed output")
 
 // ErrSameFile is returned when -o names one of the inputs.
 var ErrSameFile = errors.New("refusing to overwrite an input file")

@@ -1,0 +1,132 @@
+// Package aggregate reduces judged records to each benchmark's metrics. It
+// routes every record to the aggregator of its bench and prints the results
+// in the format asked for.
+package aggregate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/report"
+)
+
+// Aggregator accumulates one benchmark's judged records. It sees every record
+// of its bench, including those that carry "error" from an earlier stage: it
+// must count them (as failed samples) and say how it treated them.
+type Aggregator interface {
+	Add(rec *record.Record) error
+	Result() (*Result, error)
+}
+
+// Result is what an aggregator (or an importer of official files) produces.
+type Result struct {
+	Rows   []report.Row
+	Tables []report.Table
+}
+
+// Options are the aggregate-ifs flags a benchmark may read.
+type Options struct {
+	Decimals int // digits in tables
+}
+
+// Factory makes a fresh aggregator.
+type Factory func(Options) Aggregator
+
+// Importer reads official result files into a Result (--import KIND FILE...).
+type Importer func(files []string, opt Options) (*Result, error)
+
+// Registry lists what each benchmark provides.
+type Registry struct {
+	Aggregators map[string]Factory
+	Importers   map[string]Importer
+}
+
+// Formats accepted by --format.
+var Formats = []string{"md", "csv", "jsonl", "json"}
+
+// Run reads all records, or with importKind the official files named as
+// arguments, and writes the report.
+func Run(r *app.Run, reg Registry, format, importKind string, opt Options) error {
+	if !contains(Formats, format) {
+		return app.Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
+	}
+	var results []*Result
+	if importKind != "" {
+		imp, ok := reg.Importers[importKind]
+		if !ok {
+			return app.Usagef("--import %q: want one of %s", importKind, strings.Join(keys(reg.Importers), ", "))
+		}
+		res, err := imp(r.Args().Slice(), opt)
+		if err != nil {
+			return err
+		}
+		results = append(results, res)
+	} else {
+		aggs := map[string]Aggregator{}
+		err := r.Records(func(rec *record.Record) error {
+			bench := rec.String("bench")
+			a, ok := aggs[bench]
+			if !ok {
+				f, known := reg.Aggregators[bench]
+				if !known {
+					return app.Invalidf("bench %q has no aggregator (known: %s)", bench, strings.Join(keys(reg.Aggregators), ", "))
+				}
+				a = f(opt)
+				aggs[bench] = a
+			}
+			if err := a.Add(rec); err != nil {
+				return app.Invalid(err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, b := range keys(aggs) {
+			res, err := aggs[b].Result()
+			if err != nil {
+				return fmt.Errorf("%s: %w", b, err)
+			}
+			results = append(results, res)
+		}
+	}
+	var rows []report.Row
+	var tables []report.Table
+	for _, res := range results {
+		rows = append(rows, res.Rows...)
+		tables = append(tables, res.Tables...)
+	}
+	w := r.TextWriter()
+	switch format {
+	case "md":
+		return report.WriteMarkdown(w, tables)
+	case "csv":
+		return report.WriteCSV(w, tables)
+	case "jsonl":
+		return report.WriteJSONL(w, rows)
+	default:
+		return report.WriteJSON(w, rows, tables)
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func keys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+

@@ -1,0 +1,161 @@
+// Package report writes metric results: tidy rows (one metric value per line,
+// for data lakes) and tables laid out like the papers' (Markdown, CSV).
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/record"
+)
+
+// Row is one metric value with its dimensions (DESIGN §4: bench, model,
+// metric, value and n always; task, length, density, ... as needed).
+type Row struct {
+	Bench  string
+	Model  string
+	Metric string
+	Dims   map[string]string
+	Value  float64 // NaN is written as null
+	N      int
+}
+
+// MarshalJSON flattens Dims into the object, keys sorted after the fixed ones.
+func (r Row) MarshalJSON() ([]byte, error) {
+	b := []byte(`{"bench":`)
+	b = append(b, record.Quote(r.Bench)...)
+	b = append(b, `,"model":`...)
+	b = append(b, record.Quote(r.Model)...)
+	b = append(b, `,"metric":`...)
+	b = append(b, record.Quote(r.Metric)...)
+	keys := make([]string, 0, len(r.Dims))
+	for k := range r.Dims {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		b = append(b, ',')
+		b = append(b, record.Quote(k)...)
+		b = append(b, ':')
+		b = append(b, record.Quote(r.Dims[k])...)
+	}
+	b = append(b, `,"value":`...)
+	b = appendFloat(b, r.Value)
+	b = append(b, `,"n":`...)
+	b = strconv.AppendInt(b, int64(r.N), 10)
+	return append(b, '}'), nil
+}
+
+func appendFloat(b []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
+}
+
+// Table is a titled grid of already formatted cells.
+type Table struct {
+	Title   string
+	Columns []string
+	Rows    [][]string
+	Notes   []string // printed under the table
+}
+
+// Fmt formats a metric value with the given decimals; NaN prints as "nan",
+// as the official pandas outputs do.
+func Fmt(v float64, decimals int) string {
+	if math.IsNaN(v) {
+		return "nan"
+	}
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}
+
+// WriteMarkdown prints tables as GitHub-flavoured Markdown.
+func WriteMarkdown(w io.Writer, tables []Table) error {
+	var sb strings.Builder
+	for i, t := range tables {
+		if i > 0 {
+			sb.WriteString("\n")
+		}
+		if t.Title != "" {
+			fmt.Fprintf(&sb, "### %s\n\n", t.Title)
+		}
+		sb.WriteString("| " + strings.Join(escapeCells(t.Columns), " | ") + " |\n")
+		sb.WriteString("|" + strings.Repeat("---|", len(t.Columns)) + "\n")
+		for _, r := range t.Rows {
+			sb.WriteString("| " + strings.Join(escapeCells(r), " | ") + " |\n")
+		}
+		for _, n := range t.Notes {
+			sb.WriteString("\n" + n + "\n")
+		}
+	}
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+func escapeCells(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = strings.ReplaceAll(c, "|", `\|`)
+	}
+	return out
+}
+
+// WriteCSV prints each table as a CSV block with a "# title" line before it.
+func WriteCSV(w io.Writer, tables []Table) error {
+	cw := csv.NewWriter(w)
+	for i, t := range tables {
+		if i > 0 {
+			cw.Write(nil)
+		}
+		if t.Title != "" {
+			cw.Write([]string{"# " + t.Title})
+		}
+		cw.Write(t.Columns)
+		cw.WriteAll(t.Rows)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteJSONL prints one row per line.
+func WriteJSONL(w io.Writer, rows []Row) error {
+	for _, r := range rows {
+		b, _ := r.MarshalJSON()
+		if _, err := w.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteJSON prints {"rows": [...], "tables": [...]} as one document.
+func WriteJSON(w io.Writer, rows []Row, tables []Table) error {
+	type jt struct {
+		Title   string     `json:"title"`
+		Columns []string   `json:"columns"`
+		Rows    [][]string `json:"rows"`
+		Notes   []string   `json:"notes,omitempty"`
+	}
+	doc := struct {
+		Rows   []Row `json:"rows"`
+		Tables []jt  `json:"tables"`
+	}{Rows: rows}
+	if doc.Rows == nil {
+		doc.Rows = []Row{}
+	}
+	for _, t := range tables {
+		doc.Tables = append(doc.Tables, jt(t))
+	}
+	b, err := record.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

@@ -1,0 +1,38 @@
+// Command aggregate-ifs reduces judged records to each paper's metrics.
+package main
+
+import (
+	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/urfave/cli/v2"
+)
+
+var registry = aggregate.Registry{
+	Aggregators: map[string]aggregate.Factory{},
+	Importers:   map[string]aggregate.Importer{},
+}
+
+func main() {
+	app.Main(app.Tool{
+		Name:      "aggregate-ifs",
+		Usage:     "compute each benchmark's metrics from judged records, per model",
+		ArgsUsage: "[FILE...]",
+		Description: `Tables laid out like the papers' (Markdown or CSV), or tidy rows, one metric
+value per line (--format jsonl), ready for DuckDB or Spark. Records that failed
+in an earlier stage are counted, and each table says how they were treated.
+--import KIND reads official result files (the FILE arguments) instead of records.
+
+Example:
+  judge judged.jsonl.zst | aggregate-ifs --format md
+  aggregate-ifs --import ifscale-per-sample per_sample.csv`,
+		TextOutput: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "md", Usage: "md, csv, jsonl (tidy rows) or json"},
+			&cli.StringFlag{Name: "import", Usage: "read official result files of `KIND` (given as FILE arguments) instead of records"},
+			&cli.IntFlag{Name: "decimals", Value: 3, Usage: "digits after the point in tables"},
+		},
+		Action: func(r *app.Run) error {
+			return aggregate.Run(r, registry, r.String("format"), r.String("import"), aggregate.Options{Decimals: r.Int("decimals")})
+		},
+	})
+}

@@ -1,0 +1,49 @@
+// Command expand-templates turns gen-context items into requests.
+package main
+
+import (
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/expand"
+	"github.com/urfave/cli/v2"
+)
+
+var expanders = map[string]expand.Factory{}
+
+func main() {
+	app.Main(app.Tool{
+		Name:      "expand-templates",
+		Usage:     "turn benchmark items into OpenAI-compatible requests (fills request and gold)",
+		ArgsUsage: "[FILE...]",
+		Description: `Routes each item by its "bench" field: LIFBench templates x expressions x
+variables, and the prompt layouts of LongGenBench, IFScale, EifBench and LongIns.
+Templates ship embedded; --templates/--template load others (e.g. the official
+LIFBench tasks.json).
+
+Example:
+  gen-context ifscale --densities 10,50,100 | expand-templates | infer-batch -j 32 | judge`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "templates", Usage: "LIFBench: load templates from `FILE` (the official tasks.json layout) instead of the embedded ones"},
+			&cli.StringFlag{Name: "template", Usage: "IFScale: the task text from `FILE` instead of the embedded one"},
+			&cli.Float64Flag{Name: "temperature", Usage: "override the benchmark's sampling temperature"},
+			&cli.Float64Flag{Name: "top-p", Usage: "override the benchmark's top_p"},
+			&cli.IntFlag{Name: "max-tokens", Usage: "override the benchmark's max_tokens"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed for any random choice made while expanding"},
+		},
+		Action: func(r *app.Run) error {
+			opt := expand.Options{Templates: r.String("templates"), Template: r.String("template"), Seed: r.Uint64("seed")}
+			if r.IsSet("temperature") {
+				v := r.Float64("temperature")
+				opt.Temperature = &v
+			}
+			if r.IsSet("top-p") {
+				v := r.Float64("top-p")
+				opt.TopP = &v
+			}
+			if r.IsSet("max-tokens") {
+				v := r.Int("max-tokens")
+				opt.MaxTokens = &v
+			}
+			return expand.Run(r, expanders, opt)
+		},
+	})
+}

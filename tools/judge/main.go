@@ -1,0 +1,37 @@
+// Command judge scores records by benchmark.
+package main
+
+import (
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/urfave/cli/v2"
+)
+
+var scorers = map[string]judge.Factory{}
+
+func main() {
+	app.Main(app.Tool{
+		Name:      "judge",
+		Usage:     "score responses: rubric programs, keyword matching, ID-set F1, or an LLM judge per check",
+		ArgsUsage: "[FILE...]",
+		Description: `Routes each record by its "bench" field. LIFBench, IFScale and LongIns are scored
+by deterministic programs; LongGenBench and EifBench checks by a judge model
+(--judge-base-url, --judge-model) with the same client, retries, concurrency and
+resume as infer-batch. Records that failed earlier pass through unjudged and are
+counted by aggregate-ifs.
+
+Example:
+  infer-batch -j 64 req.jsonl.zst | judge | aggregate-ifs
+  split-subtasks out.jsonl.zst | judge --judge-base-url http://judge:8000/v1 --judge-model qwen -j 32`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "rubric", Value: "official", Usage: "LIFBench: official (the official scorer, quirks included) or strict (known bugs fixed)"},
+			&cli.StringFlag{Name: "judge", Value: "llm", Usage: "LongGenBench/EifBench checks: llm, or lexical (offline approximation, labelled in every record)"},
+			&cli.BoolFlag{Name: "strict-verdict", Usage: "accept only a judge reply that is exactly yes or no"},
+			&cli.StringFlag{Name: "judge-prompt", Usage: "judge prompt variant (benchmark-specific)"},
+		},
+		Action: func(r *app.Run) error {
+			opt := judge.Options{Rubric: r.String("rubric"), Mode: r.String("judge"), StrictVerdict: r.Bool("strict-verdict"), Prompt: r.String("judge-prompt")}
+			return judge.Run(r, scorers, opt, nil)
+		},
+	})
+}
