@@ -225,6 +225,7 @@ func execute(c *cli.Context, t Tool, sub string, action func(*Run) error, env En
 	r.Ctx = ctx
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer close(sigs) // after Stop (defers run last first): ends the watcher below
 	defer signal.Stop(sigs)
 	go func() {
 		s, ok := <-sigs
@@ -246,7 +247,8 @@ func execute(c *cli.Context, t Tool, sub string, action func(*Run) error, env En
 	}
 	err = action(r)
 	bar.Stop()
-	if s := r.signal.Load(); s != nil && (err == nil || errors.Is(err, context.Canceled)) {
+	// A signal is how a server is meant to stop, so it ends one normally (exit 0).
+	if s := r.signal.Load(); s != nil && t.Kind != Server && (err == nil || errors.Is(err, context.Canceled)) {
 		err = errInterrupted{*s}
 	}
 	return r.finish(err)
@@ -279,4 +281,3 @@ func newLogger(format string, w io.Writer, name string) (*slog.Logger, error) {
 	}
 	return nil, Usagef("--log-format %q: want text or json", format)
 }
-

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"sync"
@@ -41,6 +42,7 @@ type Run struct {
 	maxFail      MaxFailures
 	skipInvalid  bool
 	signal       atomic.Pointer[os.Signal]
+	afterOutput  []func()
 
 	// Counters, read by the progress line and the summary.
 	Read, Written, Failed, Invalid, Skipped atomic.Int64
@@ -90,7 +92,7 @@ func (r *Run) setup() error {
 		}
 		// The first input is opened now: auto compression mirrors it.
 		if r.first, err = stream.Open(r.files[0], r.env.Stdin); err != nil {
-			return &stream.LineError{File: r.files[0], Err: err}
+			return openError(r.files[0], err)
 		}
 	} else if r.Args().Len() > 0 {
 		return Usagef("unexpected arguments %q", r.Args().Slice())
@@ -136,7 +138,7 @@ func (r *Run) Records(fn func(*record.Record) error) error {
 		if i > 0 {
 			var err error
 			if in, err = stream.Open(name, r.env.Stdin); err != nil {
-				return &stream.LineError{File: name, Err: err}
+				return openError(name, err)
 			}
 		}
 		err := r.readAll(in, fn)
@@ -145,8 +147,24 @@ func (r *Run) Records(fn func(*record.Record) error) error {
 			return err
 		}
 	}
+	// Under outMu: output() reads first from writer goroutines (lib/infer).
+	r.outMu.Lock()
 	r.first = nil
+	r.outMu.Unlock()
 	return nil
+}
+
+// openError makes an unopenable input bad input (exit 3) that names the file once.
+func openError(name string, err error) error {
+	var le *stream.LineError
+	if errors.As(err, &le) {
+		return err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return &stream.LineError{File: name, Err: err}
 }
 
 func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
@@ -212,13 +230,19 @@ func Invalid(err error) error { return &invalidError{err} }
 // Invalidf is Invalid with formatting.
 func Invalidf(format string, args ...any) error { return Invalid(fmt.Errorf(format, args...)) }
 
+// AfterOutput registers fn to run once every written record has reached the
+// output file: after it was closed (complete) or abandoned as FILE.partial
+// (after a signal or an error). A tool uses it to remove files the output
+// supersedes, such as the earlier partial output a resumed run copied.
+func (r *Run) AfterOutput(fn func()) { r.afterOutput = append(r.afterOutput, fn) }
+
 // Write writes one record.
 func (r *Run) Write(rec *record.Record) error {
 	o, err := r.output()
 	if err != nil {
 		return err
 	}
-	if err := o.WriteLine(rec.AppendJSON(nil)); err != nil {
+	if err := o.WriteFunc(rec.AppendJSON); err != nil {
 		return err
 	}
 	r.Written.Add(1)
@@ -281,6 +305,12 @@ func (r *Run) FlatMap(fn func(rec *record.Record, emit func(*record.Record) erro
 	})
 }
 
+func (r *Run) runAfterOutput() {
+	for _, fn := range r.afterOutput {
+		fn()
+	}
+}
+
 func (r *Run) status() string {
 	el := time.Since(r.started).Seconds()
 	s := fmt.Sprintf("%s: %d read, %d written, %d failed, %.0f rec/s", r.Tool, r.Read.Load(), r.Written.Load(), r.Failed.Load(), float64(r.Written.Load())/max(el, 1e-9))
@@ -314,9 +344,13 @@ func (r *Run) finish(err error) (int, error) {
 	if out != nil {
 		if err == nil {
 			err = out.Close()
+			if err == nil {
+				r.runAfterOutput()
+			}
 		} else if out.Records() == 0 && !r.text {
 			out.Discard()
 		} else if aerr := out.Abandon(); aerr == nil && out.Path != "" {
+			r.runAfterOutput()
 			r.Log.Warn("partial output kept; rerun (with --resume where the tool has it) to complete it", "file", stream.PartialName(out.Path), "records", out.Records())
 		}
 	}

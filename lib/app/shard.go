@@ -102,4 +102,3 @@ func autoShard(getenv func(string) string) (Shard, string, error) {
 	}
 	return Shard{0, 1}, "--shard auto: no Slurm array variables set; processing everything (0/1)", nil
 }
-

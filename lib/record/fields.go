@@ -39,6 +39,9 @@ type Response struct {
 	TTFTMS       float64 `json:"ttft_ms,omitempty"`
 	Attempts     int     `json:"attempts"`
 	Endpoint     string  `json:"endpoint"`
+	// ContextCutTokens is how many context tokens infer-batch's
+	// --truncate-context removed before sending (estimated with --tokenizer).
+	ContextCutTokens int `json:"context_cut_tokens,omitempty"`
 }
 
 // Point is one rubric score point.

@@ -49,7 +49,7 @@ func Open(name string, stdin io.Reader) (*Input, error) {
 	c, err := sniff(raw)
 	if err != nil {
 		in.Close()
-		return nil, fmt.Errorf("%s: %w", in.Name, err)
+		return nil, &LineError{File: in.Name, Err: err}
 	}
 	in.Compression = c
 	switch c {
@@ -57,7 +57,7 @@ func Open(name string, stdin io.Reader) (*Input, error) {
 		zr, err := gzip.NewReader(raw) // multistream: concatenated members read as one
 		if err != nil {
 			in.Close()
-			return nil, fmt.Errorf("%s: gzip: %w", in.Name, err)
+			return nil, &LineError{File: in.Name, Err: fmt.Errorf("gzip: %w", err)}
 		}
 		in.closers = append(in.closers, zr.Close)
 		in.r = zr
@@ -65,7 +65,7 @@ func Open(name string, stdin io.Reader) (*Input, error) {
 		zr, err := zstd.NewReader(raw, zstd.WithDecoderMaxWindow(1<<30), zstd.WithDecoderMaxMemory(8<<30))
 		if err != nil {
 			in.Close()
-			return nil, fmt.Errorf("%s: zstd: %w", in.Name, err)
+			return nil, &LineError{File: in.Name, Err: fmt.Errorf("zstd: %w", err)}
 		}
 		// Close stops the decoder's goroutines even when we stop before EOF.
 		in.closers = append(in.closers, func() error { zr.Close(); return nil })

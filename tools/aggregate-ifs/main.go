@@ -4,12 +4,26 @@ package main
 import (
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/eifbench"
+	"github.com/ifkit/ifkit/lib/ifscale"
+	"github.com/ifkit/ifkit/lib/lifbench"
+	"github.com/ifkit/ifkit/lib/longgenbench"
+	"github.com/ifkit/ifkit/lib/longins"
 	"github.com/urfave/cli/v2"
 )
 
 var registry = aggregate.Registry{
-	Aggregators: map[string]aggregate.Factory{},
-	Importers:   map[string]aggregate.Importer{},
+	Aggregators: map[string]aggregate.Factory{
+		"eifbench":     eifbench.NewAggregator,
+		"longgenbench": longgenbench.NewAggregator,
+		"ifscale":      ifscale.NewAggregator,
+		"longins":      longins.NewAggregator,
+		"lifbench":     lifbench.NewAggregator,
+	},
+	Importers: map[string]aggregate.Importer{
+		"ifscale-per-sample": ifscale.ImportPerSample,
+		"lifbench-scores":    lifbench.ImportScores,
+	},
 }
 
 func main() {

@@ -3,11 +3,22 @@ package main
 
 import (
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/eifbench"
 	"github.com/ifkit/ifkit/lib/expand"
+	"github.com/ifkit/ifkit/lib/ifscale"
+	"github.com/ifkit/ifkit/lib/lifbench"
+	"github.com/ifkit/ifkit/lib/longgenbench"
+	"github.com/ifkit/ifkit/lib/longins"
 	"github.com/urfave/cli/v2"
 )
 
-var expanders = map[string]expand.Factory{}
+var expanders = map[string]expand.Factory{
+	"eifbench":     eifbench.NewExpander,
+	"longgenbench": longgenbench.NewExpander,
+	"ifscale":      ifscale.NewExpander,
+	"longins":      longins.NewExpander,
+	"lifbench":     lifbench.NewExpander,
+}
 
 func main() {
 	app.Main(app.Tool{

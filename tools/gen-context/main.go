@@ -17,6 +17,12 @@ Example:
     | judge | aggregate-ifs --format md`,
 		Kind: app.Generator,
 		// One file per benchmark in this folder defines its subcommand.
-		Commands: []*app.Command{},
+		Commands: []*app.Command{
+			eifbenchCommand(),
+			longgenbenchCommand(),
+			ifscaleCommand(),
+			longinsCommand(),
+			lifbenchCommand(),
+		},
 	})
 }

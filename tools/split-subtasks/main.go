@@ -3,10 +3,15 @@ package main
 
 import (
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/eifbench"
+	"github.com/ifkit/ifkit/lib/longgenbench"
 	"github.com/ifkit/ifkit/lib/split"
 )
 
-var splitters = map[string]split.Splitter{}
+var splitters = map[string]split.Splitter{
+	"eifbench":     eifbench.Split,
+	"longgenbench": longgenbench.Split,
+}
 
 func main() {
 	app.Main(app.Tool{

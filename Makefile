@@ -1,0 +1,25 @@
+# ifkit: build, test, demo and benchmark the seven programs.
+MODULE  := github.com/ifkit/ifkit
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X $(MODULE)/lib/app.Version=$(VERSION)
+
+.PHONY: build test demo bench clean
+
+build:
+	go build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./tools/...
+
+# The command CI runs (see README): vet, then every test with the race detector.
+test:
+	go vet ./...
+	go test -race -timeout 20m ./...
+
+# Every benchmark end to end against a local llm-sim; results under out/.
+demo: build
+	PATH="$(CURDIR)/bin:$$PATH" bash pipelines/demo.sh out
+
+# Performance runs; numbers go to bench/README.md by hand (this machine is noisy).
+bench: build
+	PATH="$(CURDIR)/bin:$$PATH" bash bench/run.sh
+
+clean:
+	rm -rf bin out

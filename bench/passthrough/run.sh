@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Pass-through throughput (issue 2): read a zstd JSONL stream, parse every
+# record, add a field, write zstd level 1, side by side with
+#   zstd -dc | jq -c '. + {x: 1}' | zstd -1     (the usual shell pipeline)
+#   zstd -dc > /dev/null                         (the ceiling: decompression alone)
+# and a pure pass-through through a real stage (split-subtasks keeps records of
+# benchmarks it does not split unchanged). MB/s are MB (10^6 bytes) of
+# uncompressed JSONL per wall-clock second; RSS is the peak of the largest process.
+#
+#   bench/passthrough/run.sh [MiB]        # default 1024: a ~1 GB corpus
+#
+# The corpus is generated once (seeded) under bench/data/ (git-ignored).
+# Environment: REPEAT (runs per command, best time kept; default 3), SEED (1).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mib=${1:-1024}
+repeat=${REPEAT:-3}
+seed=${SEED:-1}
+for cmd in zstd jq /usr/bin/time; do
+	command -v "$cmd" >/dev/null || { echo "run.sh: needs $cmd (apt-get install zstd jq time)" >&2; exit 2; }
+done
+
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+go build -o "$bin/" ./tools/... ./bench/passthrough/addfield ./bench/passthrough/gen
+
+mkdir -p bench/data
+data=bench/data/passthrough-${mib}m-s${seed}.jsonl.zst
+if [ ! -s "$data" ]; then
+	echo "generating $data ..." >&2
+	"$bin/gen" -mb "$mib" -seed "$seed" | zstd -1 -q -T2 -o "$data.tmp"
+	mv "$data.tmp" "$data"
+fi
+bytes=$(zstd -dc "$data" | wc -c)
+records=$(zstd -dc "$data" | wc -l)
+
+# The programs must do the work, not just run: check a sample of their output.
+n=$("$bin/addfield" --progress never "$data" 2>/dev/null | zstd -dc | grep -c ',"x":1}$')
+[ "$n" = "$records" ] || { echo "run.sh: addfield added the field to $n of $records records" >&2; exit 1; }
+n=$("$bin/split-subtasks" --progress never "$data" 2>/dev/null | zstd -dc | wc -l)
+[ "$n" = "$records" ] || { echo "run.sh: split-subtasks wrote $n of $records records" >&2; exit 1; }
+
+# measure NAME COMMAND: best wall time of $repeat runs, and the peak RSS.
+measure() {
+	local name=$1 cmd=$2 best="" rss=0 t m
+	for _ in $(seq "$repeat"); do
+		/usr/bin/time -f '%e %M' -o "$bin/time" bash -c "$cmd" >/dev/null 2>"$bin/err" \
+			|| { echo "run.sh: $name failed:" >&2; cat "$bin/err" >&2; exit 1; }
+		read -r t m <"$bin/time"
+		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$t; fi
+		[ "$m" -gt "$rss" ] && rss=$m
+	done
+	printf '%s\t%s\t%s\n' "$name" "$best" "$rss" >>"$bin/results"
+}
+
+measure "ceiling: zstd -dc > /dev/null" "zstd -dc '$data'"
+measure "ifkit: addfield (parse, Set x, zstd -1 out)" "'$bin/addfield' --progress never '$data'"
+measure "ifkit: split-subtasks (pass-through, zstd -1 out)" "'$bin/split-subtasks' --progress never '$data'"
+measure "baseline: zstd -dc \\| jq -c '. + {x: 1}' \\| zstd -1" "zstd -dc '$data' | jq -c '. + {x: 1}' | zstd -1 -q"
+
+{
+	echo "Pass-through, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(go version | cut -d' ' -f3), $(zstd --version | grep -o 'v[0-9.]*'), $(jq --version)"
+	echo "input: $data, $((bytes / 1000000)) MB of JSONL ($records records), $(($(stat -c %s "$data") / 1000000)) MB zstd; best of $repeat runs"
+	echo
+	echo "| command | seconds | MB/s | peak RSS (MB) |"
+	echo "|---|---:|---:|---:|"
+	awk -F'\t' -v bytes="$bytes" '{printf "| %s | %.2f | %.0f | %.0f |\n", $1, $2, bytes/1e6/$2, $3/1024}' "$bin/results"
+	echo
+	awk -F'\t' 'NR==1{c=$2} NR==2{a=$2} NR==3{s=$2} NR==4{j=$2} END{
+		printf "addfield vs jq pipeline: %.1fx faster; split-subtasks vs jq: %.1fx; addfield at %.0f%% of the zstd -dc ceiling\n", j/a, j/s, 100*c/a}' "$bin/results"
+} | tee "bench/data/passthrough-results-$(date -u +%Y%m%d-%H%M).md"

@@ -1,0 +1,337 @@
+package eifbench
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/report"
+)
+
+// All is the subset value of rows over every subset.
+const All = "all"
+
+// taskScore collects one task's constraint verdicts for one model.
+type taskScore struct {
+	subset string
+	subs   int               // sub-instructions of the task
+	bySub  map[int]*subScore // judged constraints per sub-instruction (1-based)
+	failed int               // constraints whose check failed (inference or judge error)
+}
+
+type subScore struct {
+	constraints int // of the sub-instruction, as in the data
+	judged, met int
+}
+
+func (t *taskScore) judged() (judged, met int) {
+	for _, s := range t.bySub {
+		judged += s.judged
+		met += s.met
+	}
+	return
+}
+
+// levels are the per-task accuracies of the paper: CLA_i, ILA_i and whether
+// every constraint holds.
+func (t *taskScore) levels() (cla, ila, all float64) {
+	j, m := t.judged()
+	full := 0
+	for _, s := range t.bySub {
+		if s.met == s.judged {
+			full++
+		}
+	}
+	cla = float64(m) / float64(j)
+	ila = float64(full) / float64(len(t.bySub))
+	if m == j {
+		all = 1
+	}
+	return
+}
+
+type aggregator struct {
+	opt    aggregate.Options
+	tasks  map[[2]string]*taskScore // (model, parent id)
+	seen   map[[2]string]bool       // (model, check id): a check counts once
+	judges map[string]bool
+}
+
+// NewAggregator is the aggregate-ifs factory for eifbench.
+func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
+	return &aggregator{opt: opt, tasks: map[[2]string]*taskScore{}, seen: map[[2]string]bool{}, judges: map[string]bool{}}
+}
+
+// Add takes one judged constraint (a split-subtasks child).
+func (a *aggregator) Add(rec *record.Record) error {
+	parent := rec.String("parent")
+	if parent == "" {
+		return fmt.Errorf("record %q has no parent: eifbench is aggregated from split-subtasks children (one per constraint)", rec.ID())
+	}
+	var g childGold
+	if err := rec.Decode("gold", &g); err != nil {
+		return err
+	}
+	if g.Sub < 1 || g.Subs < 1 {
+		return fmt.Errorf("record %q: gold has no sub-instruction number", rec.ID())
+	}
+	model := rec.String("model")
+	if model == "" {
+		model = "unknown"
+	}
+	if a.seen[[2]string{model, rec.ID()}] {
+		return fmt.Errorf("check %q of model %q appears twice (inputs concatenated twice?); it would be counted twice", rec.ID(), model)
+	}
+	a.seen[[2]string{model, rec.ID()}] = true
+	key := [2]string{model, parent}
+	t := a.tasks[key]
+	if t == nil {
+		t = &taskScore{subset: g.Subset, subs: g.Subs, bySub: map[int]*subScore{}}
+		a.tasks[key] = t
+	}
+	if rec.Errored() {
+		t.failed++
+		return nil
+	}
+	var j record.Judgement
+	if !rec.Has("judgement") {
+		return fmt.Errorf("record %q has neither judgement nor error: run judge before aggregate-ifs", rec.ID())
+	}
+	if err := rec.Decode("judgement", &j); err != nil {
+		return err
+	}
+	if j.Judge != nil && j.Judge.Model != "" {
+		a.judges[j.Judge.Model] = true
+	}
+	s := t.bySub[g.Sub]
+	if s == nil {
+		s = &subScore{constraints: g.SubConstraints}
+		t.bySub[g.Sub] = s
+	}
+	s.judged++
+	if j.Verdict == judge.VerdictYes {
+		s.met++
+	}
+	return nil
+}
+
+// cell accumulates macro averages.
+type cell struct {
+	cla, ila, all float64
+	n             int // tasks (or sub-instructions, in the per-constraint-count breakdown)
+	checks        int
+	failed        int
+	failedTasks   int
+}
+
+func (c *cell) add(cla, ila, all float64) {
+	c.cla += cla
+	c.ila += ila
+	c.all += all
+	c.n++
+}
+
+func (c *cell) mean(v float64) float64 {
+	if c.n == 0 {
+		return nan()
+	}
+	return v / float64(c.n)
+}
+
+func nan() float64 { return math.NaN() }
+
+// at is the cell of k, or an empty one (printed as nan) when no task fell in it.
+func at(cells map[cellKey]*cell, k cellKey) *cell {
+	if c := cells[k]; c != nil {
+		return c
+	}
+	return &cell{}
+}
+
+type cellKey struct{ model, subset, dim, val string }
+
+// Result computes the metrics per model × subset and the breakdowns.
+func (a *aggregator) Result() (*aggregate.Result, error) {
+	cells := map[cellKey]*cell{}
+	get := func(k cellKey) *cell {
+		c := cells[k]
+		if c == nil {
+			c = &cell{}
+			cells[k] = c
+		}
+		return c
+	}
+	models := map[string]bool{}
+	subsets := map[string]bool{}
+	for key, t := range a.tasks {
+		model := key[0]
+		models[model] = true
+		subsets[t.subset] = true
+		judged, _ := t.judged()
+		for _, sub := range []string{t.subset, All} {
+			c := get(cellKey{model, sub, "", ""})
+			c.checks += judged + t.failed
+			c.failed += t.failed
+			if judged == 0 {
+				c.failedTasks++
+				continue
+			}
+			cla, ila, all := t.levels()
+			c.add(cla, ila, all)
+			get(cellKey{model, sub, "sub_instructions", strconv.Itoa(t.subs)}).add(cla, ila, all)
+			for _, s := range t.bySub {
+				ok := 0.0
+				if s.met == s.judged {
+					ok = 1
+				}
+				get(cellKey{model, sub, "constraints_per_sub", strconv.Itoa(s.constraints)}).add(float64(s.met)/float64(s.judged), ok, ok)
+			}
+		}
+	}
+	ms := sortedKeys(models)
+	ss := orderSubsets(subsets)
+	res := &aggregate.Result{}
+	keys := make([]cellKey, 0, len(cells))
+	for k := range cells {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return lessKey(keys[i], keys[j]) })
+	for _, k := range keys {
+		c := cells[k]
+		dims := map[string]string{"subset": k.subset}
+		if k.dim != "" {
+			dims[k.dim] = k.val
+		}
+		metrics := []string{"CLA", "ILA", "task_level"}
+		if k.dim == "constraints_per_sub" {
+			metrics = metrics[:2] // a task level has no meaning per sub-instruction
+		}
+		vals := map[string]float64{"CLA": c.mean(c.cla), "ILA": c.mean(c.ila), "task_level": c.mean(c.all)}
+		for _, m := range metrics {
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: m, Dims: dims, Value: vals[m], N: c.n})
+		}
+		if k.dim == "" {
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "failed_checks", Dims: dims, Value: float64(c.failed), N: c.checks})
+		}
+	}
+	res.Tables = a.tables(cells, ms, ss)
+	return res, nil
+}
+
+func (a *aggregator) tables(cells map[cellKey]*cell, models, subsets []string) []report.Table {
+	d := a.opt.Decimals
+	f := func(v float64) string { return report.Fmt(v, d) }
+	notes := []string{
+		"CLA: share of a task's constraints met; ILA: share of a task's sub-instructions with every constraint met; task level: share of tasks with every constraint met. All three are averaged over tasks (macro), as in the paper and the official 8_metric.py.",
+		"Checks that failed (inference or judge errors) are left out of the metrics, as the official code leaves out failed judge calls, and counted in the \"failed checks\" column; a task with no judged check is left out and counted as a failed task.",
+	}
+	if len(a.judges) > 0 {
+		notes = append(notes, "Judge model: "+strings.Join(sortedKeys(a.judges), ", ")+".")
+	}
+	t4 := report.Table{Title: "EifBench: ILA and CLA by subset (layout of the paper's Table 4)", Columns: []string{"Model"}}
+	for _, s := range subsets {
+		t4.Columns = append(t4.Columns, subsetTitles[s]+" ILA", subsetTitles[s]+" CLA")
+	}
+	for _, m := range models {
+		row := []string{m}
+		for _, s := range subsets {
+			c := at(cells, cellKey{m, s, "", ""})
+			row = append(row, f(c.mean(c.ila)), f(c.mean(c.cla)))
+		}
+		t4.Rows = append(t4.Rows, row)
+	}
+	t4.Notes = notes
+
+	levels := report.Table{Title: "EifBench: all levels and counts", Columns: []string{"Model", "Subset", "Tasks", "Checks", "Failed checks", "Failed tasks", "CLA", "ILA", "Task level"}}
+	for _, m := range models {
+		for _, s := range append(subsets, All) {
+			c := at(cells, cellKey{m, s, "", ""})
+			levels.Rows = append(levels.Rows, []string{m, title(s), strconv.Itoa(c.n), strconv.Itoa(c.checks), strconv.Itoa(c.failed), strconv.Itoa(c.failedTasks), f(c.mean(c.cla)), f(c.mean(c.ila)), f(c.mean(c.all))})
+		}
+	}
+
+	bySubs := report.Table{Title: "EifBench: by number of sub-instructions per task", Columns: []string{"Model", "Subset", "Sub-instructions", "Tasks", "CLA", "ILA", "Task level"}}
+	byCons := report.Table{Title: "EifBench: by number of constraints per sub-instruction", Columns: []string{"Model", "Subset", "Constraints", "Sub-instructions", "CLA", "ILA"}}
+	byCons.Notes = []string{"Here CLA is the mean share of a sub-instruction's constraints met and ILA the share of sub-instructions with every constraint met, over the sub-instructions with that many constraints."}
+	keys := make([]cellKey, 0, len(cells))
+	for k := range cells {
+		if k.dim != "" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return lessKey(keys[i], keys[j]) })
+	for _, k := range keys {
+		c := cells[k]
+		switch k.dim {
+		case "sub_instructions":
+			bySubs.Rows = append(bySubs.Rows, []string{k.model, title(k.subset), k.val, strconv.Itoa(c.n), f(c.mean(c.cla)), f(c.mean(c.ila)), f(c.mean(c.all))})
+		case "constraints_per_sub":
+			byCons.Rows = append(byCons.Rows, []string{k.model, title(k.subset), k.val, strconv.Itoa(c.n), f(c.mean(c.cla)), f(c.mean(c.ila))})
+		}
+	}
+	return []report.Table{t4, levels, bySubs, byCons}
+}
+
+func title(subset string) string {
+	if t, ok := subsetTitles[subset]; ok {
+		return t
+	}
+	if subset == All {
+		return "All"
+	}
+	return subset
+}
+
+// subsetRank orders subsets as in Table 4, then unknown ones, then "all".
+func subsetRank(s string) int {
+	for i, x := range Subsets {
+		if x == s {
+			return i
+		}
+	}
+	if s == All {
+		return len(Subsets) + 1
+	}
+	return len(Subsets)
+}
+
+func orderSubsets(set map[string]bool) []string {
+	ss := sortedKeys(set)
+	sort.SliceStable(ss, func(i, j int) bool { return subsetRank(ss[i]) < subsetRank(ss[j]) })
+	return ss
+}
+
+func lessKey(a, b cellKey) bool {
+	if a.model != b.model {
+		return a.model < b.model
+	}
+	if a.subset != b.subset {
+		if ra, rb := subsetRank(a.subset), subsetRank(b.subset); ra != rb {
+			return ra < rb
+		}
+		return a.subset < b.subset
+	}
+	if a.dim != b.dim {
+		return a.dim < b.dim
+	}
+	va, ea := strconv.Atoi(a.val)
+	vb, eb := strconv.Atoi(b.val)
+	if ea == nil && eb == nil {
+		return va < vb
+	}
+	return a.val < b.val
+}
+
+func sortedKeys(m map[string]bool) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

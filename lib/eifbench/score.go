@@ -1,0 +1,181 @@
+package eifbench
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/record"
+)
+
+// Rubric names the scorer and its version in every judgement.
+const Rubric = "eifbench-llm-v1"
+
+// The judge prompt's section markers; the sim's judge solver reads them.
+// They are the same in every language.
+const (
+	secSource        = "[[SOURCE MATERIAL]]"
+	secSub           = "[[SUB-INSTRUCTION]]"
+	secAnswer        = "[[ANSWER]]"
+	secReply         = "[[WHOLE REPLY]]"
+	secConstraint    = "[[CONSTRAINT]]"
+	secEnd           = "[[END]]"
+	judgeMaxTokens   = 1024
+	judgeTemperature = 0.0
+)
+
+// judgeText is the wording of one judge prompt language. The official
+// prompt is Chinese, like the official data; "zh" is the project's own
+// Chinese wording, whose verdict line is the one the official parser reads.
+type judgeText struct {
+	head, intro, missing, tail string
+}
+
+var judgeTexts = map[string]judgeText{
+	"en": {
+		head:    "You are checking whether one answer meets one constraint.",
+		intro:   `A model was given the source material below and a list of sub-instructions about it, and it answered each sub-instruction. Judge only its answer to the sub-instruction shown, and only against the one constraint shown; ignore everything else. Say yes only when the constraint is fully met. If it is broken, met only in part, or you cannot tell, say no.`,
+		missing: `No separate answer to this sub-instruction was found in the reply. Look for it in the whole reply below; if it is not there, the constraint is not met.`,
+		tail:    `Give a short analysis, then end with a line that is exactly "Answer: yes" or "Answer: no".`,
+	},
+	"zh": {
+		head:    "你要判断一个回答是否满足一条约束。",
+		intro:   `一个模型收到了下面的原始材料和若干条关于它的子指令，并逐条作答。只评判它对下面这条子指令的回答，并且只对照下面这一条约束，其余内容一概不管。只有约束被完全满足时才判“是”；约束被违反、只满足了一部分或无法确定时，判“否”。`,
+		missing: `回复中没有找到这条子指令的单独回答。请在下面的完整回复中寻找；如果找不到，则这条约束不满足。`,
+		tail:    `先写简短的分析，最后单独一行写“答案：是”或“答案：否”。`,
+	},
+}
+
+// JudgePrompt is the judge's user message for one constraint, in the
+// language lang ("en" or "zh").
+func JudgePrompt(lang string, g childGold, seg segment) string {
+	tx := judgeTexts[lang]
+	var b strings.Builder
+	b.WriteString(tx.head + "\n\n" + tx.intro + "\n\n")
+	b.WriteString(secSource + "\n" + strings.TrimSpace(g.Input) + "\n\n")
+	fmt.Fprintf(&b, "%s\n%s %d: %s\n\n", secSub, strings.TrimSpace(subLinePrefix), g.Sub, oneLine(g.Instruction))
+	if seg.Found {
+		b.WriteString(secAnswer + "\n" + seg.Text + "\n\n")
+	} else {
+		b.WriteString(secReply + "\n" + tx.missing + "\n\n" + strings.TrimSpace(seg.Reply) + "\n\n")
+	}
+	b.WriteString(secConstraint + "\n" + oneLine(g.Constraint) + "\n" + secEnd + "\n\n")
+	b.WriteString(tx.tail + "\n")
+	return b.String()
+}
+
+type scorer struct {
+	strict bool
+	lang   string
+}
+
+// NewScorer is the judge factory for eifbench. There is no lexical mode:
+// EifBench constraints are free-form requirements ("a formal tone", "at
+// least two reasons") that no string test approximates honestly.
+func NewScorer(opt judge.Options) (judge.Scorer, error) {
+	switch opt.Mode {
+	case "", "llm":
+	case "lexical":
+		return nil, app.Usagef("eifbench: --judge lexical has no offline approximation for EifBench: its constraints are free-form requirements that only a judge model can check; give --judge-base-url (or JUDGE_BASE_URL) and --judge-model")
+	default:
+		return nil, app.Usagef("eifbench: --judge %q: want llm", opt.Mode)
+	}
+	lang := opt.Prompt
+	switch lang {
+	case "", "default":
+		lang = "en"
+	case "en", "zh":
+	default:
+		return nil, app.Usagef("eifbench: --judge-prompt %q: want en (the default) or zh (a Chinese judge prompt, for the official Chinese data)", opt.Prompt)
+	}
+	return scorer{strict: opt.StrictVerdict, lang: lang}, nil
+}
+
+// Prepare builds the judge call for one constraint. A reply that is empty
+// needs no judge: every constraint of it is missing.
+func (s scorer) Prepare(rec *record.Record) (judge.Decision, error) {
+	g, seg, err := readChild(rec)
+	if err != nil {
+		return judge.Decision{}, err
+	}
+	if !seg.Found && strings.TrimSpace(seg.Reply) == "" {
+		return judge.Decision{Judgement: &record.Judgement{Score: 0, Verdict: judge.VerdictMissing, Rubric: Rubric,
+			Detail: map[string]any{"reason": "the reply is empty"}}}, nil
+	}
+	body, err := judge.ChatCall(JudgePrompt(s.lang, g, seg), judgeMaxTokens, judgeTemperature)
+	if err != nil {
+		return judge.Decision{}, err
+	}
+	return judge.Decision{Call: body}, nil
+}
+
+func readChild(rec *record.Record) (childGold, segment, error) {
+	var g childGold
+	var seg segment
+	if !rec.Has("parent") || !rec.Has("segment") {
+		return g, seg, app.Invalidf("eifbench records are judged per constraint: run split-subtasks before judge")
+	}
+	if err := rec.Decode("gold", &g); err != nil {
+		return g, seg, app.Invalid(err)
+	}
+	if err := rec.Decode("segment", &seg); err != nil {
+		return g, seg, app.Invalid(err)
+	}
+	if g.Constraint == "" {
+		return g, seg, app.Invalidf("gold.constraint is empty")
+	}
+	return g, seg, nil
+}
+
+// Parse reads the judge's verdict.
+func (s scorer) Parse(rec *record.Record, reply string) (*record.Judgement, error) {
+	v, how, ok := ParseVerdict(reply, s.strict)
+	if !ok {
+		return nil, &record.Error{Stage: "judge", Kind: "verdict", Message: fmt.Sprintf("--strict-verdict: the judge reply is not a single yes/no verdict: %.200q", reply)}
+	}
+	j := &record.Judgement{Verdict: v, Rubric: Rubric, Detail: map[string]any{"parsed_by": how, "prompt": s.lang}}
+	if v == judge.VerdictYes {
+		j.Score = 1
+	}
+	return j, nil
+}
+
+var (
+	answerRE = regexp.MustCompile(`(?i)(?:答案|answer|verdict)\s*[:：]\s*\**\s*(yes\b|no\b|是|否)`)
+	yesRE    = regexp.MustCompile(`(?i)(?:^|[^\p{L}])yes(?:$|[^\p{L}])`)
+	noRE     = regexp.MustCompile(`(?i)(?:^|[^\p{L}])no(?:$|[^\p{L}])`)
+	bareRE   = regexp.MustCompile(`(?i)^[\s\p{P}]*(yes|no|是|否)[\s\p{P}]*$`)
+)
+
+// ParseVerdict follows the official parser, extended to English: a verdict
+// line ("答案：是", "Answer: no") that occurs exactly once decides; otherwise
+// the reply is yes when it says yes (是) somewhere and no (否) nowhere. With
+// strict, only a single verdict line or a bare yes/no is accepted (ok=false
+// otherwise). how says which rule decided.
+func ParseVerdict(reply string, strict bool) (verdict, how string, ok bool) {
+	if m := bareRE.FindStringSubmatch(strings.TrimSpace(reply)); m != nil {
+		return yesNo(m[1]), "bare", true
+	}
+	if ms := answerRE.FindAllStringSubmatch(reply, -1); len(ms) == 1 {
+		return yesNo(ms[0][1]), "answer_line", true
+	}
+	if strict {
+		return "", "", false
+	}
+	yes := strings.Contains(reply, "是") || yesRE.MatchString(reply)
+	no := strings.Contains(reply, "否") || noRE.MatchString(reply)
+	if yes && !no {
+		return judge.VerdictYes, "fallback", true
+	}
+	return judge.VerdictNo, "fallback", true
+}
+
+func yesNo(s string) string {
+	switch strings.ToLower(s) {
+	case "yes", "是":
+		return judge.VerdictYes
+	}
+	return judge.VerdictNo
+}

@@ -1,0 +1,295 @@
+package ifscale
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/report"
+)
+
+// Sample is one reply's metrics, as in the official per_sample.csv:
+// accuracy and the shares in percent, latency in seconds.
+type Sample struct {
+	Model        string
+	N, Seed      int
+	Accuracy     float64
+	OmissionPct  float64 // share of the errors that are omissions
+	ModPct       float64 // share of the errors that are modifications
+	RecencyRatio float64 // error rate of the last bucket / the first; NaN if the first has none
+	Latency      float64 // seconds; NaN when unknown
+	Rejected     string  // why the official runner would have retried it; "" if accepted
+}
+
+// SampleOf computes a reply's metrics from its keyword classes in list
+// order, with analysis.py's formulas (errors are everything not exact; the
+// shares divide by the error count guarded to 1; buckets are max(1, N//3)).
+func SampleOf(classes []Class) Sample {
+	n := len(classes)
+	var exact, om, mod int
+	for _, c := range classes {
+		switch c {
+		case Exact:
+			exact++
+		case Omission:
+			om++
+		default:
+			mod++
+		}
+	}
+	errs := float64(max(n-exact, 1))
+	bucket := max(1, n/3)
+	errRate := func(cs []Class) float64 {
+		e := 0
+		for _, c := range cs {
+			if c != Exact {
+				e++
+			}
+		}
+		return float64(e) / float64(len(cs))
+	}
+	s := Sample{N: n, Accuracy: float64(exact) / float64(n) * 100, OmissionPct: float64(om) / errs * 100, ModPct: float64(mod) / errs * 100}
+	if n == 0 {
+		s.Accuracy, s.RecencyRatio = math.NaN(), math.NaN()
+		return s
+	}
+	early, late := errRate(classes[:bucket]), errRate(classes[n-bucket:])
+	s.RecencyRatio = ratio(late, early)
+	return s
+}
+
+// Stats are the metrics of one model at one density.
+type Stats struct {
+	Model             string
+	N                 int
+	Samples           int     // accepted replies
+	Accuracy, Stdev   float64 // over accepted replies, as published
+	OmissionShare     float64
+	ModificationShare float64
+	OMRatio           float64
+	PrimacyRatio      float64
+	Latency           float64
+	AccPerLatency     float64
+	AccuracyAll       float64 // over every judged reply, rejected ones included
+	Judged, Rejected  int
+	Failed            int // records that carry an error from an earlier stage
+}
+
+type groupKey struct {
+	model string
+	n     int
+}
+
+// Reduce groups samples by model and density (sorted, as pandas groupby
+// does) and computes the published metrics. failed counts errored records
+// per group.
+func Reduce(samples []Sample, failed map[groupKey]int) []Stats {
+	groups := map[groupKey][]Sample{}
+	for _, s := range samples {
+		k := groupKey{s.Model, s.N}
+		groups[k] = append(groups[k], s)
+	}
+	for k := range failed {
+		if _, ok := groups[k]; !ok {
+			groups[k] = nil
+		}
+	}
+	keys := make([]groupKey, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b groupKey) int {
+		if c := strings.Compare(a.model, b.model); c != 0 {
+			return c
+		}
+		return a.n - b.n
+	})
+	out := make([]Stats, 0, len(keys))
+	for _, k := range keys {
+		var acc, om, mod, rec, lat, accAll []float64
+		st := Stats{Model: k.model, N: k.n, Failed: failed[k]}
+		for _, s := range groups[k] {
+			st.Judged++
+			accAll = append(accAll, s.Accuracy)
+			if s.Rejected != "" {
+				st.Rejected++
+				continue
+			}
+			acc = append(acc, s.Accuracy)
+			om = append(om, s.OmissionPct)
+			mod = append(mod, s.ModPct)
+			rec = append(rec, s.RecencyRatio)
+			lat = append(lat, s.Latency)
+		}
+		st.Samples = len(acc)
+		st.Accuracy, st.Stdev = mean(acc), stdev(acc)
+		st.OmissionShare, st.ModificationShare = mean(om), mean(mod)
+		st.OMRatio = ratio(st.OmissionShare, st.ModificationShare)
+		st.PrimacyRatio = mean(rec)
+		st.Latency = mean(lat)
+		st.AccPerLatency = ratio(st.Accuracy, st.Latency)
+		st.AccuracyAll = mean(accAll)
+		out = append(out, st)
+	}
+	return out
+}
+
+// Result turns the statistics into tidy rows and the two tables.
+func Result(stats []Stats, decimals int) *aggregate.Result {
+	res := &aggregate.Result{}
+	for _, s := range stats {
+		dims := map[string]string{"density": strconv.Itoa(s.N)}
+		add := func(metric string, v float64, n int) {
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: s.Model, Metric: metric, Dims: dims, Value: v, N: n})
+		}
+		add("accuracy", s.Accuracy, s.Samples)
+		add("stdev", s.Stdev, s.Samples)
+		add("omission_share", s.OmissionShare, s.Samples)
+		add("modification_share", s.ModificationShare, s.Samples)
+		add("om_ratio", s.OMRatio, s.Samples)
+		add("primacy_ratio", s.PrimacyRatio, s.Samples)
+		add("latency_s", s.Latency, s.Samples)
+		add("accuracy_per_latency", s.AccPerLatency, s.Samples)
+		add("accuracy_all", s.AccuracyAll, s.Judged)
+		add("rejected", float64(s.Rejected), s.Judged)
+		add("failed", float64(s.Failed), s.Judged+s.Failed)
+	}
+	f := func(v float64) string { return report.Fmt(v, decimals) }
+	detail := report.Table{
+		Title:   "IFScale: metrics per model and instruction density",
+		Columns: []string{"model", "N", "samples", "accuracy %", "stdev", "omission %", "modification %", "O:M", "primacy", "latency s", "acc/latency", "accuracy (all) %", "rejected", "failed"},
+		Notes: []string{
+			"Accuracy, stdev (sample, ddof=1, across seeds), error shares and ratios are over accepted replies, as published (the official runner retried rejected ones). " +
+				"\"accuracy (all)\" also counts replies the runner would have rejected (fewer than 20 words, or a bare comma-separated keyword list); the o4-mini coherence gate is not applied. " +
+				"O:M is omission/modification share (nan when there are no modifications); primacy is the mean over seeds of the last-third/first-third error-rate ratio (nan-skipping). " +
+				"Failed samples (an error from an earlier stage) are left out of every metric and counted under \"failed\".",
+		},
+	}
+	for _, s := range stats {
+		detail.Rows = append(detail.Rows, []string{s.Model, strconv.Itoa(s.N), strconv.Itoa(s.Samples), f(s.Accuracy), f(s.Stdev), f(s.OmissionShare), f(s.ModificationShare), f(s.OMRatio), f(s.PrimacyRatio), f(s.Latency), f(s.AccPerLatency), f(s.AccuracyAll), strconv.Itoa(s.Rejected), strconv.Itoa(s.Failed)})
+	}
+	res.Tables = append(res.Tables, leaderboard(stats, decimals), detail)
+	return res
+}
+
+// leaderboard is the paper's layout: accuracy % (stdev) at N = 10, 50, 100,
+// 250, 500, or at every density present when none of those is.
+func leaderboard(stats []Stats, decimals int) report.Table {
+	present := map[int]bool{}
+	for _, s := range stats {
+		present[s.N] = true
+	}
+	var cols []int
+	for _, n := range []int{10, 50, 100, 250, 500} {
+		if present[n] {
+			cols = append(cols, n)
+		}
+	}
+	if len(cols) == 0 {
+		for n := range present {
+			cols = append(cols, n)
+		}
+		slices.Sort(cols)
+	}
+	t := report.Table{Title: "IFScale: accuracy % (stdev) by number of instructions", Columns: []string{"model"}}
+	for _, n := range cols {
+		t.Columns = append(t.Columns, "N="+strconv.Itoa(n))
+	}
+	byModel := map[string]map[int]Stats{}
+	var models []string
+	for _, s := range stats {
+		if byModel[s.Model] == nil {
+			byModel[s.Model] = map[int]Stats{}
+			models = append(models, s.Model)
+		}
+		byModel[s.Model][s.N] = s
+	}
+	for _, m := range models {
+		row := []string{m}
+		for _, n := range cols {
+			s, ok := byModel[m][n]
+			switch {
+			case !ok || s.Samples == 0:
+				row = append(row, "–")
+			default:
+				row = append(row, fmt.Sprintf("%s (%s)", report.Fmt(s.Accuracy, 1), report.Fmt(s.Stdev, 1)))
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// aggregator collects judged IFScale records.
+type aggregator struct {
+	opt     aggregate.Options
+	samples []Sample
+	failed  map[groupKey]int
+}
+
+// NewAggregator is the aggregate-ifs factory for IFScale.
+func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
+	return &aggregator{opt: opt, failed: map[groupKey]int{}}
+}
+
+func (a *aggregator) Add(rec *record.Record) error {
+	var group struct {
+		Density string `json:"density"`
+		Seed    string `json:"seed"`
+	}
+	if err := rec.Decode("group", &group); err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(group.Density)
+	if err != nil {
+		return fmt.Errorf("record %q: group.density %q is not a number", rec.ID(), group.Density)
+	}
+	model := aggregate.ModelOf(rec)
+	if rec.Errored() {
+		a.failed[groupKey{model, n}]++
+		return nil
+	}
+	var j struct {
+		Detail *Detail `json:"detail"`
+	}
+	if err := rec.Decode("judgement", &j); err != nil {
+		return err
+	}
+	if j.Detail == nil {
+		return fmt.Errorf("record %q has no judgement.detail: run judge before aggregate-ifs", rec.ID())
+	}
+	classes := make([]Class, len(j.Detail.Keywords))
+	for i, k := range j.Detail.Keywords {
+		switch k.Class {
+		case "exact":
+			classes[i] = Exact
+		case "modification":
+			classes[i] = Modification
+		case "omission":
+			classes[i] = Omission
+		default:
+			return fmt.Errorf("record %q: keyword %q has class %q", rec.ID(), k.Keyword, k.Class)
+		}
+	}
+	s := SampleOf(classes)
+	s.Model, s.N, s.Rejected = model, n, j.Detail.Rejected
+	s.Seed, _ = strconv.Atoi(group.Seed)
+	var resp record.Response
+	if err := rec.Decode("response", &resp); err != nil {
+		return err
+	}
+	s.Latency = math.NaN()
+	if resp.LatencyMS > 0 {
+		s.Latency = resp.LatencyMS / 1000
+	}
+	a.samples = append(a.samples, s)
+	return nil
+}
+
+func (a *aggregator) Result() (*aggregate.Result, error) {
+	return Result(Reduce(a.samples, a.failed), a.opt.Decimals), nil
+}

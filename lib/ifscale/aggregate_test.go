@@ -1,0 +1,92 @@
+package ifscale
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/ifkit/ifkit/lib/record"
+)
+
+// judged runs the scorer on a reply, as judge does.
+func judged(t *testing.T, id, model, reply string, kws []string, latencyMS float64) *record.Record {
+	t.Helper()
+	r := record.New(id)
+	r.Set("bench", Bench)
+	r.Set("model", model)
+	r.Set("group", map[string]string{"density": "3", "seed": id})
+	r.Set("gold", Gold{Keywords: kws})
+	r.Set("response", record.Response{Text: reply, LatencyMS: latencyMS})
+	d, err := scorer{}.Prepare(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Set("judgement", d.Judgement)
+	return r
+}
+
+func TestAggregator(t *testing.T) {
+	kws := []string{"debt", "equity", "margin"}
+	pad := strings.Repeat(" and so on", 20)
+	recs := []*record.Record{
+		judged(t, "0", "m", "debt equity margin"+pad, kws, 2000), // 100 %
+		judged(t, "1", "m", "debts equity"+pad, kws, 4000),       // 1/3: a modification and an omission
+		judged(t, "2", "m", "debt, equity, margin", kws, 1000),   // rejected: too short (100 % if counted)
+	}
+	failed := record.New("3")
+	failed.Set("bench", Bench)
+	failed.Set("request", map[string]any{"model": "m"})
+	failed.Set("group", map[string]string{"density": "3", "seed": "3"})
+	failed.Set("error", record.Error{Stage: "infer-batch", Kind: "http", Status: 500, Message: "boom"})
+	recs = append(recs, failed)
+	a := NewAggregator(aggOpts)
+	for _, r := range recs {
+		if err := a.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := a.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	n := map[string]int{}
+	for _, r := range res.Rows {
+		if r.Model != "m" || r.Dims["density"] != "3" {
+			t.Fatalf("row %+v", r)
+		}
+		got[r.Metric], n[r.Metric] = r.Value, r.N
+	}
+	third := float64(1) / 3 * 100
+	want := map[string]float64{
+		"accuracy":           (100 + third) / 2,
+		"omission_share":     25, // (0 + 50) / 2
+		"modification_share": 25,
+		"om_ratio":           1,
+		"primacy_ratio":      1, // seed 0 has no early error (NaN, skipped); seed 1: 1 late / 1 early
+		"latency_s":          3,
+		"accuracy_all":       (100 + third + 100) / 3,
+		"rejected":           1,
+		"failed":             1,
+	}
+	for m, w := range want {
+		if math.Abs(got[m]-w) > 1e-9 {
+			t.Errorf("%s = %v, want %v", m, got[m], w)
+		}
+	}
+	if n["accuracy"] != 2 || n["accuracy_all"] != 3 {
+		t.Errorf("accuracy over %d replies and accuracy_all over %d, want 2 and 3", n["accuracy"], n["accuracy_all"])
+	}
+	if s := stdev([]float64{100, third}); math.Abs(got["stdev"]-s) > 1e-12 {
+		t.Errorf("stdev = %v, want %v", got["stdev"], s)
+	}
+}
+
+func TestAggregatorNeedsJudgement(t *testing.T) {
+	r := record.New("x")
+	r.Set("bench", Bench)
+	r.Set("group", map[string]string{"density": "3", "seed": "0"})
+	if err := NewAggregator(aggOpts).Add(r); err == nil || !strings.Contains(err.Error(), "run judge") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -1,0 +1,78 @@
+package ifscale
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/expand"
+	"github.com/ifkit/ifkit/lib/record"
+)
+
+// The project's wording of the official task text (write a business report,
+// use each word exactly, no lists, no refusals, <report> tags).
+//
+//go:embed data/task.txt
+var defaultTask string
+
+// ConstraintsHeader opens the keyword list, as in the official prompt.
+const ConstraintsHeader = "### CONSTRAINTS"
+
+// constraintLine is the official instruction line.
+const constraintLine = "%d. Include the exact word: '%s'."
+
+// Prompt is the task text, the constraints header and one numbered line per
+// keyword in list order.
+func Prompt(task string, keywords []string) string {
+	var sb strings.Builder
+	sb.Grow(len(task) + 40*len(keywords) + 20)
+	sb.WriteString(strings.TrimRight(task, "\n"))
+	sb.WriteString("\n\n" + ConstraintsHeader + "\n")
+	for i, kw := range keywords {
+		fmt.Fprintf(&sb, constraintLine+"\n", i+1, kw)
+	}
+	return sb.String()
+}
+
+type expander struct {
+	task string
+	opt  expand.Options
+}
+
+// NewExpander builds the IFScale expander; Options.Template replaces the
+// embedded task text with a file's.
+func NewExpander(opt expand.Options) (expand.Expander, error) {
+	task := defaultTask
+	if opt.Template != "" {
+		b, err := os.ReadFile(opt.Template)
+		if err != nil {
+			return nil, app.Usagef("--template: %v", err)
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			return nil, app.Usagef("--template %s: the file is empty", opt.Template)
+		}
+		task = string(b)
+	}
+	return &expander{task: task, opt: opt}, nil
+}
+
+// Expand writes the request: one user message, and, as the official runner,
+// no temperature and no max_tokens unless the flags set them.
+func (e *expander) Expand(item *record.Record, emit func(*record.Record) error) error {
+	var it Item
+	if err := item.Decode("context", &it); err != nil {
+		return app.Invalid(err)
+	}
+	if len(it.Keywords) == 0 {
+		return app.Invalidf("ifscale item %q has no context.keywords", item.ID())
+	}
+	if err := item.Set("request", expand.UserChat(Prompt(e.task, it.Keywords), e.opt, nil, nil)); err != nil {
+		return err
+	}
+	if !item.Has("gold") {
+		item.Set("gold", Gold{Keywords: it.Keywords})
+	}
+	return emit(item)
+}

@@ -1,0 +1,28 @@
+package ifscale
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// The indexed classifier must agree with the scanning one (a transcription
+// of the official regular expressions) on every keyword and text.
+func TestReplyAgreesWithScan(t *testing.T) {
+	pieces := []string{"debt", "debts", "Debt", "equity", "equities", "équity", "café", "cafés", "_", "-", "'", " ", " ", " ", "\n", "**", "2", "roi", "ROIs", "e-commerce", "commerce", "naïve", "ß", "İ", "x", "é", ",", "."}
+	kws := []string{"debt", "equity", "équity", "café", "roi", "e-commerce", "commerce", "naïve", "x", "ß", "i̇", "debt-", "-debt", "a b", "2", "_x"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 3000 {
+		var sb strings.Builder
+		for range rng.IntN(12) {
+			sb.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := sb.String()
+		rp := NewReply(text)
+		for _, kw := range kws {
+			if fast, slow := rp.Classify(kw), Classify(lower(text), kw); fast != slow {
+				t.Fatalf("text %q keyword %q: indexed %v, scanning %v", text, kw, fast, slow)
+			}
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package infer
+
+import (
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/record"
+)
+
+// Batch is infer-batch: each record's "request" is sent and the record gets
+// "model" and "response" (or "error"). Records that already carry "error"
+// (an earlier stage failed) pass through untouched.
+func Batch(r *app.Run) error {
+	opt, err := OptionsFromFlags(r, "")
+	if err != nil {
+		return err
+	}
+	if len(opt.BaseURLs) == 0 {
+		return app.Usagef("no endpoint: give --base-url or set OPENAI_BASE_URL")
+	}
+	return Process(r, opt, batchRequest, batchApply)
+}
+
+func batchRequest(rec *record.Record) ([]byte, error) {
+	if rec.Errored() {
+		return nil, nil
+	}
+	raw := rec.Raw("request")
+	if !rec.Has("request") {
+		return nil, app.Invalidf(`no "request" field (expand-templates makes it)`)
+	}
+	if raw[0] != '{' {
+		return nil, app.Invalidf(`"request" is not a JSON object`)
+	}
+	return raw, nil
+}
+
+func batchApply(rec *record.Record, res *Result) error {
+	if err := rec.Set("model", res.Model); err != nil {
+		return err
+	}
+	return rec.Set("response", res.Response)
+}

@@ -1,0 +1,59 @@
+// Decisions that DESIGN.md leaves open, written down here:
+//
+// Flags. Flags(prefix) = EndpointFlags(prefix) + EngineFlags(). Endpoint
+// flags describe a server and its model and carry the role prefix
+// ("judge-" gives --judge-base-url, --judge-model, --judge-api-key-file,
+// --judge-stream, --judge-rpm, --judge-tpm, --judge-max-model-len,
+// --judge-truncate-context, --judge-context-marker, --judge-tokenizer; env
+// JUDGE_BASE_URL and JUDGE_API_KEY). Engine flags (-j, --resume, timeouts,
+// retries, --stats, ...) are never prefixed: a program has one engine. The
+// API key is read from the environment (OPENAI_API_KEY / JUDGE_API_KEY) or
+// the key file only; it is sent as a Bearer token and redacted from any
+// server message before it reaches a record, a log line or --stats.
+//
+// Retries. Network errors, timeouts, truncated streams, unparsable 2xx
+// bodies, 408, 409, 429 and 5xx are retried, at most --max-retries times,
+// after Retry-After (retry-after-ms preferred; capped by --retry-after-max)
+// or a full-jitter exponential back-off. 400, 401, 403, 404, 413, 422 are
+// final, and 400s that say the context is too long get kind context_length.
+// A reply cut at max_tokens is a success with finish_reason "length". A
+// record's final error has stage (the tool), kind, status, message and
+// attempts. A retry goes to another endpoint when there is one.
+//
+// Timings. response.latency_ms is the successful attempt, request to last
+// byte; ttft_ms (with --stream) is to the first text or reasoning delta.
+// Back-off time is not included; attempts says how many tries it took.
+//
+// Endpoints. Least in flight first. PauseAfter (5) network/timeout/5xx
+// failures in a row pause an endpoint for 5 s, doubling per failed probe
+// up to 2 min; when the pause ends one request probes it. If every
+// endpoint is paused the soonest-to-recover one is used, so records fail
+// through their own retries instead of waiting forever.
+//
+// Order and memory. Ordered output goes through a window of 16 × -j
+// records (--window): dispatch blocks when the oldest unwritten record is
+// that far behind, so memory is bounded by the window and one slow request
+// does not stop the other -j-1 slots. --unordered writes as records finish.
+//
+// Resume and kill -9. See resume.go and journal.go: earlier outputs (FILE,
+// FILE.partial, FILE.partial.journal, FILE.partial.resume-N, --resume-from)
+// are merged by id, answers win over errors, and --retry-errors drops the
+// errors so they are sent again. The journal gets each answered record with
+// one write() before its concurrency slot is released, so a kill -9 loses at
+// most the -j answers in flight. Resumed records come first in the output.
+//
+// Pre-flight and truncation. Token counts are estimates with --tokenizer
+// (o200k_base by default; for other model families they are approximate):
+// message texts + 4 per message + 3. --truncate-context cuts the longest
+// message (chat) or the prompt: the text before the last --context-marker
+// ("Instruction:", "Instructions:", as in LIFBench's templates; the blank
+// space before the marker stays with the instruction), or before the last
+// blank line when there is no marker, loses tokens from its right end, as
+// LIFBench truncates its context and keeps the instruction. A prompt with
+// neither cannot be cut and fails with kind context_length.
+//
+// Silent truncation. When the server reports fewer than half the prompt
+// tokens expected (the tokenizer's count, or bytes/6 as a lower bound when
+// nothing was tokenized), a warning names the record; --stats counts them.
+
+package infer

@@ -1,0 +1,510 @@
+package infer
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/sim"
+	"github.com/ifkit/ifkit/lib/stream"
+)
+
+// batchTool is infer-batch as tools/infer-batch wires it.
+var batchTool = app.Tool{Name: "infer-batch", ArgsUsage: "[FILE...]", Flags: Flags(""), Action: Batch}
+
+const childEnv = "IFKIT_INFER_TEST_CHILD"
+
+// TestMain lets a test re-execute this binary as infer-batch, to kill it.
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		app.Main(batchTool)
+	}
+	os.Exit(m.Run())
+}
+
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// runBatch runs infer-batch in this process; stdout goes to a file.
+func runBatch(t *testing.T, env map[string]string, args ...string) (code int, stdout []byte, stderr string) {
+	t.Helper()
+	out, err := os.CreateTemp(t.TempDir(), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	var errb lockedBuf
+	code = app.RunTool(batchTool, append([]string{"infer-batch"}, args...), app.Env{
+		Stdin: strings.NewReader(""), Stdout: out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] },
+	})
+	stdout, _ = os.ReadFile(out.Name())
+	return code, stdout, errb.String()
+}
+
+func startSim(t *testing.T, o sim.Options) *sim.Server {
+	t.Helper()
+	s := sim.New(o)
+	if _, err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// writeInput writes n chat requests with ids r00000, r00001, ...
+func writeInput(t *testing.T, n int, maxTokens int) string {
+	t.Helper()
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `{"id":"r%05d","meta":{"k":%d},"request":{"messages":[{"role":"user","content":"question number %d"}],"max_tokens":%d}}`+"\n", i, i, i, maxTokens)
+	}
+	p := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// readRecords reads an output (any compression) and fails on a torn one.
+func readRecords(t *testing.T, path string) []*record.Record {
+	t.Helper()
+	in, err := stream.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var recs []*record.Record
+	for {
+		line, _, err := in.Next()
+		if err != nil {
+			if err.Error() != "EOF" {
+				t.Fatalf("%s: %v", path, err)
+			}
+			return recs
+		}
+		rec, err := record.Parse(line)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		recs = append(recs, rec)
+	}
+}
+
+func parseLines(t *testing.T, b []byte) []*record.Record {
+	t.Helper()
+	var recs []*record.Record
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		rec, err := record.Parse(line)
+		if err != nil {
+			t.Fatalf("bad output line %q: %v", line, err)
+		}
+		recs = append(recs, rec)
+	}
+	return recs
+}
+
+// exactlyOnce checks that the records are r00000..r(n-1), each once, and
+// counts those with a response and with an error.
+func exactlyOnce(t *testing.T, recs []*record.Record, n int) (ok, failed int) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, r := range recs {
+		seen[r.ID()]++
+		switch {
+		case r.Has("response") && !r.Has("error"):
+			ok++
+		case r.Has("error"):
+			failed++
+		default:
+			t.Fatalf("record %s has neither response nor error: %s", r.ID(), r.AppendJSON(nil))
+		}
+	}
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("r%05d", i)
+		if seen[id] != 1 {
+			t.Fatalf("id %s appears %d times", id, seen[id])
+		}
+	}
+	if len(recs) != n {
+		t.Fatalf("%d records, want %d", len(recs), n)
+	}
+	return ok, failed
+}
+
+// The issue's first test: 10,000 records, 20% transient faults of every kind.
+func TestTransientFaults10k(t *testing.T) {
+	const n, key = 10000, "sk-ifkit-test-2f9c1e77"
+	var mu sync.Mutex
+	type event struct {
+		at    time.Time
+		fault sim.Fault
+	}
+	seen := map[string][]event{}
+	opt := sim.DefaultOptions()
+	opt.RetryAfter = 80 * time.Millisecond
+	opt.StallFor = 3 * time.Second
+	opt.FaultPlan = func(seq uint64, req *sim.Request) sim.Fault {
+		rng := rand.New(rand.NewPCG(7, seq))
+		f := sim.NoFault
+		if rng.Float64() < 0.2 {
+			f = sim.FaultKinds[rng.IntN(len(sim.FaultKinds))]
+		}
+		mu.Lock()
+		seen[req.Text()] = append(seen[req.Text()], event{time.Now(), f})
+		mu.Unlock()
+		return f
+	}
+	s := startSim(t, opt)
+	in := writeInput(t, n, 8)
+	dir := t.TempDir()
+	out, statsFile := filepath.Join(dir, "out.jsonl.zst"), filepath.Join(dir, "stats.json")
+	code, stdout, stderr := runBatch(t, map[string]string{"OPENAI_API_KEY": key},
+		"--base-url", s.BaseURL(), "-j", "64", "--retry-base", "5ms", "--retry-max-wait", "40ms",
+		"--timeout-first-byte", "250ms", "--max-failures", "0.1%", "--stats", statsFile, "-o", out, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs := readRecords(t, out)
+	ok, failed := exactlyOnce(t, recs, n)
+	if ok < n*999/1000 {
+		t.Fatalf("%d of %d answered (%d errors), want at least 99.9%%", ok, n, failed)
+	}
+	for i, r := range recs {
+		if want := fmt.Sprintf("r%05d", i); r.ID() != want {
+			t.Fatalf("output position %d holds %s: not in input order", i, r.ID())
+		}
+		if r.Has("error") {
+			var e record.Error
+			r.Decode("error", &e)
+			if e.Stage != "infer-batch" || e.Attempts != 6 || e.Kind == "" {
+				t.Fatalf("error record %s: %+v", r.ID(), e)
+			}
+		} else if !strings.Contains(string(r.Raw("meta")), fmt.Sprintf(`"k":%d`, i)) || r.String("model") != sim.DefaultModel {
+			t.Fatalf("record %s lost a field: %s", r.ID(), r.AppendJSON(nil))
+		}
+	}
+	// Retry-After: no prompt came back sooner than 80 ms after its 429.
+	mu.Lock()
+	n429 := 0
+	for prompt, evs := range seen {
+		for i := 0; i+1 < len(evs); i++ {
+			if evs[i].fault == sim.Fault429 {
+				n429++
+				if gap := evs[i+1].at.Sub(evs[i].at); gap < opt.RetryAfter {
+					t.Fatalf("%q retried %v after a 429 with Retry-After %v", prompt, gap, opt.RetryAfter)
+				}
+			}
+		}
+	}
+	mu.Unlock()
+	if n429 < 100 {
+		t.Fatalf("only %d 429s were retried: the fault plan did not bite", n429)
+	}
+	st := s.Stats()
+	if st.Faults[sim.FaultStall] == 0 || st.Faults[sim.FaultReset] == 0 || st.Faults[sim.FaultTruncate] == 0 {
+		t.Fatalf("fault mix not exercised: %v", st.Faults)
+	}
+	statsText, err := os.ReadFile(statsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum Summary
+	if err := record.Unmarshal(statsText, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Concurrency.LowestLimit >= 64 {
+		t.Fatalf("429s did not lower the concurrency limit: %+v", sum.Concurrency)
+	}
+	if sum.Records.OK != int64(ok) || sum.Requests.Sent != st.ByPath["/v1/chat/completions"] || sum.LatencyMS == nil || sum.LatencyMS.P99 < sum.LatencyMS.P50 {
+		t.Fatalf("stats disagree: %s (server saw %d)", statsText, st.ByPath["/v1/chat/completions"])
+	}
+	outRaw, _ := os.ReadFile(out)
+	for name, text := range map[string]string{"stdout": string(stdout), "stderr": stderr, "stats": string(statsText), "output": string(outRaw)} {
+		if strings.Contains(text, key) {
+			t.Fatalf("the API key appears in %s", name)
+		}
+	}
+	if _, err := os.Stat(journalName(out)); !os.IsNotExist(err) {
+		t.Fatalf("journal left behind: %v", err)
+	}
+}
+
+// childBatch starts this test binary as infer-batch.
+func childBatch(t *testing.T, args ...string) (*exec.Cmd, *lockedBuf) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	var errb lockedBuf
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &errb
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// kill -9 in the middle of a run, then resume: every id once, and the server
+// answered at most n + j requests in all. The second case kills the resumed
+// run too (n + 2j: each kill loses at most the j answers in flight).
+func TestKill9Resume(t *testing.T) {
+	const n, j = 10000, 16
+	for _, kills := range [][]int64{{n / 3}, {n / 4, n * 3 / 5}} {
+		t.Run(fmt.Sprintf("%d kills", len(kills)), func(t *testing.T) {
+			opt := sim.DefaultOptions()
+			opt.Latency = 3 * time.Millisecond
+			s := startSim(t, opt)
+			in := writeInput(t, n, 8)
+			out := filepath.Join(t.TempDir(), "out.jsonl.zst")
+			args := []string{"--base-url", s.BaseURL(), "--model", sim.DefaultModel, "-j", fmt.Sprint(j), "--resume", "-o", out, in}
+			sent := func() int64 { return s.Stats().ByPath["/v1/chat/completions"] }
+			for _, at := range kills {
+				cmd, stderr := childBatch(t, args...)
+				waitFor(t, fmt.Sprintf("%d requests", at), func() bool { return sent() >= at })
+				cmd.Process.Signal(syscall.SIGKILL)
+				cmd.Wait()
+				if _, err := os.Stat(out); err == nil {
+					t.Fatalf("a killed run left a complete-looking %s; stderr: %s", out, stderr)
+				}
+			}
+			code, _, stderr := runBatch(t, nil, args...)
+			if code != 0 {
+				t.Fatalf("resume: exit %d: %s", code, stderr)
+			}
+			if ok, _ := exactlyOnce(t, readRecords(t, out), n); ok != n {
+				t.Fatalf("%d answered of %d", ok, n)
+			}
+			limit := int64(n + j*len(kills))
+			if total := sent(); total > limit {
+				t.Fatalf("the server answered %d requests for %d records, more than %d", total, n, limit)
+			} else {
+				t.Logf("server requests: %d for %d records (%d kills, -j %d)", total, n, len(kills), j)
+			}
+			if left, _ := filepath.Glob(stream.PartialName(out) + "*"); len(left) > 0 {
+				t.Fatalf("left behind: %v", left)
+			}
+		})
+	}
+}
+
+// SIGTERM: requests in flight finish within --grace and are written; the
+// resumed run sends only the rest, so no request is ever repeated.
+func TestSigtermDrains(t *testing.T) {
+	const n = 60
+	opt := sim.DefaultOptions()
+	opt.Latency = 150 * time.Millisecond
+	s := startSim(t, opt)
+	in := writeInput(t, n, 8)
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	args := []string{"--base-url", s.BaseURL(), "-j", "8", "--grace", "20s", "--resume", "-o", out, in}
+	sent := func() int64 { return s.Stats().ByPath["/v1/chat/completions"] }
+	cmd, stderr := childBatch(t, args...)
+	waitFor(t, "the first requests", func() bool { return sent() >= 12 })
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(syscall.SIGTERM) {
+		t.Fatalf("exit after SIGTERM: %v; stderr: %s", err, stderr)
+	}
+	partial := readRecords(t, stream.PartialName(out))
+	if int64(len(partial)) != sent() {
+		t.Fatalf("after the drain %d records were written for %d requests sent", len(partial), sent())
+	}
+	code, _, errText := runBatch(t, nil, args...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errText)
+	}
+	exactlyOnce(t, readRecords(t, out), n)
+	if sent() != n {
+		t.Fatalf("%d requests for %d records", sent(), n)
+	}
+}
+
+func TestNoRetryOn400AndLengthKept(t *testing.T) {
+	s := startSim(t, sim.DefaultOptions())
+	p := filepath.Join(t.TempDir(), "in.jsonl")
+	os.WriteFile(p, []byte(`{"id":"bad","request":{"messages":[{"role":"user","content":"x"}],"max_tokens":"many"}}
+{"id":"cut","request":{"messages":[{"role":"user","content":"tell me a long story"}],"max_tokens":3}}
+{"id":"comp","request":{"prompt":"Once upon a time","max_tokens":2}}
+{"id":"upstream","error":{"stage":"gen-context","kind":"x","message":"failed earlier"}}
+`), 0o644)
+	code, stdout, stderr := runBatch(t, nil, "--base-url", s.BaseURL(), "--max-failures", "1", "--stream", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs := parseLines(t, stdout)
+	if len(recs) != 4 {
+		t.Fatalf("%d records", len(recs))
+	}
+	var e record.Error
+	recs[0].Decode("error", &e)
+	if e.Kind != "bad_request" || e.Status != 400 || e.Attempts != 1 {
+		t.Fatalf("400: %+v", e)
+	}
+	for _, r := range recs[1:3] {
+		var resp record.Response
+		r.Decode("response", &resp)
+		if resp.FinishReason != "length" || resp.Attempts != 1 || resp.Usage.CompletionTokens != int(mustAtoi(t, string(r.Raw("request")))) || resp.TTFTMS <= 0 {
+			t.Fatalf("%s: %+v", r.ID(), resp)
+		}
+	}
+	if string(recs[3].Raw("error")) != `{"stage":"gen-context","kind":"x","message":"failed earlier"}` || recs[3].Has("response") {
+		t.Fatalf("upstream error not passed through: %s", recs[3].AppendJSON(nil))
+	}
+	st := s.Stats()
+	if st.ByPath["/v1/chat/completions"] != 2 || st.ByPath["/v1/completions"] != 1 {
+		t.Fatalf("requests: %v (a 400 must not be retried)", st.ByPath)
+	}
+}
+
+// mustAtoi reads max_tokens out of a request.
+func mustAtoi(t *testing.T, req string) int64 {
+	var v struct {
+		MaxTokens int64 `json:"max_tokens"`
+	}
+	if err := record.Unmarshal([]byte(req), &v); err != nil {
+		t.Fatal(err)
+	}
+	return v.MaxTokens
+}
+
+func TestDownEndpointAmongThree(t *testing.T) {
+	a, b := startSim(t, sim.DefaultOptions()), startSim(t, sim.DefaultOptions())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	const n = 400
+	in := writeInput(t, n, 4)
+	statsFile := filepath.Join(t.TempDir(), "stats.json")
+	code, stdout, stderr := runBatch(t, nil, "--base-url", a.BaseURL()+","+down, "--base-url", b.BaseURL(),
+		"--model", sim.DefaultModel, "-j", "8", "--retry-base", "1ms", "--stats", statsFile, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if ok, _ := exactlyOnce(t, parseLines(t, stdout), n); ok != n {
+		t.Fatalf("%d of %d answered", ok, n)
+	}
+	var sum Summary
+	text, _ := os.ReadFile(statsFile)
+	record.Unmarshal(text, &sum)
+	for _, ep := range sum.Endpoints {
+		if ep.URL == down && (ep.Paused == 0 || ep.Requests > n/4) {
+			t.Fatalf("down endpoint not paused: %+v", ep)
+		}
+	}
+	if a.Stats().OK == 0 || b.Stats().OK == 0 {
+		t.Fatal("load not spread over the live endpoints")
+	}
+}
+
+func TestRetryErrorsResumeFrom(t *testing.T) {
+	s := startSim(t, sim.DefaultOptions())
+	in := writeInput(t, 5, 4)
+	prev := filepath.Join(t.TempDir(), "prev.jsonl")
+	// r00000 answered, r00001 failed, r00002 torn (a killed writer); the rest absent.
+	os.WriteFile(prev, []byte(`{"id":"r00000","response":{"text":"old"}}
+{"id":"r00001","error":{"stage":"infer-batch","kind":"server_error","message":"x","attempts":6}}
+{"id":"r00002","resp`), 0o644)
+	for _, tt := range []struct {
+		retry bool
+		sent  int64
+	}{{false, 3}, {true, 4}} {
+		before := s.Stats().ByPath["/v1/chat/completions"]
+		args := []string{"--base-url", s.BaseURL(), "--unordered", "--max-failures", "inf", "--resume-from", prev}
+		if tt.retry {
+			args = append(args, "--retry-errors")
+		}
+		code, stdout, stderr := runBatch(t, nil, append(args, in)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		recs := parseLines(t, stdout)
+		ok, failed := exactlyOnce(t, recs, 5)
+		if got := s.Stats().ByPath["/v1/chat/completions"] - before; got != tt.sent {
+			t.Fatalf("retry-errors=%v: %d requests, want %d", tt.retry, got, tt.sent)
+		}
+		if tt.retry != (failed == 0) || ok+failed != 5 {
+			t.Fatalf("retry-errors=%v: %d ok, %d failed", tt.retry, ok, failed)
+		}
+		if recs[0].ID() != "r00000" || !strings.Contains(string(recs[0].Raw("response")), "old") {
+			t.Fatalf("resumed record not copied first: %s", recs[0].AppendJSON(nil))
+		}
+	}
+}
+
+func TestPreflightEndToEnd(t *testing.T) {
+	s := startSim(t, sim.DefaultOptions())
+	long := strings.Repeat("A sentence of the long context. ", 300)
+	p := filepath.Join(t.TempDir(), "in.jsonl")
+	b, _ := record.Marshal(map[string]any{"id": "long", "request": map[string]any{"messages": []map[string]string{{"role": "user", "content": long + "\n\nInstruction: say ok"}}, "max_tokens": 10}})
+	os.WriteFile(p, append(b, '\n'), 0o644)
+
+	code, stdout, _ := runBatch(t, nil, "--base-url", s.BaseURL(), "--max-model-len", "500", "--max-failures", "inf", p)
+	recs := parseLines(t, stdout)
+	var e record.Error
+	recs[0].Decode("error", &e)
+	if code != 0 || e.Kind != "context_length" || s.Stats().Requests > 1 { // the one request is /v1/models
+		t.Fatalf("exit %d, error %+v, server saw %d requests", code, e, s.Stats().Requests)
+	}
+	code, stdout, stderr := runBatch(t, nil, "--base-url", s.BaseURL(), "--max-model-len", "500", "--truncate-context", p)
+	var resp record.Response
+	parseLines(t, stdout)[0].Decode("response", &resp)
+	if code != 0 || resp.ContextCutTokens < 1000 || resp.Usage.PromptTokens > 600 {
+		t.Fatalf("exit %d, %+v: %s", code, resp, stderr)
+	}
+}
+
+func TestSilentTruncationWarning(t *testing.T) {
+	opt := sim.DefaultOptions()
+	s := startSim(t, opt)
+	// The simulator counts honestly; a 100-token context limit is what
+	// Ollama's silent truncation looks like, so fake it with a proxy.
+	proxy := newTruncatingProxy(t, s.BaseURL())
+	p := filepath.Join(t.TempDir(), "in.jsonl")
+	b, _ := record.Marshal(map[string]any{"id": "x", "request": map[string]any{"prompt": strings.Repeat("many words here ", 2000), "max_tokens": 2}})
+	os.WriteFile(p, append(b, '\n'), 0o644)
+	code, _, stderr := runBatch(t, nil, "--base-url", proxy, "--model", sim.DefaultModel, p)
+	if code != 0 || !strings.Contains(stderr, "truncated silently") {
+		t.Fatalf("exit %d, no warning: %s", code, stderr)
+	}
+}

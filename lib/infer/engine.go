@@ -1,0 +1,470 @@
+package infer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/tokens"
+)
+
+// Result is what one successful call produced.
+type Result struct {
+	Model    string          // as sent to the endpoint
+	Response record.Response // text, reasoning, finish_reason, usage, timings, attempts, endpoint
+	// ContextCut is how many context tokens --truncate-context removed (also
+	// in Response.ContextCutTokens).
+	ContextCut int
+	// ServerModel is the model name the server reported, when it differs.
+	ServerModel string
+}
+
+// engine is one Process run.
+type engine struct {
+	r       *app.Run
+	opt     Options
+	model   string
+	client  *oai.Client
+	eps     *balancer
+	lim     *limiter
+	rpm     *bucket
+	tpm     *bucket
+	enc     *tokens.Encoder
+	st      *stats
+	jr      *journal
+	done    map[string]struct{} // ids copied from an earlier output
+	prepare func(*record.Record) ([]byte, error)
+	apply   func(*record.Record, *Result) error
+
+	// reqCtx carries the requests: unlike r.Ctx it outlives a signal by
+	// --grace, so requests in flight can finish.
+	reqCtx    context.Context
+	cancelReq context.CancelFunc
+	// stop ends dispatching on a fatal error (a failed write).
+	stop     context.Context
+	stopWith context.CancelCauseFunc
+}
+
+// item is one record on its way through the window.
+type item struct {
+	rec  *record.Record
+	call *call
+	done chan struct{} // closed when the record is ready (ordered mode)
+	drop bool          // interrupted before it had an answer: not written; --resume sends it
+}
+
+// Process runs all input records of r through the endpoints and writes them,
+// in input order unless opt.Unordered. prepare returns a record's request
+// body (a JSON object without "model": messages or prompt, max_tokens, ...)
+// or nil to write the record through without a call; a *record.Error from
+// prepare fails the record, an app.Invalid error is bad input, any other error
+// stops the run. apply sets the record's fields from the result. When a
+// request finally fails, the record gets "error" (stage = r.Tool) via r.Fail
+// and is written. Records are lost only to an interruption (a signal, a
+// failed write), and --resume sends those again.
+func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, error), apply func(*record.Record, *Result) error) error {
+	if err := opt.validate(); err != nil {
+		return err
+	}
+	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats()}
+	e.client = oai.New(opt.Concurrency, opt.ConnectTimeout, opt.APIKey)
+	defer e.client.Close()
+	e.eps = newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor)
+	e.lim = newLimiter(opt.Concurrency, opt.Adaptive)
+	e.rpm, e.tpm = newBucket(opt.RPM), newBucket(opt.TPM)
+	if opt.needTokens() {
+		enc, err := tokens.Get(opt.Tokenizer)
+		if err != nil {
+			return app.Usagef("--tokenizer: %v", err)
+		}
+		e.enc = enc
+	}
+	if opt.Resume {
+		if err := e.resume(); err != nil {
+			return err
+		}
+	}
+	if opt.Output != "" {
+		e.jr = nil // MUTANT openJournal(r, journalName(opt.Output))
+		defer e.jr.close()
+	}
+	e.reqCtx, e.cancelReq = context.WithCancel(context.WithoutCancel(r.Ctx))
+	defer e.cancelReq()
+	e.stop, e.stopWith = context.WithCancelCause(r.Ctx)
+	defer e.stopWith(nil)
+	go e.graceOnSignal()
+	e.startTotal()
+	r.Status = e.status
+
+	err := e.run()
+	e.st.finish(e)
+	if serr := e.writeStats(); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// graceOnSignal lets requests in flight finish for --grace after a signal,
+// then cancels them; their records are left for --resume.
+func (e *engine) graceOnSignal() {
+	select {
+	case <-e.r.Ctx.Done():
+	case <-e.reqCtx.Done():
+		return
+	}
+	if e.opt.Grace > 0 {
+		e.r.Log.Info("draining requests in flight", "grace", e.opt.Grace.String(), "in_flight", e.st.inflight.Load())
+		t := time.NewTimer(e.opt.Grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			e.r.Log.Warn("grace period over: cancelling requests still in flight; --resume will send them again", "in_flight", e.st.inflight.Load())
+		case <-e.reqCtx.Done():
+			return
+		}
+	}
+	e.cancelReq()
+}
+
+// resolveModel asks /v1/models when no model was given. It runs when the
+// first record needs a call, so a run (a judge on deterministic records)
+// that calls nothing needs no endpoint.
+func (e *engine) resolveModel() error {
+	if e.model != "" {
+		return nil
+	}
+	if len(e.opt.BaseURLs) == 0 {
+		return e.noEndpoint()
+	}
+	if e.model = e.opt.Model; e.model != "" {
+		return nil
+	}
+	var errs []string
+	for _, base := range e.opt.BaseURLs {
+		ms, err := e.client.Models(e.r.Ctx, base, max(e.opt.ConnectTimeout, 10*time.Second))
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", oai.Label(base), err))
+			continue
+		}
+		switch len(ms) {
+		case 1:
+			e.model = ms[0].ID
+			attrs := []any{"model", e.model, "endpoint", oai.Label(base)}
+			if ms[0].MaxModelLen > 0 && e.opt.MaxModelLen == 0 {
+				attrs = append(attrs, "max_model_len", ms[0].MaxModelLen, "hint", "--max-model-len checks prompts before sending")
+			}
+			e.r.Log.Info("model from /v1/models", attrs...)
+			return nil
+		case 0:
+			return app.Usagef("%s/models lists no model; give --model", oai.Label(base))
+		default:
+			var ids []string
+			for _, m := range ms {
+				ids = append(ids, m.ID)
+			}
+			return app.Usagef("%s serves several models (%s); choose one with --model", oai.Label(base), strings.Join(ids, ", "))
+		}
+	}
+	return fmt.Errorf("no --model given and no endpoint answered /v1/models: %s", strings.Join(errs, "; "))
+}
+
+// run is the pipeline: this goroutine reads and dispatches, workers call the
+// endpoints, one writer goroutine writes.
+func (e *engine) run() error {
+	r := e.r
+	var wg sync.WaitGroup
+	var queue chan *item    // ordered: records in input order, at most window of them
+	var finished chan *item // unordered: records as they complete
+	var window chan struct{}
+	if e.opt.Unordered {
+		finished = make(chan *item, e.opt.Concurrency)
+		window = make(chan struct{}, e.opt.window())
+	} else {
+		queue = make(chan *item, e.opt.window())
+	}
+	var writeErr error
+	writerDone := make(chan struct{})
+	write := func(it *item) {
+		if it.drop || writeErr != nil {
+			return
+		}
+		if err := r.Write(it.rec); err != nil {
+			writeErr = err
+			e.stopWith(err)
+			e.cancelReq()
+		}
+	}
+	go func() {
+		defer close(writerDone)
+		if e.opt.Unordered {
+			for it := range finished {
+				write(it)
+				<-window
+			}
+			return
+		}
+		for it := range queue {
+			<-it.done
+			write(it)
+		}
+	}()
+	complete := func(it *item) {
+		if e.opt.Unordered {
+			finished <- it
+		} else {
+			close(it.done)
+		}
+	}
+
+	err := r.Records(func(rec *record.Record) error {
+		if _, ok := e.done[rec.ID()]; ok {
+			return nil
+		}
+		it := &item{rec: rec}
+		body, err := e.safePrepare(rec)
+		var re *record.Error
+		switch {
+		case errors.As(err, &re):
+			e.fail(rec, re)
+			body = nil
+		case err != nil:
+			return err
+		}
+		if body != nil {
+			if err := e.resolveModel(); err != nil {
+				return err
+			}
+			c, re := e.build(body)
+			if re != nil {
+				e.st.preflight(re.Kind)
+				e.fail(rec, re)
+			} else {
+				it.call = c
+			}
+		}
+		// Admit into the window: blocks while it is full.
+		if e.opt.Unordered {
+			select {
+			case window <- struct{}{}:
+			case <-e.stop.Done():
+				return e.stopErr()
+			}
+		} else {
+			it.done = make(chan struct{})
+			select {
+			case queue <- it:
+			case <-e.stop.Done():
+				return e.stopErr()
+			}
+		}
+		if it.call == nil {
+			e.st.passed.Add(1)
+			complete(it)
+			return nil
+		}
+		// A slot for the first attempt: dispatch waits here, so at most -j
+		// requests are in flight.
+		if err := e.lim.acquire(e.stop); err != nil {
+			it.drop = true
+			complete(it)
+			return e.stopErr()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.work(it)
+			complete(it)
+		}()
+		return nil
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		// A fatal error: do not wait for requests in flight.
+		e.cancelReq()
+	}
+	wg.Wait()
+	if e.opt.Unordered {
+		close(finished)
+	} else {
+		close(queue)
+	}
+	<-writerDone
+	if writeErr != nil {
+		return writeErr
+	}
+	if err == nil && e.r.Ctx.Err() != nil {
+		err = e.r.Ctx.Err()
+	}
+	return err
+}
+
+// safePrepare turns a panic in prepare into the record's error: one odd
+// record must not end a long run.
+func (e *engine) safePrepare(rec *record.Record) (body []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.r.Log.Error("panic while preparing a record", "id", rec.ID(), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			body, err = nil, &record.Error{Kind: "internal", Message: fmt.Sprintf("panic: %v", p)}
+		}
+	}()
+	return e.prepare(rec)
+}
+
+func (e *engine) noEndpoint() error {
+	env := "OPENAI_BASE_URL"
+	if e.opt.Role != "" {
+		env = envName(e.opt.Role, "BASE_URL")
+	}
+	return app.Usagef("no endpoint: give --%sbase-url or set %s", e.opt.Role, env)
+}
+
+func (e *engine) stopErr() error {
+	if c := context.Cause(e.stop); c != nil && !errors.Is(c, context.Canceled) {
+		return c
+	}
+	return context.Canceled
+}
+
+func (e *engine) fail(rec *record.Record, re *record.Error) {
+	e.st.failure(re.Kind)
+	e.r.Fail(rec, re)
+}
+
+// work runs one record's attempts. It holds a limiter slot on entry and
+// gives it back while it waits to retry. The slot is released only after the
+// record reached the journal, so at any moment at most -j requests have been
+// sent whose answer a kill -9 would lose.
+func (e *engine) work(it *item) {
+	holding := true
+	defer func() {
+		if holding {
+			e.lim.release()
+		}
+		if p := recover(); p != nil {
+			e.r.Log.Error("panic while processing a record", "id", it.rec.ID(), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			e.fail(it.rec, &record.Error{Kind: "internal", Message: fmt.Sprintf("panic: %v", p)})
+		}
+	}()
+	c := it.call
+	var last *oai.Error
+	var avoid *endpoint
+	attempts := 0
+	for {
+		if !holding {
+			if e.lim.acquire(e.stop) != nil {
+				it.drop = true
+				return
+			}
+			holding = true
+		}
+		if e.rpm.take(e.stop, 1) != nil || e.tpm.take(e.stop, float64(c.estTokens+c.maxTokens)) != nil {
+			it.drop = true
+			return
+		}
+		attempts++
+		ep := e.eps.pick(avoid, time.Now())
+		e.st.sent(ep)
+		comp, err := e.client.Complete(e.reqCtx, oai.Call{Base: ep.base, Path: c.path, Body: c.body, Stream: c.stream,
+			FirstByte: e.opt.FirstByte, Idle: e.opt.IdleTimeout, Total: e.opt.Timeout})
+		e.st.returned()
+		now := time.Now()
+		if err == nil {
+			e.eps.done(ep, true, now)
+			e.lim.succeeded(now)
+			e.succeed(it, comp, ep, attempts)
+			e.jr.add(it.rec)
+			return
+		}
+		if !errors.As(err, &last) {
+			// The requests' context ended: grace is over or the run failed.
+			e.eps.done(ep, true, now)
+			it.drop = true
+			return
+		}
+		sick := last.Kind == oai.KindNetwork || last.Kind == oai.KindTimeout || last.Kind == oai.KindServer || last.Kind == oai.KindTruncatedStream
+		if d := e.eps.done(ep, !sick, now); d > 0 {
+			e.r.Log.Warn("endpoint keeps failing: paused, then probed again", "endpoint", ep.label, "pause", d.String(), "last_error", last.Error())
+		}
+		e.st.attemptFailed(last)
+		if last.Kind == oai.KindRateLimited {
+			e.lim.throttled(now)
+		}
+		if !last.Retryable || attempts > e.opt.MaxRetries {
+			break
+		}
+		if e.stop.Err() != nil {
+			// Stopping: no more retries; --resume sends it again.
+			it.drop = true
+			return
+		}
+		e.st.retries.Add(1)
+		avoid = ep
+		e.lim.release()
+		holding = false
+		if sleep(e.stop, backoff(attempts, last.RetryAfter, &e.opt)) != nil {
+			it.drop = true
+			return
+		}
+	}
+	e.fail(it.rec, &record.Error{Kind: last.Kind, Status: last.Status, Message: last.Message, Attempts: attempts})
+	e.jr.add(it.rec)
+}
+
+func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts int) {
+	c := it.call
+	res := &Result{Model: e.model, ContextCut: c.cut}
+	if comp.Model != "" && comp.Model != e.model {
+		res.ServerModel = comp.Model
+	}
+	res.Response = record.Response{
+		Text:             comp.Text,
+		Reasoning:        comp.Reasoning,
+		FinishReason:     comp.FinishReason,
+		Usage:            record.Usage{PromptTokens: comp.Usage.PromptTokens, CompletionTokens: comp.Usage.CompletionTokens},
+		LatencyMS:        ms(comp.Latency),
+		TTFTMS:           ms(comp.TTFT),
+		Attempts:         attempts,
+		Endpoint:         ep.label,
+		ContextCutTokens: c.cut,
+	}
+	e.checkTruncation(it.rec, c, comp, ep)
+	e.st.success(comp, c)
+	if err := e.apply(it.rec, res); err != nil {
+		var re *record.Error
+		if !errors.As(err, &re) {
+			re = &record.Error{Kind: "apply", Message: err.Error(), Attempts: attempts}
+		}
+		e.fail(it.rec, re)
+	}
+}
+
+// checkTruncation warns when the server counted far fewer prompt tokens than
+// were sent: Ollama and llama.cpp cut long prompts silently to their context
+// size. Without a tokenizer count, bytes/6 is a safe lower bound of the
+// tokens (no common text averages more than 6 bytes per token).
+func (e *engine) checkTruncation(rec *record.Record, c *call, comp *oai.Completion, ep *endpoint) {
+	if !comp.HasUsage || comp.Usage.PromptTokens == 0 {
+		return
+	}
+	expect := c.estTokens
+	if expect == 0 {
+		expect = c.textBytes / 6
+	}
+	if expect < 256 || float64(comp.Usage.PromptTokens) >= e.opt.TruncationRatio*float64(expect) {
+		return
+	}
+	if n := e.st.suspectTruncated.Add(1); n <= 5 {
+		e.r.Log.Warn("server counted far fewer prompt tokens than were sent: the prompt was probably truncated silently (Ollama: raise OLLAMA_CONTEXT_LENGTH or num_ctx; llama.cpp: --ctx-size is split across --parallel slots)",
+			"id", rec.ID(), "endpoint", ep.label, "prompt_tokens", comp.Usage.PromptTokens, "expected_at_least", expect)
+	}
+}
+
+func ms(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
+}

@@ -1,0 +1,267 @@
+// Package infer is the inference engine of infer-batch and judge: it sends
+// each record's request to one or more OpenAI-compatible endpoints with a
+// bounded (and adaptive) number in flight, retries what can be retried,
+// respects rate limits and context limits, writes results in input order
+// through a bounded reorder window, resumes from an earlier output, and
+// drains on SIGTERM. No record is ever lost: each input id comes out once,
+// with its result or with "error".
+package infer
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/tokens"
+	"github.com/urfave/cli/v2"
+)
+
+// Options configure one engine. OptionsFromFlags fills them from the command
+// line; a program may also build them directly.
+type Options struct {
+	// Endpoint role (flags carry the prefix, e.g. --judge-base-url).
+	Role            string   // the flag prefix, for messages: "" or "judge-"
+	BaseURLs        []string // normalized by Process; none is fine while no record needs a call
+	Model           string   // "" asks the endpoints' /v1/models for their only model
+	APIKey          string   // never written anywhere
+	Stream          bool     // SSE, to measure time to first token
+	RPM, TPM        float64  // 0 = unlimited
+	MaxModelLen     int      // 0 = no pre-flight check
+	TruncateContext bool     // cut the context part instead of failing a too-long request
+	ContextMarkers  []string // where the instruction starts (see truncate.go)
+	Tokenizer       string   // for pre-flight and --tpm estimates
+
+	// Engine.
+	Concurrency     int           // requests in flight (-j)
+	Adaptive        bool          // cut concurrency on 429, grow it back after
+	Window          int           // reorder window in records; 0 = 16 × Concurrency
+	Unordered       bool          // write in completion order
+	MaxRetries      int           // retries after the first attempt
+	RetryBase       time.Duration // first back-off step (full jitter, doubling)
+	RetryMaxWait    time.Duration // cap of one back-off
+	RetryAfterMax   time.Duration // cap on a server's Retry-After
+	ConnectTimeout  time.Duration
+	FirstByte       time.Duration
+	IdleTimeout     time.Duration // streaming: longest gap between events
+	Timeout         time.Duration // one attempt, total
+	Resume          bool
+	ResumeFrom      []string
+	RetryErrors     bool
+	Output          string        // the -o path, for --resume
+	Grace           time.Duration // how long in-flight requests may finish after SIGTERM
+	StatsFile       string
+	PauseAfter      int           // consecutive failures that pause an endpoint
+	PauseFor        time.Duration // first pause; doubles per failed probe, capped at 2 min
+	TruncationRatio float64       // warn when the server counts fewer prompt tokens than this share of the estimate
+}
+
+// Defaults returns the options every flag defaults to.
+func Defaults() Options {
+	return Options{
+		Tokenizer:       tokens.Default,
+		ContextMarkers:  []string{"Instruction:", "Instructions:"},
+		Concurrency:     8,
+		Adaptive:        true,
+		MaxRetries:      5,
+		RetryBase:       500 * time.Millisecond,
+		RetryMaxWait:    60 * time.Second,
+		RetryAfterMax:   120 * time.Second,
+		ConnectTimeout:  10 * time.Second,
+		FirstByte:       20 * time.Minute,
+		IdleTimeout:     2 * time.Minute,
+		Timeout:         60 * time.Minute,
+		Grace:           25 * time.Second,
+		PauseAfter:      5,
+		PauseFor:        5 * time.Second,
+		TruncationRatio: 0.5,
+	}
+}
+
+const (
+	catEndpoint = "Endpoint:"
+	catEngine   = "Inference engine:"
+)
+
+// Flags returns the endpoint flags for a role and the shared engine flags.
+//
+// Prefixed (one set per endpoint role, e.g. "judge-"): base-url, model,
+// api-key-file, stream, rpm, tpm, max-model-len, truncate-context,
+// context-marker, tokenizer: they describe a server and its model, and a
+// judge usually runs on a different one. The key comes from OPENAI_API_KEY
+// (role "") or JUDGE_API_KEY (role "judge-") or the key file, never from argv.
+//
+// Unprefixed (the engine, shared by every role a program has): -j/--concurrency,
+// --adaptive, --window, --unordered, --max-retries, --retry-base,
+// --retry-max-wait, --retry-after-max, the timeouts, --resume, --resume-from,
+// --retry-errors, --grace, --stats. A program with two roles calls
+// EndpointFlags for the second one only.
+func Flags(prefix string) []cli.Flag {
+	return append(EndpointFlags(prefix), EngineFlags()...)
+}
+
+// EndpointFlags are the per-role flags.
+func EndpointFlags(prefix string) []cli.Flag {
+	d := Defaults()
+	baseEnv, keyEnv := []string{envName(prefix, "BASE_URL")}, envName(prefix, "API_KEY")
+	if prefix == "" {
+		baseEnv = append(baseEnv, "OPENAI_API_BASE") // the legacy name
+	}
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: prefix + "base-url", EnvVars: baseEnv, Category: catEndpoint,
+			Usage: "OpenAI-compatible endpoint `URL` (…/v1); repeat or comma-separate for several, balanced by least in flight"},
+		&cli.StringFlag{Name: prefix + "model", Category: catEndpoint,
+			Usage: "model `NAME` sent with each request (default: the endpoint's only model from /v1/models)"},
+		&cli.StringFlag{Name: prefix + "api-key-file", Category: catEndpoint,
+			Usage: "read the API key from `FILE` (default: $" + keyEnv + "; keys are never taken from argv nor written anywhere)"},
+		&cli.BoolFlag{Name: prefix + "stream", Category: catEndpoint,
+			Usage: "stream answers (SSE) to measure time to first token (ttft_ms)"},
+		&cli.Float64Flag{Name: prefix + "rpm", Category: catEndpoint, Usage: "at most `N` requests per minute (0: no limit)"},
+		&cli.Float64Flag{Name: prefix + "tpm", Category: catEndpoint, Usage: "at most `N` tokens per minute, estimated as prompt tokens + max_tokens (0: no limit)"},
+		&cli.IntFlag{Name: prefix + "max-model-len", Category: catEndpoint,
+			Usage: "pre-flight: a request whose estimated prompt tokens + max_tokens exceed `L` is not sent and gets an error record (0: no check)"},
+		&cli.BoolFlag{Name: prefix + "truncate-context", Category: catEndpoint,
+			Usage: "with --" + prefix + "max-model-len: cut the context part of a too-long prompt from the right, keeping the instruction, instead of failing it"},
+		&cli.StringSliceFlag{Name: prefix + "context-marker", Value: cli.NewStringSlice(d.ContextMarkers...), Category: catEndpoint,
+			Usage: "text that starts the instruction in a prompt; --" + prefix + "truncate-context cuts only before the last one"},
+		&cli.StringFlag{Name: prefix + "tokenizer", Value: d.Tokenizer, Category: catEndpoint,
+			Usage: "tiktoken encoding for token estimates (" + strings.Join(tokens.Names, ", ") + "); an estimate for non-OpenAI models"},
+	}
+}
+
+// envName is the variable of a role: OPENAI_BASE_URL, JUDGE_API_KEY, ...
+func envName(prefix, what string) string {
+	if prefix == "" {
+		return "OPENAI_" + what
+	}
+	return strings.ToUpper(strings.ReplaceAll(prefix, "-", "_")) + what
+}
+
+// EngineFlags are the flags every role shares.
+func EngineFlags() []cli.Flag {
+	d := Defaults()
+	return []cli.Flag{
+		&cli.IntFlag{Name: "concurrency", Aliases: []string{"j"}, Value: d.Concurrency, Category: catEngine, Usage: "requests in flight, across all endpoints"},
+		&cli.BoolFlag{Name: "adaptive", Value: d.Adaptive, Category: catEngine, Usage: "cut concurrency on 429 and grow it back (--adaptive=false: fixed -j)"},
+		&cli.IntFlag{Name: "window", Category: catEngine, Usage: "reorder window in records for ordered output (default 16 × -j)"},
+		&cli.BoolFlag{Name: "unordered", Category: catEngine, Usage: "write records as they complete, not in input order"},
+		&cli.IntFlag{Name: "max-retries", Value: d.MaxRetries, Category: catEngine, Usage: "retries of a request after network errors, timeouts, 408, 429 and 5xx (never 400/401/403/404/422)"},
+		&cli.DurationFlag{Name: "retry-base", Value: d.RetryBase, Category: catEngine, Usage: "first back-off step; doubles per retry, full jitter"},
+		&cli.DurationFlag{Name: "retry-max-wait", Value: d.RetryMaxWait, Category: catEngine, Usage: "longest back-off between retries"},
+		&cli.DurationFlag{Name: "retry-after-max", Value: d.RetryAfterMax, Category: catEngine, Usage: "cap on a server's Retry-After"},
+		&cli.DurationFlag{Name: "timeout-connect", Value: d.ConnectTimeout, Category: catEngine, Usage: "TCP/TLS connect timeout"},
+		&cli.DurationFlag{Name: "timeout-first-byte", Value: d.FirstByte, Category: catEngine, Usage: "wait for the response headers or the first streamed event; without --stream servers answer only when the whole generation is done, so long generations want --stream (then a stall is caught by --timeout-idle)"},
+		&cli.DurationFlag{Name: "timeout-idle", Value: d.IdleTimeout, Category: catEngine, Usage: "streaming: longest pause between events"},
+		&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Category: catEngine, Usage: "one attempt, start to end"},
+		&cli.BoolFlag{Name: "resume", Category: catEngine, Usage: "continue an earlier run: read the ids already answered in -o FILE (and FILE.partial, even truncated or compressed) and send only the rest"},
+		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s) whose answered ids are copied to the output and not sent again (implies --resume)"},
+		&cli.BoolFlag{Name: "retry-errors", Category: catEngine, Usage: "with --resume: send again the records that ended with \"error\""},
+		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
+		&cli.StringFlag{Name: "stats", Category: catEngine, Usage: "write run statistics as JSON to `FILE` (counts, latency and TTFT percentiles, tokens, throughput)"},
+	}
+}
+
+// OptionsFromFlags reads the flags of Flags(prefix) (or EndpointFlags(prefix)
+// plus EngineFlags()) and the API key from the environment or the key file.
+func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
+	o := Defaults()
+	for _, v := range r.StringSlice(prefix + "base-url") {
+		for _, u := range strings.Split(v, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				o.BaseURLs = append(o.BaseURLs, u)
+			}
+		}
+	}
+	o.Role = prefix
+	o.Model = r.String(prefix + "model")
+	keyEnv := envName(prefix, "API_KEY")
+	if f := r.String(prefix + "api-key-file"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return o, app.Usagef("--%sapi-key-file: %v", prefix, err)
+		}
+		o.APIKey = strings.TrimSpace(string(b))
+	} else {
+		o.APIKey = strings.TrimSpace(r.Getenv(keyEnv))
+	}
+	o.Stream = r.Bool(prefix + "stream")
+	o.RPM, o.TPM = r.Float64(prefix+"rpm"), r.Float64(prefix+"tpm")
+	o.MaxModelLen = r.Int(prefix + "max-model-len")
+	o.TruncateContext = r.Bool(prefix + "truncate-context")
+	o.ContextMarkers = r.StringSlice(prefix + "context-marker")
+	o.Tokenizer = r.String(prefix + "tokenizer")
+
+	o.Concurrency = r.Int("concurrency")
+	o.Adaptive = r.Bool("adaptive")
+	o.Window = r.Int("window")
+	o.Unordered = r.Bool("unordered")
+	o.MaxRetries = r.Int("max-retries")
+	o.RetryBase = r.Duration("retry-base")
+	o.RetryMaxWait = r.Duration("retry-max-wait")
+	o.RetryAfterMax = r.Duration("retry-after-max")
+	o.ConnectTimeout = r.Duration("timeout-connect")
+	o.FirstByte = r.Duration("timeout-first-byte")
+	o.IdleTimeout = r.Duration("timeout-idle")
+	o.Timeout = r.Duration("timeout")
+	o.ResumeFrom = r.StringSlice("resume-from")
+	o.Resume = r.Bool("resume") || len(o.ResumeFrom) > 0
+	o.RetryErrors = r.Bool("retry-errors")
+	o.Output = r.String("output")
+	if o.Output == "-" {
+		o.Output = ""
+	}
+	o.Grace = r.Duration("grace")
+	o.StatsFile = r.String("stats")
+	return o, o.validate()
+}
+
+func (o *Options) validate() error {
+	switch {
+	case o.Concurrency < 1:
+		return app.Usagef("-j/--concurrency %d: want at least 1", o.Concurrency)
+	case o.MaxRetries < 0:
+		return app.Usagef("--max-retries %d: want 0 or more", o.MaxRetries)
+	case o.RPM < 0 || o.TPM < 0:
+		return app.Usagef("--rpm/--tpm: want 0 (no limit) or more")
+	case o.MaxModelLen < 0:
+		return app.Usagef("--max-model-len %d: want 0 (no check) or more", o.MaxModelLen)
+	case o.TruncateContext && o.MaxModelLen == 0:
+		return app.Usagef("--truncate-context needs --max-model-len")
+	case o.RetryErrors && !o.Resume:
+		return app.Usagef("--retry-errors needs --resume (with -o FILE) or --resume-from FILE")
+	case o.Resume && o.Output == "" && len(o.ResumeFrom) == 0:
+		return app.Usagef("--resume needs -o FILE (the earlier output) or --resume-from FILE")
+	case o.Window != 0 && o.Window < o.Concurrency:
+		return app.Usagef("--window %d: want at least -j (%d)", o.Window, o.Concurrency)
+	}
+	for i, u := range o.BaseURLs {
+		n, err := oai.NormalizeBase(u)
+		if err != nil {
+			return app.Usagef("%v", err)
+		}
+		o.BaseURLs[i] = n
+	}
+	if o.needTokens() {
+		if _, err := tokens.Get(o.Tokenizer); err != nil {
+			return app.Usagef("--tokenizer: %v", err)
+		}
+	}
+	return nil
+}
+
+// needTokens says whether requests are tokenized before sending: only for
+// limits that need a count, as tokenizing a 128k-token prompt costs CPU.
+func (o *Options) needTokens() bool { return o.MaxModelLen > 0 || o.TPM > 0 }
+
+func (o *Options) window() int {
+	if o.Window > 0 {
+		return o.Window
+	}
+	return 16 * o.Concurrency
+}
+
+func (o Options) String() string {
+	return fmt.Sprintf("endpoints=%d model=%q j=%d", len(o.BaseURLs), o.Model, o.Concurrency)
+}

@@ -1,0 +1,324 @@
+package infer
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/progress"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/stream"
+)
+
+// stats are the run's counters: the progress line, the summary and --stats.
+type stats struct {
+	start    time.Time
+	end      time.Time
+	inflight atomic.Int64
+	attempts atomic.Int64
+	retries  atomic.Int64
+	passed   atomic.Int64 // written without a call
+	ok       atomic.Int64
+	failed   atomic.Int64
+	resumed  atomic.Int64
+	promptT  atomic.Int64
+	complT   atomic.Int64
+	total    atomic.Int64 // input records, when counted; -1 unknown
+
+	suspectTruncated atomic.Int64
+
+	mu             sync.Mutex
+	latency, ttft  []float32
+	failedBy       map[string]int64 // final failures by kind
+	attemptFailBy  map[string]int64 // failed attempts by kind
+	attemptStatus  map[int]int64
+	finishReasons  map[string]int64
+	preflightFails int64
+	cutRecords     int64
+	cutTokens      int64
+	lowestLimit    int
+	endpoints      []endpointStats
+}
+
+func newStats() *stats {
+	s := &stats{start: time.Now(), failedBy: map[string]int64{}, attemptFailBy: map[string]int64{}, attemptStatus: map[int]int64{}, finishReasons: map[string]int64{}}
+	s.total.Store(-1)
+	return s
+}
+
+func (s *stats) sent(*endpoint) { s.attempts.Add(1); s.inflight.Add(1) }
+func (s *stats) returned()      { s.inflight.Add(-1) }
+
+func (s *stats) attemptFailed(e *oai.Error) {
+	s.mu.Lock()
+	s.attemptFailBy[e.Kind]++
+	if e.Status != 0 {
+		s.attemptStatus[e.Status]++
+	}
+	s.mu.Unlock()
+}
+
+func (s *stats) failure(kind string) {
+	s.failed.Add(1)
+	s.mu.Lock()
+	s.failedBy[kind]++
+	s.mu.Unlock()
+}
+
+func (s *stats) preflight(string) {
+	s.mu.Lock()
+	s.preflightFails++
+	s.mu.Unlock()
+}
+
+func (s *stats) success(c *oai.Completion, cl *call) {
+	s.ok.Add(1)
+	s.promptT.Add(int64(c.Usage.PromptTokens))
+	s.complT.Add(int64(c.Usage.CompletionTokens))
+	s.mu.Lock()
+	s.latency = append(s.latency, float32(ms(c.Latency)))
+	if c.TTFT > 0 {
+		s.ttft = append(s.ttft, float32(ms(c.TTFT)))
+	}
+	s.finishReasons[c.FinishReason]++
+	if cl.cut > 0 {
+		s.cutRecords++
+		s.cutTokens += int64(cl.cut)
+	}
+	s.mu.Unlock()
+}
+
+func (s *stats) finish(e *engine) {
+	s.end = time.Now()
+	_, _, lowest := e.lim.state()
+	s.mu.Lock()
+	s.lowestLimit = lowest
+	s.endpoints = e.eps.stats()
+	s.mu.Unlock()
+}
+
+// status is the tool's part of the progress line.
+func (e *engine) status() string {
+	s := e.st
+	el := time.Since(s.start).Seconds()
+	done := s.ok.Load() + s.failed.Load() + s.passed.Load()
+	inflight, limit, _ := e.lim.state()
+	txt := fmt.Sprintf("in flight %d", inflight)
+	if limit < e.opt.Concurrency {
+		txt += fmt.Sprintf(" (limit %d/%d after 429s)", limit, e.opt.Concurrency)
+	}
+	txt += fmt.Sprintf(", %.1f req/s, %.0f tok/s out, %d errors", float64(done)/max(el, 1e-9), float64(s.complT.Load())/max(el, 1e-9), s.failed.Load())
+	if n := e.eps.pausedNow(time.Now()); n > 0 {
+		txt += fmt.Sprintf(", %d endpoint(s) paused", n)
+	}
+	if total := s.total.Load(); total >= 0 {
+		written := e.r.Written.Load()
+		txt = fmt.Sprintf("%d/%d done, ", written, total) + txt
+		if rate := float64(done) / max(el, 1e-9); done > 0 && total > written {
+			txt += fmt.Sprintf(", ETA %s", (time.Duration(float64(total-written)/rate) * time.Second).Round(time.Second))
+		}
+	}
+	return txt
+}
+
+// startTotal counts the input records in the background, for done/total and
+// the ETA, when progress is shown and every input is a file.
+func (e *engine) startTotal() {
+	r := e.r
+	mode := r.String("progress")
+	f, _ := r.Stderr().(*os.File)
+	if mode == "never" || (mode != "always" && !progress.IsTerminal(f)) {
+		return
+	}
+	files := r.Args().Slice()
+	if len(files) == 0 {
+		return
+	}
+	for _, name := range files {
+		if name == "-" {
+			return
+		}
+	}
+	go func() {
+		var n int64
+		for _, name := range files {
+			in, err := stream.Open(name, nil)
+			if err != nil {
+				return
+			}
+			for {
+				line, _, err := in.Next()
+				if err != nil {
+					break
+				}
+				if r.Shard.N <= 1 {
+					n++
+				} else if rec, err := record.Parse(line); err == nil && r.Shard.Keep(rec.ID()) {
+					n++
+				}
+				if r.Ctx.Err() != nil {
+					in.Close()
+					return
+				}
+			}
+			in.Close()
+		}
+		e.st.total.Store(n)
+	}()
+}
+
+type dist struct {
+	N    int     `json:"n"`
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	Max  float64 `json:"max"`
+}
+
+func distOf(v []float32) *dist {
+	if len(v) == 0 {
+		return nil
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	var sum float64
+	for _, x := range v {
+		sum += float64(x)
+	}
+	q := func(p float64) float64 {
+		i := int(p*float64(len(v)) + 0.5)
+		return float64(v[min(max(i-1, 0), len(v)-1)])
+	}
+	return &dist{N: len(v), Mean: sum / float64(len(v)), P50: q(0.5), P90: q(0.9), P99: q(0.99), Max: float64(v[len(v)-1])}
+}
+
+// Summary is the --stats file. Latencies are per successful attempt, in
+// milliseconds, named as vllm bench serve names them where they match.
+type Summary struct {
+	Tool                string           `json:"tool"`
+	Model               string           `json:"model"`
+	Endpoints           []endpointStats  `json:"endpoints"`
+	Started             time.Time        `json:"started"`
+	WallS               float64          `json:"wall_s"`
+	Records             recordCounts     `json:"records"`
+	Requests            requestCounts    `json:"requests"`
+	LatencyMS           *dist            `json:"latency_ms,omitempty"`
+	TTFTMS              *dist            `json:"ttft_ms,omitempty"`
+	Tokens              tokenCounts      `json:"tokens"`
+	Throughput          throughput       `json:"throughput"`
+	Finish              map[string]int64 `json:"finish_reasons"`
+	Concurrency         concurrency      `json:"concurrency"`
+	SuspectedTruncation int64            `json:"suspected_silent_truncation"`
+}
+
+type recordCounts struct {
+	Read            int64            `json:"read"`
+	Written         int64            `json:"written"`
+	OK              int64            `json:"ok"`
+	Failed          int64            `json:"failed"`
+	FailedByKind    map[string]int64 `json:"failed_by_kind,omitempty"`
+	PassedThrough   int64            `json:"passed_through"`
+	Resumed         int64            `json:"resumed"`
+	PreflightFailed int64            `json:"preflight_failed"`
+	ContextCut      int64            `json:"context_cut"`
+	ContextCutTok   int64            `json:"context_cut_tokens"`
+}
+
+type requestCounts struct {
+	Sent         int64            `json:"sent"`
+	Retries      int64            `json:"retries"`
+	FailedByKind map[string]int64 `json:"failed_by_kind,omitempty"`
+	FailedByHTTP map[string]int64 `json:"failed_by_status,omitempty"`
+}
+
+type tokenCounts struct {
+	Prompt     int64 `json:"prompt"`
+	Completion int64 `json:"completion"`
+}
+
+type throughput struct {
+	RequestsPerS     float64 `json:"requests_per_s"`
+	OutputTokensPerS float64 `json:"output_tokens_per_s"`
+	TotalTokensPerS  float64 `json:"total_tokens_per_s"`
+}
+
+type concurrency struct {
+	Max         int  `json:"max"`
+	Adaptive    bool `json:"adaptive"`
+	LowestLimit int  `json:"lowest_limit"`
+}
+
+func (e *engine) summary() Summary {
+	s := e.st
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	wall := s.end.Sub(s.start).Seconds()
+	byHTTP := map[string]int64{}
+	for k, v := range s.attemptStatus {
+		byHTTP[fmt.Sprint(k)] = v
+	}
+	ok := s.ok.Load()
+	return Summary{
+		Tool: e.r.Tool, Model: e.model, Endpoints: s.endpoints, Started: s.start.UTC(), WallS: wall,
+		Records: recordCounts{Read: e.r.Read.Load(), Written: e.r.Written.Load(), OK: ok, Failed: s.failed.Load(), FailedByKind: copyCounts(s.failedBy),
+			PassedThrough: s.passed.Load(), Resumed: s.resumed.Load(), PreflightFailed: s.preflightFails, ContextCut: s.cutRecords, ContextCutTok: s.cutTokens},
+		Requests:            requestCounts{Sent: s.attempts.Load(), Retries: s.retries.Load(), FailedByKind: copyCounts(s.attemptFailBy), FailedByHTTP: byHTTP},
+		LatencyMS:           distOf(s.latency),
+		TTFTMS:              distOf(s.ttft),
+		Tokens:              tokenCounts{Prompt: s.promptT.Load(), Completion: s.complT.Load()},
+		Throughput:          throughput{RequestsPerS: float64(ok) / max(wall, 1e-9), OutputTokensPerS: float64(s.complT.Load()) / max(wall, 1e-9), TotalTokensPerS: float64(s.complT.Load()+s.promptT.Load()) / max(wall, 1e-9)},
+		Finish:              copyCounts(s.finishReasons),
+		Concurrency:         concurrency{Max: e.opt.Concurrency, Adaptive: e.opt.Adaptive, LowestLimit: s.lowestLimit},
+		SuspectedTruncation: s.suspectTruncated.Load(),
+	}
+}
+
+func copyCounts[K comparable](m map[K]int64) map[K]int64 {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[K]int64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// writeStats logs the summary and writes --stats. Neither contains the key:
+// endpoints are labels without user info, messages were redacted.
+func (e *engine) writeStats() error {
+	sum := e.summary()
+	attrs := []any{"model", sum.Model, "ok", sum.Records.OK, "failed", sum.Records.Failed, "requests", sum.Requests.Sent, "retries", sum.Requests.Retries,
+		"req_per_s", fmt.Sprintf("%.1f", sum.Throughput.RequestsPerS), "out_tok_per_s", fmt.Sprintf("%.0f", sum.Throughput.OutputTokensPerS)}
+	if sum.LatencyMS != nil {
+		attrs = append(attrs, "latency_p50_ms", fmt.Sprintf("%.0f", sum.LatencyMS.P50), "latency_p99_ms", fmt.Sprintf("%.0f", sum.LatencyMS.P99))
+	}
+	if sum.TTFTMS != nil {
+		attrs = append(attrs, "ttft_p50_ms", fmt.Sprintf("%.0f", sum.TTFTMS.P50))
+	}
+	if sum.Records.Resumed > 0 {
+		attrs = append(attrs, "resumed", sum.Records.Resumed)
+	}
+	if n := sum.Finish["length"]; n > 0 {
+		attrs = append(attrs, "finish_length", n)
+	}
+	e.r.Log.Info("inference", attrs...)
+	if e.opt.StatsFile == "" {
+		return nil
+	}
+	b, err := record.Marshal(sum)
+	if err != nil {
+		return err
+	}
+	b = []byte(e.client.Redact(string(b)))
+	tmp := e.opt.StatsFile + ".partial"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("--stats: %w", err)
+	}
+	return os.Rename(tmp, e.opt.StatsFile)
+}

@@ -1,0 +1,308 @@
+package infer
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/tokens"
+)
+
+func TestBackoff(t *testing.T) {
+	o := Defaults()
+	o.RetryBase, o.RetryMaxWait, o.RetryAfterMax = 100*time.Millisecond, time.Second, 5*time.Second
+	if d := backoff(1, 3*time.Second, &o); d != 3*time.Second {
+		t.Errorf("Retry-After 3s: waited %v", d)
+	}
+	if d := backoff(1, time.Hour, &o); d != 5*time.Second {
+		t.Errorf("Retry-After 1h: waited %v, want the 5s cap", d)
+	}
+	for n := 1; n <= 40; n++ {
+		ceil := min(o.RetryBase<<min(n-1, 30), o.RetryMaxWait)
+		for i := 0; i < 50; i++ {
+			if d := backoff(n, 0, &o); d < 0 || d > ceil {
+				t.Fatalf("retry %d: %v outside [0, %v]", n, d, ceil)
+			}
+		}
+	}
+}
+
+func TestLimiterAIMD(t *testing.T) {
+	l := newLimiter(8, true)
+	l.cooldown = 0
+	now := time.Now()
+	l.throttled(now)
+	if _, limit, _ := l.state(); limit != 6 {
+		t.Fatalf("after a 429: limit %d, want 6", limit)
+	}
+	l.throttled(now.Add(time.Millisecond))
+	l.throttled(now.Add(2 * time.Millisecond))
+	_, limit, lowest := l.state()
+	if limit != 3 || lowest != 3 {
+		t.Fatalf("after three 429s: limit %d lowest %d", limit, lowest)
+	}
+	for i := 0; i < 3+4+5+6+7; i++ {
+		l.succeeded(now.Add(time.Second))
+	}
+	if _, limit, _ := l.state(); limit != 8 {
+		t.Fatalf("after recovery: limit %d, want 8", limit)
+	}
+	// A burst of 429s within the cooldown is one cut.
+	l.cooldown = time.Minute
+	l.throttled(now.Add(2 * time.Minute))
+	l.throttled(now.Add(2*time.Minute + time.Second))
+	if _, limit, _ := l.state(); limit != 6 {
+		t.Fatalf("burst: limit %d, want 6", limit)
+	}
+	fixed := newLimiter(4, false)
+	fixed.throttled(now)
+	if _, limit, _ := fixed.state(); limit != 4 {
+		t.Fatalf("non-adaptive limit moved to %d", limit)
+	}
+}
+
+func TestLimiterBoundsAndFIFO(t *testing.T) {
+	l := newLimiter(2, false)
+	ctx := context.Background()
+	l.acquire(ctx)
+	l.acquire(ctx)
+	order := make(chan int, 2)
+	started := make(chan struct{})
+	go func() {
+		close(started)
+		l.acquire(ctx)
+		order <- 1
+	}()
+	<-started
+	for {
+		l.mu.Lock()
+		n := len(l.waiters)
+		l.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	go func() { l.acquire(ctx); order <- 2 }()
+	for {
+		l.mu.Lock()
+		n := len(l.waiters)
+		l.mu.Unlock()
+		if n == 2 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if in, _, _ := l.state(); in != 2 {
+		t.Fatalf("in flight %d", in)
+	}
+	l.release()
+	if got := <-order; got != 1 {
+		t.Fatalf("first waiter served second")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := l.acquire(cctx); err == nil {
+		t.Fatal("acquire on a full limiter with a cancelled context succeeded")
+	}
+	l.release()
+	<-order
+}
+
+func TestBucketOverdraw(t *testing.T) {
+	b := newBucket(60) // 1 per second, bucket of 1
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := b.take(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	// The bucket is empty: the next request has to wait, and a cancelled
+	// context ends the wait.
+	if err := b.take(ctx, 1); err == nil {
+		t.Fatal("second request in the same second did not wait")
+	}
+	big := newBucket(600)
+	if err := big.take(context.Background(), 1000); err != nil {
+		t.Fatal("an oversized request must go when the bucket is not in debt")
+	}
+	if big.tokens > -980 {
+		t.Fatalf("debt not recorded: %v", big.tokens)
+	}
+	var nilBucket *bucket
+	if nilBucket.take(context.Background(), 5) != nil {
+		t.Fatal("no limit must not wait")
+	}
+}
+
+func TestBalancer(t *testing.T) {
+	b := newBalancer([]string{"http://a/v1", "http://b/v1", "http://c/v1"}, 2, time.Second)
+	now := time.Now()
+	x, y, z := b.pick(nil, now), b.pick(nil, now), b.pick(nil, now)
+	if x == y || y == z || x == z {
+		t.Fatalf("least in flight: picked %s %s %s", x.label, y.label, z.label)
+	}
+	b.done(y, true, now)
+	if got := b.pick(nil, now); got != y {
+		t.Fatalf("picked %s, want the idle %s", got.label, y.label)
+	}
+	b.done(x, true, now)
+	b.done(y, true, now)
+	b.done(z, true, now)
+	// Two failures pause an endpoint; the others take the load.
+	a := b.eps[0]
+	for i := 0; i < 2; i++ {
+		a.inflight++
+		b.done(a, false, now)
+	}
+	for i := 0; i < 20; i++ {
+		ep := b.pick(nil, now)
+		if ep == a {
+			t.Fatal("paused endpoint picked")
+		}
+		b.done(ep, true, now)
+	}
+	if got := b.pick(b.eps[1], now); got == b.eps[1] || got == a {
+		t.Fatalf("avoid: picked %s", got.label)
+	} else {
+		b.done(got, true, now)
+	}
+	// After the pause one probe goes there; its failure doubles the pause.
+	later := now.Add(1500 * time.Millisecond)
+	if p := b.pick(nil, later); p != a {
+		t.Fatalf("no probe after the pause: picked %s", p.label)
+	}
+	if p := b.pick(nil, later); p == a {
+		t.Fatal("two probes at once")
+	} else {
+		b.done(p, true, later)
+	}
+	b.done(a, false, later)
+	if !a.pausedUntil.Equal(later.Add(2 * time.Second)) {
+		t.Fatalf("pause after a failed probe until %v, want %v", a.pausedUntil, later.Add(2*time.Second))
+	}
+	// All paused: the least bad one is used rather than waiting forever.
+	for _, ep := range b.eps {
+		ep.pausedUntil = later.Add(time.Hour)
+	}
+	if b.pick(nil, later) == nil {
+		t.Fatal("nothing picked with all endpoints paused")
+	}
+}
+
+func newTestEngine(t *testing.T, mutate func(*Options)) *engine {
+	t.Helper()
+	o := Defaults()
+	o.BaseURLs = []string{"http://127.0.0.1:1/v1"}
+	mutate(&o)
+	e := &engine{opt: o, model: "m"}
+	if o.needTokens() {
+		e.enc = tokens.MustGet(o.Tokenizer)
+	}
+	return e
+}
+
+func TestBuild(t *testing.T) {
+	e := newTestEngine(t, func(*Options) {})
+	c, re := e.build([]byte(`{"messages":[{"role":"user","content":"hi"}],"max_tokens":5,"top_k":3,"model":"other"}`))
+	if re != nil {
+		t.Fatal(re)
+	}
+	var got map[string]any
+	if err := record.Unmarshal(c.body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if c.path != oai.PathChat || got["model"] != "m" || got["top_k"] != float64(3) || got["max_tokens"] != float64(5) || c.maxTokens != 5 || c.stream {
+		t.Fatalf("%s %s", c.path, c.body)
+	}
+	c, re = e.build([]byte(`{"prompt":"2+2=","max_completion_tokens":7,"stream":true}`))
+	if re != nil || c.path != oai.PathCompletions || c.maxTokens != 7 || !c.stream {
+		t.Fatalf("%+v %v", c, re)
+	}
+	es := newTestEngine(t, func(o *Options) { o.Stream = true })
+	c, _ = es.build([]byte(`{"prompt":"x"}`))
+	if !c.stream || !strings.Contains(string(c.body), `"stream_options":{"include_usage":true}`) {
+		t.Fatalf("stream body %s", c.body)
+	}
+	for _, bad := range []string{`[1]`, `{"max_tokens":3}`, `{"messages":"hi"}`} {
+		if _, re := e.build([]byte(bad)); re == nil || re.Kind != oai.KindBadRequest {
+			t.Errorf("%s: got %v", bad, re)
+		}
+	}
+}
+
+func TestPreflight(t *testing.T) {
+	enc := tokens.MustGet(tokens.Default)
+	ctx := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 200) // ~2000 tokens
+	prompt := "Read the documents.\n" + ctx + "\n\nInstruction: answer with the id of the fox.\n"
+	body, _ := record.Marshal(map[string]any{"messages": []map[string]string{{"role": "system", "content": "be brief"}, {"role": "user", "content": prompt}}, "max_tokens": 100})
+
+	reject := newTestEngine(t, func(o *Options) { o.MaxModelLen = 1000 })
+	if _, re := reject.build(body); re == nil || re.Kind != oai.KindContextLength || !strings.Contains(re.Message, "not sent") {
+		t.Fatalf("want a context_length error, got %v", re)
+	}
+	fits := newTestEngine(t, func(o *Options) { o.MaxModelLen = 100000 })
+	if c, re := fits.build(body); re != nil || c.cut != 0 || c.estTokens < 1900 {
+		t.Fatalf("fits: %+v %v", c, re)
+	}
+
+	cut := newTestEngine(t, func(o *Options) { o.MaxModelLen = 1000; o.TruncateContext = true })
+	c, re := cut.build(body)
+	if re != nil {
+		t.Fatal(re)
+	}
+	var sent struct {
+		Messages []struct{ Content string } `json:"messages"`
+	}
+	record.Unmarshal(c.body, &sent)
+	user := sent.Messages[1].Content
+	if !strings.HasSuffix(user, "\n\nInstruction: answer with the id of the fox.\n") || !strings.HasPrefix(user, "Read the documents.\nThe quick") {
+		t.Fatalf("instruction or head lost: %q ... %q", user[:40], user[len(user)-60:])
+	}
+	if c.cut <= 0 || c.estTokens+c.maxTokens > 1000 {
+		t.Fatalf("cut %d, estimate now %d + %d", c.cut, c.estTokens, c.maxTokens)
+	}
+	if total := enc.Count(user) + enc.Count("be brief") + 2*perMessageTokens + 3 + 100; total > 1000+5 {
+		t.Fatalf("after the cut the prompt still has %d tokens", total)
+	}
+
+	// Without a marker or a blank line there is no instruction to keep.
+	flat, _ := record.Marshal(map[string]any{"prompt": strings.Repeat("word ", 3000), "max_tokens": 10})
+	if _, re := cut.build(flat); re == nil || re.Kind != oai.KindContextLength {
+		t.Fatalf("unmarked prompt: %v", re)
+	}
+}
+
+func TestCutContext(t *testing.T) {
+	enc := tokens.MustGet(tokens.Default)
+	tests := []struct {
+		name, text, keepSuffix string
+		n                      int
+		fails                  bool
+	}{
+		{"last marker wins", "ctx Instruction: fake\nmore context here and there\nInstruction: real", "\nInstruction: real", 3, false},
+		{"plural marker", "aaaa bbbb cccc dddd\n Instructions:do it", " Instructions:do it", 2, false},
+		{"blank line fallback", "lots of context words here\n\nSummarise.", "\n\nSummarise.", 2, false},
+		{"too short", "tiny\n\nInstruction: x", "", 50, true},
+		{"no marker", "just one paragraph", "", 1, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := cutContext(enc, tt.text, tt.n, []string{"Instruction:", "Instructions:"})
+			if tt.fails {
+				if err == nil {
+					t.Fatalf("want an error, got %q", got)
+				}
+				return
+			}
+			if err != nil || !strings.HasSuffix(got, tt.keepSuffix) {
+				t.Fatalf("%q %v", got, err)
+			}
+			if cut := enc.Count(tt.text[:len(tt.text)-len(tt.keepSuffix)]) - enc.Count(got[:len(got)-len(tt.keepSuffix)]); cut < tt.n-1 {
+				t.Fatalf("cut %d tokens, want %d", cut, tt.n)
+			}
+		})
+	}
+}

@@ -1,0 +1,133 @@
+package judge
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/infer"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/sim"
+)
+
+// echoScorer asks the judge "is <text> true?" unless the record says "decided".
+type echoScorer struct{}
+
+func (echoScorer) Prepare(rec *record.Record) (Decision, error) {
+	t := rec.String("text")
+	if t == "decided" {
+		return Decision{Judgement: &record.Judgement{Verdict: VerdictMissing, Rubric: "echo"}}, nil
+	}
+	b, err := ChatCall("is "+t+" true?", 5, 0)
+	return Decision{Call: b}, err
+}
+
+func (echoScorer) Parse(rec *record.Record, reply string) (*record.Judgement, error) {
+	v, err := YesNo{}.Parse(reply)
+	if err != nil {
+		return nil, err
+	}
+	return &record.Judgement{Verdict: v, Rubric: "echo"}, nil
+}
+
+// yesSolver says yes to "is sky true?" and no to anything else.
+type yesSolver struct{}
+
+func (yesSolver) Name() string { return "yes" }
+func (yesSolver) Solve(req *sim.Request, _ sim.Params) (string, bool) {
+	if strings.Contains(req.Text(), "is sky true?") {
+		return "Yes", true
+	}
+	return "No", true
+}
+
+// The judge's LLM path runs through lib/infer: replies become judgements
+// with the judge model and reply recorded; decided and failed records pass.
+func TestInferProcessor(t *testing.T) {
+	opt := sim.DefaultOptions()
+	opt.Solvers = []sim.Solver{yesSolver{}}
+	opt.FaultPlan = func(_ uint64, req *sim.Request) sim.Fault {
+		if strings.Contains(req.Text(), "broken") {
+			return sim.Fault500
+		}
+		return sim.NoFault
+	}
+	srv := sim.New(opt)
+	url, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "out.jsonl")
+	lines := []string{
+		`{"id":"a","bench":"echo","text":"sky"}`,
+		`{"id":"b","bench":"echo","text":"sea"}`,
+		`{"id":"c","bench":"echo","text":"decided"}`,
+		`{"id":"d","bench":"echo","error":{"stage":"infer-batch","kind":"x","message":"y"}}`,
+		`{"id":"e","bench":"echo","text":"broken"}`,
+	}
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tool := app.Tool{
+		Name:  "judge",
+		Flags: infer.Flags("judge-"),
+		Action: func(r *app.Run) error {
+			o, err := infer.OptionsFromFlags(r, "judge-")
+			if err != nil {
+				return err
+			}
+			return Run(r, map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }}, Options{}, InferProcessor(o))
+		},
+	}
+	var stderr bytes.Buffer
+	code := app.RunTool(tool, []string{"judge", "--judge-base-url", url, "--max-retries", "0", "-o", out, in},
+		app.Env{Stdin: strings.NewReader(""), Stdout: os.Stdout, Stderr: &stderr, Getenv: func(string) string { return "" }})
+	// One call fails (a 500, no retries): exit 4 under the default --max-failures 0.
+	if code != app.ExitTooManyFail {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*record.Record{}
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		r, err := record.Parse(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[r.ID()] = r
+	}
+	verdict := func(id string) (record.Judgement, bool) {
+		var j record.Judgement
+		if err := got[id].Decode("judgement", &j); err != nil {
+			t.Fatal(err)
+		}
+		return j, got[id].Has("judgement")
+	}
+	if j, _ := verdict("a"); j.Verdict != VerdictYes || j.Judge == nil || j.Judge.Model != sim.DefaultModel || j.Judge.Reply != "Yes" || j.Judge.Endpoint == "" {
+		t.Errorf("a: %+v %+v", j, j.Judge)
+	}
+	if j, _ := verdict("b"); j.Verdict != VerdictNo {
+		t.Errorf("b: %+v", j)
+	}
+	if j, _ := verdict("c"); j.Verdict != VerdictMissing || j.Judge != nil {
+		t.Errorf("c: %+v", j)
+	}
+	if _, has := verdict("d"); has || !got["d"].Errored() {
+		t.Errorf("d: %s", got["d"].AppendJSON(nil))
+	}
+	var e record.Error
+	if err := got["e"].Decode("error", &e); err != nil || e.Stage != "judge" {
+		t.Errorf("e: %s", got["e"].AppendJSON(nil))
+	}
+	if srv.Stats().Solved["yes"] != 2 {
+		t.Errorf("judge calls answered: %v (decided and failed records need none)", srv.Stats().Solved)
+	}
+}

@@ -1,0 +1,318 @@
+package lifbench
+
+import (
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/report"
+)
+
+// sample is one scored item: its total score and its normalised points in
+// the order of the task's rubric.
+type sample struct {
+	model, length, expression, variable string
+	task                                *Task
+	score                               float64
+	points                              []float64
+	failed                              bool
+}
+
+// Aggregator reduces judged LIFBench records to ARS, IFP and IFS per model.
+// Records that failed before judging (an "error" from inference) score 0
+// on every point and are counted separately.
+type Aggregator struct {
+	opt     aggregate.Options
+	samples []sample
+}
+
+// NewAggregator is the aggregate-ifs factory.
+func NewAggregator(opt aggregate.Options) aggregate.Aggregator { return &Aggregator{opt: opt} }
+
+// Add takes one record.
+func (a *Aggregator) Add(rec *record.Record) error {
+	task, ok := TaskByName(rec.String("task"))
+	if !ok {
+		return app.Invalidf("unknown lifbench task %q", rec.String("task"))
+	}
+	var g map[string]string
+	if rec.Has("group") {
+		if err := rec.Decode("group", &g); err != nil {
+			return app.Invalidf("group: %v", err)
+		}
+	}
+	s := sample{model: aggregate.ModelOf(rec), task: task, length: g["length"], expression: g["expression"], variable: g["variable"], points: make([]float64, len(task.Points))}
+	if rec.Errored() {
+		s.failed = true
+		a.samples = append(a.samples, s)
+		return nil
+	}
+	if !rec.Has("judgement") {
+		return app.Invalidf("no \"judgement\" and no \"error\" (run judge first)")
+	}
+	var j record.Judgement
+	if err := rec.Decode("judgement", &j); err != nil {
+		return app.Invalidf("judgement: %v", err)
+	}
+	s.score = j.Score
+	for i, ps := range task.Points {
+		for _, p := range j.Points {
+			if p.Name == ps.Name {
+				s.points[i] = p.Score
+			}
+		}
+	}
+	a.samples = append(a.samples, s)
+	return nil
+}
+
+// Result computes the metrics.
+func (a *Aggregator) Result() (*aggregate.Result, error) {
+	return compute(a.samples, a.opt, "records that failed before judging (error) score 0 and are counted in the failed column")
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// stdev is the sample standard deviation (ddof=1), as pandas computes it.
+func stdev(xs []float64) float64 {
+	if len(xs) < 2 {
+		return math.NaN()
+	}
+	m := mean(xs)
+	var s float64
+	for _, x := range xs {
+		s += (x - m) * (x - m)
+	}
+	return math.Sqrt(s / float64(len(xs)-1))
+}
+
+// ars is Σ_t R_t·ARS_t / Σ_t R_t over the tasks present, and the count.
+func ars(samples []sample) (per map[*Task]float64, overall float64, n int) {
+	by := map[*Task][]float64{}
+	for _, s := range samples {
+		by[s.task] = append(by[s.task], s.score)
+	}
+	per = map[*Task]float64{}
+	var num, den float64
+	for t, xs := range by {
+		per[t] = mean(xs)
+		num += t.Total() * per[t]
+		den += t.Total()
+		n += len(xs)
+	}
+	if den == 0 {
+		return per, math.NaN(), 0
+	}
+	return per, num / den, n
+}
+
+// ifp is Σ I(s,c)·f_s / Σ I(s,c)·max_s for each capability, where f_s is the
+// mean raw score of point s over its task's samples.
+func ifp(samples []sample) map[string]float64 {
+	by := map[*Task][]sample{}
+	for _, s := range samples {
+		by[s.task] = append(by[s.task], s)
+	}
+	num, den := map[string]float64{}, map[string]float64{}
+	for t, ss := range by {
+		for i, ps := range t.Points {
+			var m float64
+			for _, s := range ss {
+				m += s.points[i]
+			}
+			m /= float64(len(ss))
+			for _, c := range ps.Capabilities {
+				num[c] += m * ps.Max
+				den[c] += ps.Max
+			}
+		}
+	}
+	out := map[string]float64{}
+	for c := range den {
+		out[c] = num[c] / den[c]
+	}
+	return out
+}
+
+// ifs is, for one perspective, the mean over tasks of the coefficient of
+// variation of the group ARS values: stdev(group means) / mean of the
+// task's samples. Tasks with one group or a zero mean are left out.
+func ifs(samples []sample, key func(sample) string) (float64, int) {
+	by := map[*Task][]sample{}
+	for _, s := range samples {
+		by[s.task] = append(by[s.task], s)
+	}
+	var vals []float64
+	for _, ss := range by {
+		groups := map[string][]float64{}
+		var all []float64
+		for _, s := range ss {
+			groups[key(s)] = append(groups[key(s)], s.score)
+			all = append(all, s.score)
+		}
+		var gm []float64
+		for _, g := range groups {
+			gm = append(gm, mean(g))
+		}
+		m := mean(all)
+		if sd := stdev(gm); !math.IsNaN(sd) && m > 0 {
+			vals = append(vals, sd/m)
+		}
+	}
+	return mean(vals), len(vals)
+}
+
+var perspectives = []struct {
+	name string
+	key  func(sample) string
+}{
+	{"expression", func(s sample) string { return s.expression }},
+	{"variable", func(s sample) string { return s.variable }},
+	{"length", func(s sample) string { return s.length }},
+}
+
+func compute(all []sample, opt aggregate.Options, failNote string) (*aggregate.Result, error) {
+	if len(all) == 0 {
+		return &aggregate.Result{}, nil
+	}
+	dec := opt.Decimals
+	byModel := map[string][]sample{}
+	for _, s := range all {
+		byModel[s.model] = append(byModel[s.model], s)
+	}
+	models := make([]string, 0, len(byModel))
+	for m := range byModel {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	res := &aggregate.Result{}
+	row := func(model, metric string, v float64, n int, dims ...string) {
+		d := map[string]string{}
+		for i := 0; i+1 < len(dims); i += 2 {
+			d[dims[i]] = dims[i+1]
+		}
+		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: model, Metric: metric, Dims: d, Value: v, N: n})
+	}
+	cols := []string{"Model"}
+	for _, t := range Tasks {
+		cols = append(cols, t.Code)
+	}
+	t3 := report.Table{Title: "LIFBench ARS by task (paper Table 3)", Columns: append(append([]string{}, cols...), "Overall", "n", "failed")}
+	t7 := report.Table{Title: "LIFBench ARS by length (paper Table 7)", Columns: append(append([]string{"Model", "Length"}, cols[1:]...), "Overall", "n")}
+	t4 := report.Table{Title: "LIFBench instruction-following stability, lower is more stable (paper Table 4)", Columns: []string{"Model", "IFS Expression", "IFS Variable", "IFS Length", "IFS (AVG)", "ARS"}}
+	t8 := report.Table{Title: "LIFBench IFP by capability (paper Table 8)", Columns: append([]string{"Model"}, Capabilities...)}
+	cell := func(v float64) string { return report.Fmt(v, dec) }
+	anyFailed := false
+	for _, m := range models {
+		ss := byModel[m]
+		failed := 0
+		for _, s := range ss {
+			if s.failed {
+				failed++
+			}
+		}
+		anyFailed = anyFailed || failed > 0
+		per, overall, n := ars(ss)
+		counts := map[*Task]int{}
+		for _, s := range ss {
+			counts[s.task]++
+		}
+		r3 := []string{m}
+		for _, t := range Tasks {
+			v, ok := per[t]
+			if !ok {
+				r3 = append(r3, "")
+				continue
+			}
+			r3 = append(r3, cell(v))
+			row(m, "ARS", v, counts[t], "task", t.Name, "length", "all")
+		}
+		r3 = append(r3, cell(overall), strconv.Itoa(n), strconv.Itoa(failed))
+		t3.Rows = append(t3.Rows, r3)
+		row(m, "ARS", overall, n, "task", "overall", "length", "all", "failed", strconv.Itoa(failed))
+
+		byLen := map[string][]sample{}
+		var lengths []string
+		for _, s := range ss {
+			if _, ok := byLen[s.length]; !ok {
+				lengths = append(lengths, s.length)
+			}
+			byLen[s.length] = append(byLen[s.length], s)
+		}
+		lengthOrder(lengths)
+		for _, l := range lengths {
+			lp, lo, ln := ars(byLen[l])
+			r7 := []string{m, l}
+			lc := map[*Task]int{}
+			for _, s := range byLen[l] {
+				lc[s.task]++
+			}
+			for _, t := range Tasks {
+				v, ok := lp[t]
+				if !ok {
+					r7 = append(r7, "")
+					continue
+				}
+				r7 = append(r7, cell(v))
+				row(m, "ARS", v, lc[t], "task", t.Name, "length", l)
+			}
+			r7 = append(r7, cell(lo), strconv.Itoa(ln))
+			t7.Rows = append(t7.Rows, r7)
+			row(m, "ARS", lo, ln, "task", "overall", "length", l)
+			for c, v := range ifp(byLen[l]) {
+				row(m, "IFP", v, ln, "capability", c, "length", l)
+			}
+			for _, p := range perspectives[:2] {
+				v, nt := ifs(byLen[l], p.key)
+				row(m, "IFS", v, nt, "perspective", p.name, "task", "overall", "length", l)
+			}
+		}
+
+		var vals []float64
+		r4 := []string{m}
+		for _, p := range perspectives {
+			v, nt := ifs(ss, p.key)
+			row(m, "IFS", v, nt, "perspective", p.name, "task", "overall", "length", "all")
+			r4 = append(r4, cell(v))
+			if !math.IsNaN(v) {
+				vals = append(vals, v)
+			}
+		}
+		avg := mean(vals)
+		row(m, "IFS", avg, len(vals), "perspective", "avg", "task", "overall", "length", "all")
+		r4 = append(r4, cell(avg), cell(overall))
+		t4.Rows = append(t4.Rows, r4)
+
+		caps := ifp(ss)
+		r8 := []string{m}
+		for _, c := range Capabilities {
+			v, ok := caps[c]
+			if !ok {
+				r8 = append(r8, "")
+				continue
+			}
+			r8 = append(r8, cell(v))
+			row(m, "IFP", v, n, "capability", c, "length", "all")
+		}
+		t8.Rows = append(t8.Rows, r8)
+	}
+	t3.Notes = append(t3.Notes, "Overall = Σ task weight × ARS / Σ weight (weights: the tasks' total points, 99 for all eleven).")
+	if anyFailed {
+		t3.Notes = append(t3.Notes, "failed: "+failNote+".")
+	}
+	t4.Notes = append(t4.Notes, "IFS = mean over tasks of stdev(group ARS, ddof=1) / task mean; nan when a perspective has a single group (e.g. one length); IFS (AVG) averages the defined ones.")
+	res.Tables = []report.Table{t3, t4, t7, t8}
+	return res, nil
+}

@@ -1,0 +1,322 @@
+package longgenbench
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/report"
+)
+
+// The official word-count rule: the average covers outputs with more than
+// 40 "#*#" pieces and more than 2000 words (static.ipynb).
+const (
+	wordRuleBlocks = 40
+	wordRuleWords  = 2000
+)
+
+// positionBuckets cut the entry position (entry / number) into tenths for
+// the adherence-by-position curve.
+const positionBuckets = 10
+
+type tally struct{ checks, judged, yes int }
+
+func (t *tally) add(verdict string) {
+	t.checks++
+	if verdict != judge.VerdictMissing {
+		t.judged++
+	}
+	if verdict == judge.VerdictYes {
+		t.yes++
+	}
+}
+
+// cell is one model × version.
+type cell struct {
+	model, version string
+	parents        map[string]Counts
+	all            tally
+	byType         map[string]*tally
+	byPos          [positionBuckets]tally
+	judgeFailed    int            // checks whose judge call failed: excluded from every ratio
+	judges         map[string]int // judge labels seen
+}
+
+type aggregator struct {
+	opt   aggregate.Options
+	cells map[string]*cell
+	// failedUnsplit counts records that failed before split-subtasks could
+	// make children (e.g. gen or expand errors): per model, no checks known.
+	failedUnsplit map[string]int
+}
+
+// NewAggregator is the aggregate-ifs factory.
+func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
+	return &aggregator{opt: opt, cells: map[string]*cell{}, failedUnsplit: map[string]int{}}
+}
+
+func modelOf(rec *record.Record) string {
+	if m := rec.String("model"); m != "" {
+		return m
+	}
+	return "unknown"
+}
+
+func (a *aggregator) Add(rec *record.Record) error {
+	model := modelOf(rec)
+	if !rec.Has("parent") {
+		if rec.Errored() {
+			a.failedUnsplit[model]++
+			return nil
+		}
+		return fmt.Errorf("record %q: longgenbench records are aggregated per check: run split-subtasks and judge first", rec.ID())
+	}
+	var g CheckGold
+	var counts Counts
+	var group map[string]string
+	if err := rec.Decode("gold", &g); err != nil {
+		return err
+	}
+	if err := rec.Decode("split", &counts); err != nil {
+		return err
+	}
+	if err := rec.Decode("group", &group); err != nil {
+		return err
+	}
+	if limit := max(counts.Number, counts.LastEntry); counts.Number <= 0 || g.Entry < 1 || g.Entry > limit {
+		return fmt.Errorf("record %q: check entry %d outside 1..%d", rec.ID(), g.Entry, limit)
+	}
+	version := group["version"]
+	key := model + "\x00" + version
+	c := a.cells[key]
+	if c == nil {
+		c = &cell{model: model, version: version, parents: map[string]Counts{}, byType: map[string]*tally{}, judges: map[string]int{}}
+		for _, t := range CheckTypes {
+			c.byType[t] = &tally{}
+		}
+		a.cells[key] = c
+	}
+	if _, ok := c.parents[rec.String("parent")]; !ok {
+		c.parents[rec.String("parent")] = counts
+	}
+	if rec.Errored() {
+		c.judgeFailed++
+		return nil
+	}
+	var j record.Judgement
+	if !rec.Has("judgement") {
+		return fmt.Errorf("record %q has no judgement: run judge first", rec.ID())
+	}
+	if err := rec.Decode("judgement", &j); err != nil {
+		return err
+	}
+	switch j.Verdict {
+	case judge.VerdictYes, judge.VerdictNo, judge.VerdictMissing:
+	default:
+		return fmt.Errorf("record %q: verdict %q: want yes, no or missing", rec.ID(), j.Verdict)
+	}
+	t := c.byType[g.Check]
+	if t == nil {
+		return fmt.Errorf("record %q: check type %q: want single, range or periodic", rec.ID(), g.Check)
+	}
+	t.add(j.Verdict)
+	c.all.add(j.Verdict)
+	// The entry's midpoint decides its tenth, so short outputs spread evenly.
+	c.byPos[min(positionBuckets-1, int((float64(g.Entry)-0.5)*positionBuckets/float64(counts.Number)))].add(j.Verdict)
+	if j.Verdict != judge.VerdictMissing {
+		mode, _ := j.Detail["mode"].(string)
+		model := ""
+		if j.Judge != nil {
+			model = j.Judge.Model
+		}
+		c.judges[Label(mode, model)]++
+	}
+	return nil
+}
+
+func ratio(num, den int, scale float64) float64 {
+	if den == 0 {
+		return math.NaN()
+	}
+	return scale * float64(num) / float64(den)
+}
+
+// Metrics are one model × version's numbers; CR, STIC-1, STIC-2 and wAvg in
+// percent, accuracies in [0,1] (as the official accuracy_results.csv).
+type Metrics struct {
+	Records, Checks, Judged, Missing, JudgeFailed, InferFailed, Truncated int
+	CR, STIC1, STIC2, WAvg                                                float64
+	Accuracy                                                              map[string]float64 // by type, plus "average" (mean of the three)
+	Words                                                                 float64
+	WordsN                                                                int
+}
+
+func (c *cell) metrics() Metrics {
+	m := Metrics{Records: len(c.parents), Checks: c.all.checks, Judged: c.all.judged, Missing: c.all.checks - c.all.judged, JudgeFailed: c.judgeFailed, Accuracy: map[string]float64{}}
+	var crSum, words float64
+	for _, p := range c.parents {
+		crSum += p.CR()
+		if len(p.Error) > 0 {
+			m.InferFailed++
+		}
+		if p.FinishReason == "length" {
+			m.Truncated++
+		}
+		if p.Blocks > wordRuleBlocks && p.Words > wordRuleWords {
+			words += float64(p.Words)
+			m.WordsN++
+		}
+	}
+	m.CR = 100 * crSum / float64(len(c.parents))
+	m.STIC1 = ratio(c.all.yes, c.all.judged, 100)
+	m.STIC2 = ratio(c.all.yes, c.all.checks, 100)
+	m.WAvg = m.CR * m.STIC2 / 100
+	m.Words = math.NaN()
+	if m.WordsN > 0 {
+		m.Words = words / float64(m.WordsN)
+	}
+	var sum float64
+	for _, t := range CheckTypes {
+		v := ratio(c.byType[t].yes, c.byType[t].judged, 1)
+		m.Accuracy[t] = v
+		sum += v
+	}
+	m.Accuracy["average"] = sum / float64(len(CheckTypes))
+	return m
+}
+
+func (c *cell) judgeLabel() string {
+	var ls []string
+	for l := range c.judges {
+		ls = append(ls, l)
+	}
+	sort.Strings(ls)
+	if len(ls) == 0 {
+		return "none (every entry missing)"
+	}
+	return strings.Join(ls, " + ")
+}
+
+func (t *tally) merge(o tally) {
+	t.checks, t.judged, t.yes = t.checks+o.checks, t.judged+o.judged, t.yes+o.yes
+}
+
+func (c *cell) merge(o *cell) {
+	for id, p := range o.parents {
+		c.parents[id] = p
+	}
+	c.all.merge(o.all)
+	for t, v := range o.byType {
+		c.byType[t].merge(*v)
+	}
+	for i := range c.byPos {
+		c.byPos[i].merge(o.byPos[i])
+	}
+	c.judgeFailed += o.judgeFailed
+	for l, n := range o.judges {
+		c.judges[l] += n
+	}
+}
+
+// attributeUnknown gives records without a model (infer-batch writes none
+// when every attempt failed) to the model of their version when there is
+// exactly one; otherwise they stay "unknown".
+func (a *aggregator) attributeUnknown() (notes []string) {
+	for key, u := range a.cells {
+		if u.model != "unknown" {
+			continue
+		}
+		var only *cell
+		n := 0
+		for _, c := range a.cells {
+			if c.version == u.version && c.model != "unknown" {
+				only, n = c, n+1
+			}
+		}
+		if n == 1 {
+			only.merge(u)
+			delete(a.cells, key)
+			notes = append(notes, fmt.Sprintf("%s %s: %d records without a model (inference failed) are counted for %s, the only model of this version.", u.version, "version", len(u.parents), only.model))
+		}
+	}
+	sort.Strings(notes)
+	return notes
+}
+
+func (a *aggregator) Result() (*aggregate.Result, error) {
+	attributed := a.attributeUnknown()
+	keys := make([]string, 0, len(a.cells))
+	for k := range a.cells {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	d := a.opt.Decimals
+	f := func(v float64) string { return report.Fmt(v, d) }
+	res := &aggregate.Result{}
+	main := report.Table{Title: "LongGenBench: completion and instruction adherence (CR, STIC-1, STIC-2, wAvg in %)",
+		Columns: []string{"model", "version", "judge", "records", "CR", "STIC-1", "STIC-2", "words", "wAvg", "checks", "missing", "infer failed", "cut off", "judge failed"}}
+	acc := report.Table{Title: "LongGenBench: accuracy per instruction type (yes / judged checks; missing entries excluded, as official)",
+		Columns: []string{"model", "version", "single", "range", "periodic", "average", "judged"}}
+	pos := report.Table{Title: "LongGenBench: adherence by entry position (accuracy = yes / judged; present = judged / checks)",
+		Columns: []string{"model", "version", "position", "checks", "present", "accuracy"}}
+	lexical := false
+	for _, k := range keys {
+		c := a.cells[k]
+		m := c.metrics()
+		jl := c.judgeLabel()
+		lexical = lexical || strings.HasPrefix(jl, "lexical") || strings.Contains(jl, "+ lexical")
+		dims := func(extra ...string) map[string]string {
+			out := map[string]string{"version": c.version, "judge": jl}
+			for i := 0; i+1 < len(extra); i += 2 {
+				out[extra[i]] = extra[i+1]
+			}
+			return out
+		}
+		row := func(metric string, v float64, n int, extra ...string) {
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: c.model, Metric: metric, Dims: dims(extra...), Value: v, N: n})
+		}
+		row("CR", m.CR, m.Records)
+		row("STIC-1", m.STIC1, m.Judged)
+		row("STIC-2", m.STIC2, m.Checks)
+		row("wAvg", m.WAvg, m.Records)
+		row("words", m.Words, m.WordsN)
+		for _, t := range append(append([]string{}, CheckTypes...), "average") {
+			n := m.Judged
+			if t != "average" {
+				n = c.byType[t].judged
+			}
+			row("accuracy", m.Accuracy[t], n, "type", t, "position", "all")
+		}
+		main.Rows = append(main.Rows, []string{c.model, c.version, jl, fmt.Sprint(m.Records), f(m.CR), f(m.STIC1), f(m.STIC2), report.Fmt(m.Words, 0), f(m.WAvg),
+			fmt.Sprint(m.Checks), fmt.Sprint(m.Missing), fmt.Sprint(m.InferFailed), fmt.Sprint(m.Truncated), fmt.Sprint(m.JudgeFailed)})
+		acc.Rows = append(acc.Rows, []string{c.model, c.version, f(m.Accuracy[Single]), f(m.Accuracy[Range]), f(m.Accuracy[Periodic]), f(m.Accuracy["average"]), fmt.Sprint(m.Judged)})
+		for i, t := range c.byPos {
+			label := fmt.Sprintf("%d-%d%%", i*100/positionBuckets, (i+1)*100/positionBuckets)
+			v := ratio(t.yes, t.judged, 1)
+			row("accuracy", v, t.judged, "type", "all", "position", label)
+			pos.Rows = append(pos.Rows, []string{c.model, c.version, label, fmt.Sprint(t.checks), f(ratio(t.judged, t.checks, 1)), f(v)})
+		}
+	}
+	main.Notes = append(main.Notes,
+		"CR: share of the expected entries present, averaged over records. STIC-1: yes / checks whose entry exists. STIC-2: yes / all checks (a missing entry fails its check). wAvg = CR × STIC-2.",
+		fmt.Sprintf("words: mean word count of outputs with more than %d '#*#' pieces and more than %d words (the official rule); nan when none qualifies.", wordRuleBlocks, wordRuleWords),
+		"infer failed: records whose inference ended in an error; they are scored as empty outputs (CR 0, every check missing). cut off: responses that stopped at max_tokens, scored as far as they go. judge failed: checks whose judge call failed; they are left out of every ratio.")
+	if lexical {
+		main.Notes = append(main.Notes, "judge lexical: an offline approximation (every content word of the event present in the entry), not the paper's LLM judge; its numbers are not comparable with published ones.")
+	}
+	main.Notes = append(main.Notes, attributed...)
+	models := make([]string, 0, len(a.failedUnsplit))
+	for m := range a.failedUnsplit {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	for _, m := range models {
+		main.Notes = append(main.Notes, fmt.Sprintf("%s: %d records failed before split-subtasks and have no checks; they are not in the table.", m, a.failedUnsplit[m]))
+	}
+	res.Tables = []report.Table{main, acc, pos}
+	return res, nil
+}

@@ -1,0 +1,172 @@
+package longgenbench
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/report"
+)
+
+// judged makes a judged child of parent.
+func judged(parent, model, check string, entry int, verdict string, counts Counts) *record.Record {
+	rec := record.New(parent + "#" + check + "-" + string(rune('0'+entry)))
+	rec.Set("parent", parent)
+	rec.Set("bench", Bench)
+	if model != "" {
+		rec.Set("model", model)
+	}
+	rec.Set("group", map[string]string{"version": Short})
+	rec.Set("gold", CheckGold{Check: check, Entry: entry, Event: "e", Label: "Floor"})
+	rec.Set("split", counts)
+	j := &record.Judgement{Verdict: verdict, Rubric: "test", Detail: map[string]any{"mode": ModeLLM}, Judge: &record.JudgeCall{Model: "judge-m"}}
+	if verdict == judge.VerdictYes {
+		j.Score = 1
+	}
+	rec.Set("judgement", j)
+	return rec
+}
+
+func result(t *testing.T, recs ...*record.Record) *aggregate.Result {
+	t.Helper()
+	a := NewAggregator(aggregate.Options{Decimals: 2})
+	for _, r := range recs {
+		if err := a.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := a.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func value(t *testing.T, res *aggregate.Result, metric string, dims ...string) report.Row {
+	t.Helper()
+next:
+	for _, r := range res.Rows {
+		if r.Metric != metric {
+			continue
+		}
+		for i := 0; i+1 < len(dims); i += 2 {
+			if r.Dims[dims[i]] != dims[i+1] {
+				continue next
+			}
+		}
+		return r
+	}
+	t.Fatalf("no %s row with %v", metric, dims)
+	return report.Row{}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// The paper's appendix E.2: a 3-floor building; floor 1 must have a coffee
+// shop and a reception desk, every floor a washroom. The output "floor1:
+// coffee shop, washroom; floor2: washroom" gives CR 2/3, STIC-1 3/4 and
+// STIC-2 3/5.
+func TestAppendixE2(t *testing.T) {
+	c := Counts{Number: 3, Found: 2, Checks: 5}
+	res := result(t,
+		judged("b", "m", Single, 1, judge.VerdictYes, c),       // coffee shop
+		judged("b", "m", Single, 1, judge.VerdictNo, c),        // reception desk
+		judged("b", "m", Periodic, 1, judge.VerdictYes, c),     // washroom, floor 1
+		judged("b", "m", Periodic, 2, judge.VerdictYes, c),     // washroom, floor 2
+		judged("b", "m", Periodic, 3, judge.VerdictMissing, c), // floor 3 was never written
+	)
+	for metric, want := range map[string]float64{"CR": 200.0 / 3, "STIC-1": 75, "STIC-2": 60, "wAvg": 40} {
+		if r := value(t, res, metric); !near(r.Value, want) || r.Model != "m" || r.Dims["version"] != Short {
+			t.Errorf("%s = %+v, want %v", metric, r, want)
+		}
+	}
+	if r := value(t, res, "accuracy", "type", Single); !near(r.Value, 0.5) || r.N != 2 {
+		t.Errorf("single accuracy %+v", r)
+	}
+	if r := value(t, res, "accuracy", "type", Periodic); !near(r.Value, 1) || r.N != 2 {
+		t.Errorf("periodic accuracy (missing excluded) %+v", r)
+	}
+	if r := value(t, res, "accuracy", "type", Range); !math.IsNaN(r.Value) {
+		t.Errorf("range accuracy with no range checks %+v", r)
+	}
+	// Entries sit at their midpoints: 1/3 in 10-20%, 3/3 in 80-90%.
+	if r := value(t, res, "accuracy", "type", "all", "position", "80-90%"); !math.IsNaN(r.Value) || r.N != 0 {
+		t.Errorf("position of a missing entry %+v", r)
+	}
+	if r := value(t, res, "accuracy", "position", "10-20%", "type", "all"); !near(r.Value, 2.0/3) || r.N != 3 {
+		t.Errorf("entry 1 %+v", r)
+	}
+	if got := value(t, res, "CR").Dims["judge"]; got != "llm (judge-m)" {
+		t.Errorf("judge label %q", got)
+	}
+}
+
+func TestAggregatePerModelAndWords(t *testing.T) {
+	long := Counts{Number: 52, Found: 52, Blocks: 53, Words: 9000, Checks: 1}
+	short := Counts{Number: 52, Found: 26, Blocks: 27, Words: 1500, Checks: 1} // fails the official word rule
+	failed := Counts{Number: 52, Error: []byte(`{"stage":"infer-batch","kind":"timeout","message":"x"}`), Checks: 1}
+	res := result(t,
+		judged("a", "m1", Single, 5, judge.VerdictYes, long),
+		judged("b", "m1", Single, 5, judge.VerdictNo, short),
+		judged("c", "m1", Single, 5, judge.VerdictMissing, failed),
+		judged("d", "m2", Single, 5, judge.VerdictYes, long),
+	)
+	if r := value(t, res, "CR"); r.Model != "m1" || !near(r.Value, 50) || r.N != 3 {
+		t.Errorf("m1 CR %+v", r)
+	}
+	if r := value(t, res, "words"); !near(r.Value, 9000) || r.N != 1 {
+		t.Errorf("m1 words %+v", r)
+	}
+	if r := value(t, res, "STIC-2"); !near(r.Value, 100.0/3) {
+		t.Errorf("m1 STIC-2 %+v", r)
+	}
+	md := res.Tables[0].Rows
+	if len(md) != 2 || md[0][0] != "m1" || md[0][11] != "1" || md[1][0] != "m2" {
+		t.Errorf("table rows %q", md)
+	}
+}
+
+func TestAggregateCountsFailures(t *testing.T) {
+	c := Counts{Number: 3, Found: 3, Checks: 2}
+	judgeFailed := judged("p", "m", Range, 2, judge.VerdictYes, c)
+	judgeFailed.Delete("judgement")
+	judgeFailed.Set("error", record.Error{Stage: "judge", Kind: "http", Message: "500"})
+	unsplit := record.New("q")
+	unsplit.Set("bench", Bench)
+	unsplit.Set("error", record.Error{Stage: "expand-templates", Kind: "x", Message: "y"})
+	res := result(t, judged("p", "m", Range, 1, judge.VerdictYes, c), judgeFailed, unsplit)
+	if r := value(t, res, "STIC-2"); !near(r.Value, 100) || r.N != 1 {
+		t.Errorf("STIC-2 %+v (a failed judge call is left out)", r)
+	}
+	if row := res.Tables[0].Rows[0]; row[13] != "1" {
+		t.Errorf("judge failed column %q", row)
+	}
+	if notes := strings.Join(res.Tables[0].Notes, "\n"); !strings.Contains(notes, "unknown: 1 records failed before split-subtasks") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	a := NewAggregator(aggregate.Options{})
+	plain := record.New("z")
+	plain.Set("bench", Bench)
+	if err := a.Add(plain); err == nil {
+		t.Error("an unsplit record was aggregated")
+	}
+}
+
+// infer-batch writes no model on a record whose every attempt failed: its
+// checks count for the only model of the version, else stay "unknown".
+func TestAggregateAttributesModelless(t *testing.T) {
+	ok := Counts{Number: 3, Found: 3, Checks: 1}
+	failed := Counts{Number: 3, Error: []byte(`{"stage":"infer-batch","kind":"server_error","message":"x"}`), Checks: 1}
+	res := result(t, judged("a", "m1", Single, 1, judge.VerdictYes, ok), judged("b", "", Single, 1, judge.VerdictMissing, failed))
+	if r := value(t, res, "CR"); r.Model != "m1" || !near(r.Value, 50) || r.N != 2 || len(res.Tables[0].Rows) != 1 {
+		t.Errorf("one model: %+v, %d rows", r, len(res.Tables[0].Rows))
+	}
+	res = result(t, judged("a", "m1", Single, 1, judge.VerdictYes, ok), judged("c", "m2", Single, 1, judge.VerdictYes, ok),
+		judged("b", "", Single, 1, judge.VerdictMissing, failed))
+	if rows := res.Tables[0].Rows; len(rows) != 3 || rows[2][0] != "unknown" {
+		t.Errorf("two models: %q", rows)
+	}
+}

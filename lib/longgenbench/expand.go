@@ -1,0 +1,70 @@
+package longgenbench
+
+import (
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/expand"
+	"github.com/ifkit/ifkit/lib/record"
+)
+
+// Official sampling (vLLM offline generation in the reference code).
+const (
+	DefaultTemperature = 0.95
+	DefaultTopP        = 0.95
+)
+
+// Request is the completions body: the raw prompt is continued (no chat
+// template), as the official vLLM path does.
+type Request struct {
+	Prompt      string   `json:"prompt"`
+	MaxTokens   int      `json:"max_tokens"`
+	Temperature float64  `json:"temperature"`
+	TopP        float64  `json:"top_p"`
+	Stop        []string `json:"stop"`
+}
+
+type expander struct{ opt expand.Options }
+
+// NewExpander is the expand-templates factory.
+func NewExpander(opt expand.Options) (expand.Expander, error) { return expander{opt}, nil }
+
+func (e expander) Expand(item *record.Record, emit func(*record.Record) error) error {
+	var ctx Context
+	var g Gold
+	if err := item.Decode("context", &ctx); err != nil {
+		return app.Invalid(err)
+	}
+	if err := item.Decode("gold", &g); err != nil {
+		return app.Invalid(err)
+	}
+	if ctx.Prompt == "" || g.Prefix == "" {
+		return app.Invalidf("longgenbench item needs context.prompt and gold.prefix")
+	}
+	req := Request{Prompt: ctx.Prompt, MaxTokens: ctx.MaxTokens, Temperature: DefaultTemperature, TopP: DefaultTopP, Stop: []string{EndMarker}}
+	// The official prompts already end with the start marker and the prefix;
+	// an item written by hand may not.
+	if !strings.HasSuffix(strings.TrimRight(req.Prompt, " \n"), g.Prefix) {
+		req.Prompt = strings.TrimRight(req.Prompt, "\n") + "\n" + StartMarker + "\n" + g.Prefix
+	}
+	if req.MaxTokens == 0 {
+		req.MaxTokens = 16000
+		if ctx.Version == Long {
+			req.MaxTokens = 32000
+		}
+	}
+	if e.opt.Temperature != nil {
+		req.Temperature = *e.opt.Temperature
+	}
+	if e.opt.TopP != nil {
+		req.TopP = *e.opt.TopP
+	}
+	if e.opt.MaxTokens != nil {
+		req.MaxTokens = *e.opt.MaxTokens
+	}
+	out := item.Clone()
+	if err := out.Set("request", req); err != nil {
+		return err
+	}
+	return emit(out)
+}

@@ -1,0 +1,191 @@
+package longgenbench
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/split"
+)
+
+// CheckGold is a child's gold: one check.
+type CheckGold struct {
+	Check string `json:"check"` // single, range or periodic
+	Entry int    `json:"entry"`
+	Event string `json:"event"`
+	Label string `json:"label"` // the entry label, e.g. "Week"
+}
+
+// Entry is the part of the output a check is about.
+type Entry struct {
+	Found bool   `json:"found"`
+	Text  string `json:"text,omitempty"`
+}
+
+// Counts describe the whole output a child was split from; every child of a
+// parent carries them, so aggregate-ifs can compute CR and word counts
+// without the parent.
+type Counts struct {
+	Number       int             `json:"number"`               // entries expected
+	LastEntry    int             `json:"last_entry,omitempty"` // see Gold.LastEntry
+	Found        int             `json:"found"`                // distinct entries 1..number present
+	Blocks       int             `json:"blocks"`               // pieces of the output split on #*# (the official count)
+	Words        int             `json:"words"`                // whitespace-separated words of prefix + text
+	Checks       int             `json:"checks"`               // children of this parent
+	FinishReason string          `json:"finish_reason,omitempty"`
+	Error        json.RawMessage `json:"error,omitempty"` // the parent's inference error: its output is empty
+}
+
+// CR is the completion rate of the parent in [0,1].
+func (c Counts) CR() float64 { return float64(c.Found) / float64(c.Number) }
+
+// Entries is a parsed output: the text of every entry that was claimed,
+// first claim wins.
+type Entries struct {
+	Text   map[int]string
+	Blocks int
+	Words  int
+}
+
+// ParseEntries splits prefix + generated text as the official evaluator
+// does: pieces between "#*#", each claimed by the first "<label> <n>" in it
+// (case-sensitive). Two fixes: the label must start a word, and "Week n"
+// does not match inside "Menu Week n" (nor "Day n" inside "Menu Day n").
+func ParseEntries(output, label string) Entries {
+	blocks := strings.Split(output, Separator)
+	e := Entries{Text: map[int]string{}, Blocks: len(blocks), Words: len(strings.Fields(output))}
+	for _, b := range blocks {
+		n, ok := entryNumber(b, label)
+		if !ok {
+			continue
+		}
+		if _, dup := e.Text[n]; !dup {
+			e.Text[n] = strings.TrimSpace(b)
+		}
+	}
+	return e
+}
+
+func entryNumber(block, label string) (int, bool) {
+	needle := label + " "
+	for off := 0; ; {
+		i := strings.Index(block[off:], needle)
+		if i < 0 {
+			return 0, false
+		}
+		i += off
+		off = i + len(needle)
+		if i > 0 && isLetter(block[i-1]) {
+			continue
+		}
+		if !strings.HasPrefix(label, "Menu ") && strings.HasSuffix(block[:i], "Menu ") {
+			continue
+		}
+		j := off
+		for j < len(block) && block[j] >= '0' && block[j] <= '9' {
+			j++
+		}
+		if j == off {
+			continue
+		}
+		n, err := strconv.Atoi(block[off:j])
+		if err != nil {
+			continue
+		}
+		return n, true
+	}
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// Split is the split-subtasks splitter: one child per check, carrying the
+// entry's text (or none when the entry is missing) and the parent's counts.
+// A record that failed inference, or whose response was cut off, is split
+// as far as its text goes, so every check is counted.
+func Split(rec *record.Record, emit func(*record.Record) error) error {
+	var g Gold
+	if err := rec.Decode("gold", &g); err != nil {
+		return app.Invalid(err)
+	}
+	if g.Number <= 0 || g.Type == "" {
+		return app.Invalidf("record %q: gold needs type and number", rec.ID())
+	}
+	var resp record.Response
+	if err := rec.Decode("response", &resp); err != nil {
+		return app.Invalid(err)
+	}
+	if !rec.Has("response") && !rec.Errored() {
+		return app.Invalidf("record %q has neither response nor error: run infer-batch first", rec.ID())
+	}
+	// A failed inference has no output at all, not even the prefix the
+	// prompt ended with: every entry is missing.
+	output := ""
+	if rec.Has("response") {
+		output = g.Prefix + resp.Text
+	}
+	parsed := ParseEntries(output, g.Type)
+	type child struct {
+		typ   string
+		entry int
+		event string
+	}
+	var kids []child
+	for _, t := range CheckTypes {
+		m := g.Checks.byType(t)
+		for k, ev := range m {
+			n, err := strconv.Atoi(strings.TrimSpace(k))
+			if err != nil || n < 1 || n > g.limit() {
+				return app.Invalidf("record %q: %s check at entry %q is outside 1..%d", rec.ID(), t, k, g.limit())
+			}
+			kids = append(kids, child{t, n, ev})
+		}
+	}
+	if len(kids) == 0 {
+		return app.Invalidf("record %q has no checks", rec.ID())
+	}
+	sort.Slice(kids, func(i, j int) bool {
+		if kids[i].typ != kids[j].typ {
+			return typeOrder(kids[i].typ) < typeOrder(kids[j].typ)
+		}
+		return kids[i].entry < kids[j].entry
+	})
+	counts := Counts{Number: g.Number, LastEntry: g.LastEntry, Blocks: parsed.Blocks, Words: parsed.Words, Checks: len(kids), FinishReason: resp.FinishReason}
+	for n := range parsed.Text {
+		if n >= 1 && n <= g.Number {
+			counts.Found++
+		}
+	}
+	if rec.Errored() {
+		counts.Error = rec.Raw("error")
+	}
+	for _, k := range kids {
+		c := record.New(split.ChildID(rec.ID(), fmt.Sprintf("%s-%d", k.typ, k.entry)))
+		c.Set("parent", rec.ID())
+		for _, f := range []string{"bench", "task", "group", "model"} {
+			if raw := rec.Raw(f); raw != nil {
+				c.SetRaw(f, raw)
+			}
+		}
+		c.Set("gold", CheckGold{Check: k.typ, Entry: k.entry, Event: k.event, Label: g.Type})
+		t, ok := parsed.Text[k.entry]
+		c.Set("entry", Entry{Found: ok, Text: t})
+		c.Set("split", counts)
+		if err := emit(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func typeOrder(t string) int {
+	for i, c := range CheckTypes {
+		if c == t {
+			return i
+		}
+	}
+	return len(CheckTypes)
+}

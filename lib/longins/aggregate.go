@@ -1,0 +1,219 @@
+package longins
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/report"
+)
+
+type cell struct {
+	model, mode string
+	length      int
+}
+
+type cellStats struct {
+	f1Sum          float64
+	exams, failed  int
+	depthHit       [10]int
+	depthTotal     [10]int
+	emptyGoldExams int
+}
+
+type aggregator struct {
+	opt   aggregate.Options
+	cells map[cell]*cellStats
+}
+
+// NewAggregator is the aggregate-ifs factory for LongIns.
+func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
+	return &aggregator{opt: opt, cells: map[cell]*cellStats{}}
+}
+
+func (a *aggregator) Add(rec *record.Record) error {
+	var group struct {
+		Mode   string `json:"mode"`
+		Length string `json:"length"`
+	}
+	if err := rec.Decode("group", &group); err != nil {
+		return err
+	}
+	length, err := strconv.Atoi(group.Length)
+	if err != nil || !validMode(group.Mode) {
+		return fmt.Errorf("record %q: want group.mode (gist, list, limt) and a numeric group.length, got %q and %q", rec.ID(), group.Mode, group.Length)
+	}
+	k := cell{aggregate.ModelOf(rec), group.Mode, length}
+	c := a.cells[k]
+	if c == nil {
+		c = &cellStats{}
+		a.cells[k] = c
+	}
+	if rec.Errored() {
+		c.failed++
+		return nil
+	}
+	var j struct {
+		Score  *float64 `json:"score"`
+		Detail struct {
+			Hits      []Hit `json:"hits"`
+			GoldWrong int   `json:"gold_wrong"`
+		} `json:"detail"`
+	}
+	if err := rec.Decode("judgement", &j); err != nil {
+		return err
+	}
+	if j.Score == nil {
+		return fmt.Errorf("record %q has no judgement: run judge before aggregate-ifs", rec.ID())
+	}
+	c.exams++
+	c.f1Sum += *j.Score
+	if j.Detail.GoldWrong == 0 {
+		c.emptyGoldExams++
+	}
+	for _, h := range j.Detail.Hits {
+		d := min(9, max(0, h.Depth))
+		c.depthTotal[d]++
+		if h.Hit {
+			c.depthHit[d]++
+		}
+	}
+	return nil
+}
+
+func (a *aggregator) Result() (*aggregate.Result, error) {
+	keys := make([]cell, 0, len(a.cells))
+	for k := range a.cells {
+		keys = append(keys, k)
+	}
+	modeRank := func(m string) int { return slices.Index(Modes, m) }
+	slices.SortFunc(keys, func(x, y cell) int {
+		if c := modeRank(x.mode) - modeRank(y.mode); c != 0 {
+			return c
+		}
+		if c := strings.Compare(x.model, y.model); c != 0 {
+			return c
+		}
+		return x.length - y.length
+	})
+	res := &aggregate.Result{}
+	nan := func(num, den float64) float64 {
+		if den == 0 {
+			return math.NaN()
+		}
+		return num / den
+	}
+	for _, k := range keys {
+		c := a.cells[k]
+		dims := map[string]string{"mode": k.mode, "length": strconv.Itoa(k.length)}
+		res.Rows = append(res.Rows,
+			report.Row{Bench: Bench, Model: k.model, Metric: "F1", Dims: dims, Value: nan(100*c.f1Sum, float64(c.exams)), N: c.exams},
+			report.Row{Bench: Bench, Model: k.model, Metric: "failed", Dims: dims, Value: float64(c.failed), N: c.exams + c.failed},
+		)
+		for d := range 10 {
+			if c.depthTotal[d] == 0 {
+				continue
+			}
+			dd := map[string]string{"mode": k.mode, "length": strconv.Itoa(k.length), "depth": strconv.Itoa(d)}
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "depth_accuracy", Dims: dd, Value: 100 * float64(c.depthHit[d]) / float64(c.depthTotal[d]), N: c.depthTotal[d]})
+		}
+	}
+	res.Tables = append(res.Tables, a.f1Tables(keys)...)
+	res.Tables = append(res.Tables, a.depthTables(keys)...)
+	return res, nil
+}
+
+// lengthsOf lists the lengths present for a mode, ascending.
+func lengthsOf(keys []cell, mode string) []int {
+	var ls []int
+	for _, k := range keys {
+		if k.mode == mode && !slices.Contains(ls, k.length) {
+			ls = append(ls, k.length)
+		}
+	}
+	slices.Sort(ls)
+	return ls
+}
+
+// f1Tables are the paper's Table 3 layout, one per mode: F1 × 100 by model
+// and exam length.
+func (a *aggregator) f1Tables(keys []cell) []report.Table {
+	var out []report.Table
+	for _, mode := range Modes {
+		ls := lengthsOf(keys, mode)
+		if len(ls) == 0 {
+			continue
+		}
+		t := report.Table{Title: fmt.Sprintf("LongIns %s: F1 × 100 by exam length (tokens)", strings.ToUpper(mode)), Columns: []string{"model"}}
+		for _, l := range ls {
+			t.Columns = append(t.Columns, strconv.Itoa(l))
+		}
+		t.Columns = append(t.Columns, "exams", "failed", "empty gold")
+		var models []string
+		for _, k := range keys {
+			if k.mode == mode && !slices.Contains(models, k.model) {
+				models = append(models, k.model)
+			}
+		}
+		for _, m := range models {
+			row := []string{m}
+			exams, failed, empty := 0, 0, 0
+			for _, l := range ls {
+				c, ok := a.cells[cell{m, mode, l}]
+				if !ok || c.exams == 0 {
+					row = append(row, "–")
+					if ok {
+						failed += c.failed
+					}
+					continue
+				}
+				row = append(row, report.Fmt(100*c.f1Sum/float64(c.exams), 2))
+				exams, failed, empty = exams+c.exams, failed+c.failed, empty+c.emptyGoldExams
+			}
+			row = append(row, strconv.Itoa(exams), strconv.Itoa(failed), strconv.Itoa(empty))
+			t.Rows = append(t.Rows, row)
+		}
+		t.Notes = []string{"Mean F1 between the predicted and the gold wrong-question ids (the integers inside [...] of the reply), as the official eval.py; an exam with no gold wrong answer, or a reply naming none, scores 0 and is counted (\"empty gold\"). Failed exams (an error from an earlier stage) are left out of the mean and counted under \"failed\"."}
+		out = append(out, t)
+	}
+	return out
+}
+
+// depthTables are the depth × length heat maps: the share (%) of wrong
+// answers found at each depth bucket, per model and mode.
+func (a *aggregator) depthTables(keys []cell) []report.Table {
+	var out []report.Table
+	type mm struct{ model, mode string }
+	var seen []mm
+	for _, k := range keys {
+		if !slices.Contains(seen, mm{k.model, k.mode}) {
+			seen = append(seen, mm{k.model, k.mode})
+		}
+	}
+	for _, x := range seen {
+		ls := lengthsOf(keys, x.mode)
+		t := report.Table{Title: fmt.Sprintf("LongIns %s, %s: wrong answers found (%%) by depth and exam length", strings.ToUpper(x.mode), x.model), Columns: []string{"depth"}}
+		for _, l := range ls {
+			t.Columns = append(t.Columns, strconv.Itoa(l))
+		}
+		for d := range 10 {
+			row := []string{strconv.Itoa(d)}
+			for _, l := range ls {
+				c, ok := a.cells[cell{x.model, x.mode, l}]
+				if !ok || c.depthTotal[d] == 0 {
+					row = append(row, "–")
+					continue
+				}
+				row = append(row, report.Fmt(100*float64(c.depthHit[d])/float64(c.depthTotal[d]), 1))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		t.Notes = []string{"Depth 0 is the first tenth of the exam, 9 the last."}
+		out = append(out, t)
+	}
+	return out
+}

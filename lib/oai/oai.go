@@ -1,0 +1,391 @@
+// Package oai is a small OpenAI-compatible HTTP client for batch inference
+// against vLLM, SGLang, TGI, llama.cpp, Ollama and OpenAI. It makes one attempt
+// per call and classifies what went wrong; retries, balancing and rate limits
+// belong to the caller (lib/infer), which knows about many requests at once.
+package oai
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// MaxBody caps how much of a response is read: a runaway or hostile server
+// cannot exhaust memory.
+const MaxBody = 64 << 20
+
+// Client is safe for concurrent use; make one per process and endpoint role.
+type Client struct {
+	HTTP *http.Client
+	key  string
+}
+
+// NewTransport returns an HTTP/1.1 transport that keeps one idle connection
+// per request in flight. Go's default keeps 2 per host, which under -j 256
+// forces thousands of new connections and halves throughput.
+func NewTransport(concurrency int, connect time.Duration) *http.Transport {
+	if concurrency < 1 {
+		concurrency = 1
+	}
+	if connect <= 0 {
+		connect = 10 * time.Second
+	}
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          2 * concurrency,
+		MaxIdleConnsPerHost:   2 * concurrency,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   connect,
+		ExpectContinueTimeout: time.Second,
+		// Large requests and responses: fewer syscalls per 500 KB prompt.
+		WriteBufferSize: 64 << 10,
+		ReadBufferSize:  64 << 10,
+		// HTTP/1.1 only, one connection per request in flight: what vLLM's
+		// uvicorn speaks, and no head-of-line blocking of 256 streams on one
+		// TCP connection. (A custom DialContext already turns h2 off; this
+		// says so.)
+		ForceAttemptHTTP2: false,
+	}
+}
+
+// New makes a client for concurrency requests in flight. key may be empty
+// (local servers without auth).
+func New(concurrency int, connect time.Duration, key string) *Client {
+	// No client-wide Timeout: each call sets its own deadlines.
+	return &Client{HTTP: &http.Client{Transport: NewTransport(concurrency, connect)}, key: strings.TrimSpace(key)}
+}
+
+// Close drops idle connections.
+func (c *Client) Close() { c.HTTP.CloseIdleConnections() }
+
+// Redact removes the API key from a text that may echo it (an error body, a
+// URL) so it can go into records and logs.
+func (c *Client) Redact(s string) string {
+	if c.key == "" || len(c.key) < 4 {
+		return s
+	}
+	return strings.ReplaceAll(s, c.key, "[redacted]")
+}
+
+// NormalizeBase turns a user's base URL into the form requests are built on:
+// scheme and host required, "/v1" added when there is no path (OpenAI's
+// convention is that the base includes it), no trailing slash.
+func NormalizeBase(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("base URL %q: want http(s)://host[:port][/v1]", Label(s))
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	if u.Path == "" {
+		u.Path = "/v1"
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return u.String(), nil
+}
+
+// Label is a base URL fit for records and logs: without user info.
+func Label(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User = nil
+	return u.String()
+}
+
+// Call is one request.
+type Call struct {
+	Base   string // normalized base URL, e.g. http://127.0.0.1:8000/v1
+	Path   string // PathChat or PathCompletions
+	Body   []byte // the full JSON body, model included
+	Stream bool   // the body asks for SSE
+
+	// Deadlines of this attempt; zero means none. FirstByte runs until the
+	// response headers (non-streaming: the whole generation, as servers send
+	// headers at the end) or the first streamed event; Idle bounds the gap
+	// between streamed events; Total bounds everything.
+	FirstByte, Idle, Total time.Duration
+}
+
+// Paths of the two generation endpoints.
+const (
+	PathChat        = "/chat/completions"
+	PathCompletions = "/completions"
+)
+
+// Usage is the token accounting the server reports.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Completion is a successful answer.
+type Completion struct {
+	Model        string // as the server names it
+	Text         string
+	Reasoning    string // reasoning_content (vLLM, DeepSeek) or reasoning
+	FinishReason string
+	Usage        Usage
+	HasUsage     bool
+	Latency      time.Duration // request start to the end of the body
+	TTFT         time.Duration // streaming only: to the first text or reasoning
+}
+
+// Error is a failed attempt. It is the only error type Complete returns
+// (besides the caller's own context error).
+type Error struct {
+	Kind       string // see the Kind* constants
+	Status     int    // HTTP status, 0 when none
+	Message    string
+	Retryable  bool
+	RetryAfter time.Duration // from Retry-After / retry-after-ms, 0 when absent
+}
+
+func (e *Error) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s (HTTP %d): %s", e.Kind, e.Status, e.Message)
+	}
+	return e.Kind + ": " + e.Message
+}
+
+// Error kinds. Retryable: network, timeout, rate_limited, server_error,
+// truncated_stream, bad_response. Not: bad_request, context_length, auth,
+// not_found, client_error.
+const (
+	KindNetwork         = "network"
+	KindTimeout         = "timeout"
+	KindRateLimited     = "rate_limited"
+	KindServer          = "server_error"
+	KindTruncatedStream = "truncated_stream"
+	KindBadResponse     = "bad_response"
+	KindBadRequest      = "bad_request"
+	KindContextLength   = "context_length"
+	KindAuth            = "auth"
+	KindNotFound        = "not_found"
+	KindClient          = "client_error"
+)
+
+type timeoutCause struct{ what string }
+
+func (t *timeoutCause) Error() string { return t.what }
+
+// Complete makes one attempt. The error is an *Error, or ctx's error when
+// the caller cancelled.
+func (c *Client) Complete(ctx context.Context, call Call) (*Completion, error) {
+	start := time.Now()
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var timers []*time.Timer
+	defer func() {
+		for _, t := range timers {
+			t.Stop()
+		}
+	}()
+	arm := func(d time.Duration, what string) *time.Timer {
+		if d <= 0 {
+			return nil
+		}
+		t := time.AfterFunc(d, func() { cancel(&timeoutCause{what}) })
+		timers = append(timers, t)
+		return t
+	}
+	arm(call.Total, fmt.Sprintf("no complete answer within %v", call.Total))
+	fb := arm(call.FirstByte, fmt.Sprintf("no first byte within %v", call.FirstByte))
+
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, call.Base+call.Path, bytes.NewReader(call.Body))
+	if err != nil {
+		return nil, &Error{Kind: KindClient, Message: c.Redact(err.Error())}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if call.Stream {
+		req.Header.Set("Accept", "text/event-stream")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, c.failure(ctx, actx, err)
+	}
+	defer func() {
+		// Drain a little so the connection goes back to the pool.
+		io.CopyN(io.Discard, resp.Body, 64<<10)
+		resp.Body.Close()
+	}()
+	if resp.StatusCode/100 != 2 {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		return nil, c.statusError(resp, body)
+	}
+	var comp *Completion
+	if call.Stream && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		var idle *time.Timer
+		if call.Idle > 0 {
+			idle = arm(call.Idle, fmt.Sprintf("stream stalled for %v", call.Idle))
+		}
+		comp, err = c.readStream(resp.Body, start, func(first bool) {
+			if first && fb != nil {
+				fb.Stop()
+			}
+			if idle != nil {
+				idle.Reset(call.Idle)
+			}
+		})
+	} else {
+		if fb != nil {
+			fb.Stop()
+		}
+		var body []byte
+		body, err = readLimited(resp.Body)
+		if err == nil {
+			comp, err = c.parseBody(body)
+		}
+	}
+	if err != nil {
+		var oe *Error
+		if errors.As(err, &oe) {
+			return nil, oe
+		}
+		return nil, c.failure(ctx, actx, err)
+	}
+	comp.Latency = time.Since(start)
+	return comp, nil
+}
+
+func readLimited(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxBody+1))
+	if err == nil && len(b) > MaxBody {
+		return nil, &Error{Kind: KindBadResponse, Message: fmt.Sprintf("response larger than %d MiB", MaxBody>>20)}
+	}
+	return b, err
+}
+
+// failure classifies a transport error: the caller's cancellation passes
+// through; our own deadlines become timeouts; the rest is the network.
+func (c *Client) failure(parent, actx context.Context, err error) error {
+	if parent.Err() != nil {
+		return parent.Err()
+	}
+	var tc *timeoutCause
+	if errors.As(context.Cause(actx), &tc) {
+		return &Error{Kind: KindTimeout, Message: tc.what, Retryable: true}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &Error{Kind: KindTimeout, Message: c.Redact(err.Error()), Retryable: true}
+	}
+	return &Error{Kind: KindNetwork, Message: c.Redact(err.Error()), Retryable: true}
+}
+
+func (c *Client) statusError(resp *http.Response, body []byte) *Error {
+	e := &Error{Status: resp.StatusCode, Message: c.Redact(errorMessage(body, resp.Status))}
+	e.RetryAfter = RetryAfter(resp.Header, time.Now())
+	switch s := resp.StatusCode; {
+	case s == 429:
+		e.Kind, e.Retryable = KindRateLimited, true
+	case s == 408:
+		e.Kind, e.Retryable = KindTimeout, true
+	case s == 409:
+		e.Kind, e.Retryable = KindClient, true
+	case s >= 500:
+		e.Kind, e.Retryable = KindServer, true
+	case s == 401 || s == 403:
+		e.Kind = KindAuth
+	case s == 404:
+		e.Kind = KindNotFound
+	case s == 400 || s == 413 || s == 422:
+		e.Kind = KindBadRequest
+		if IsContextLength(e.Message) {
+			e.Kind = KindContextLength
+		}
+	default:
+		e.Kind = KindClient
+	}
+	return e
+}
+
+// IsContextLength recognises the servers' "prompt too long" messages (vLLM,
+// SGLang, TGI, OpenAI, llama.cpp).
+func IsContextLength(msg string) bool {
+	m := strings.ToLower(msg)
+	for _, s := range []string{"context length", "context_length", "maximum context", "too many tokens", "prompt is too long", "exceeds the available context", "input is too long"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// errorMessage pulls the human text out of an error body: OpenAI's
+// {"error":{"message"}}, vLLM's {"message"}, TGI's {"error":"..."}, FastAPI's
+// {"detail"}; else the body itself, shortened.
+func errorMessage(body []byte, status string) string {
+	var v struct {
+		Error   any    `json:"error"`
+		Message string `json:"message"`
+		Detail  any    `json:"detail"`
+	}
+	msg := ""
+	if unmarshal(body, &v) == nil {
+		switch e := v.Error.(type) {
+		case string:
+			msg = e
+		case map[string]any:
+			if m, ok := e["message"].(string); ok {
+				msg = m
+			}
+		}
+		if msg == "" {
+			msg = v.Message
+		}
+		if msg == "" && v.Detail != nil {
+			msg = fmt.Sprint(v.Detail)
+		}
+	}
+	if msg == "" {
+		msg = strings.TrimSpace(string(body))
+	}
+	if msg == "" {
+		msg = status
+	}
+	if len(msg) > 1000 {
+		msg = msg[:1000] + "…"
+	}
+	return msg
+}
+
+// RetryAfter reads retry-after-ms (OpenAI) or Retry-After in seconds or as an
+// HTTP date. 0 when absent or unparsable.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		var ms float64
+		if _, err := fmt.Sscanf(v, "%g", &ms); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	var s float64
+	if _, err := fmt.Sscanf(v, "%g", &s); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}

@@ -1,0 +1,269 @@
+package oai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func serve(t *testing.T, h http.HandlerFunc) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}
+
+func TestCompleteChatForwardsBodyAndKey(t *testing.T) {
+	var gotPath, gotAuth, gotBody string
+	base := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		gotPath, gotAuth = r.URL.Path, r.Header.Get("Authorization")
+		b, _ := io.ReadAll(r.Body)
+		gotBody = string(b)
+		fmt.Fprint(w, `{"model":"m","choices":[{"message":{"content":null,"reasoning_content":"thinking"},"finish_reason":"length"}],"usage":{"prompt_tokens":7,"completion_tokens":9}}`)
+	})
+	c := New(4, time.Second, "sk-test-key")
+	body := `{"model":"m","messages":[{"role":"user","content":"hi"}],"top_k":20}`
+	comp, err := c.Complete(context.Background(), Call{Base: base, Path: PathChat, Body: []byte(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotPath != "/v1/chat/completions" || gotAuth != "Bearer sk-test-key" || gotBody != body {
+		t.Fatalf("request: path %q auth %q body %q", gotPath, gotAuth, gotBody)
+	}
+	if comp.Text != "" || comp.Reasoning != "thinking" || comp.FinishReason != "length" || comp.Usage != (Usage{7, 9}) || !comp.HasUsage {
+		t.Fatalf("completion %+v", comp)
+	}
+}
+
+func TestCompleteCompletionsText(t *testing.T) {
+	base := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/completions" {
+			t.Errorf("path %s", r.URL.Path)
+		}
+		if r.Header.Get("Authorization") != "" {
+			t.Errorf("no key was given, yet Authorization %q", r.Header.Get("Authorization"))
+		}
+		fmt.Fprint(w, `{"choices":[{"text":"four","finish_reason":"stop"}]}`)
+	})
+	comp, err := New(1, time.Second, "").Complete(context.Background(), Call{Base: base, Path: PathCompletions, Body: []byte(`{"prompt":"2+2="}`)})
+	if err != nil || comp.Text != "four" || comp.FinishReason != "stop" || comp.HasUsage {
+		t.Fatalf("%+v %v", comp, err)
+	}
+}
+
+func sse(w http.ResponseWriter, events ...string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, e := range events {
+		fmt.Fprintf(w, "data: %s\n\n", e)
+		w.(http.Flusher).Flush()
+	}
+}
+
+func TestStream(t *testing.T) {
+	tests := []struct {
+		name     string
+		events   []string
+		text     string
+		reason   string
+		finish   string
+		kind     string
+		hasUsage bool
+	}{
+		{"chat", []string{
+			`{"choices":[{"delta":{"role":"assistant"}}]}`,
+			`{"choices":[{"delta":{"reasoning_content":"hm"}}]}`,
+			`{"choices":[{"delta":{"content":"Hel"}}]}`,
+			`{"choices":[{"delta":{"content":"lo"},"finish_reason":"stop"}]}`,
+			`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}`,
+			`[DONE]`}, "Hello", "hm", "stop", "", true},
+		{"completions", []string{`{"choices":[{"text":"a"}]}`, `{"choices":[{"text":"b","finish_reason":"length"}]}`, `[DONE]`}, "ab", "", "length", "", false},
+		{"cut off", []string{`{"choices":[{"delta":{"content":"Hel"}}]}`}, "", "", "", KindTruncatedStream, false},
+		{"error event", []string{`{"error":{"message":"engine died"}}`}, "", "", "", KindServer, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := serve(t, func(w http.ResponseWriter, r *http.Request) { sse(w, tt.events...) })
+			comp, err := New(1, time.Second, "").Complete(context.Background(), Call{Base: base, Path: PathChat, Body: []byte(`{}`), Stream: true})
+			if tt.kind != "" {
+				var e *Error
+				if !errors.As(err, &e) || e.Kind != tt.kind || !e.Retryable {
+					t.Fatalf("want retryable %s, got %v", tt.kind, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if comp.Text != tt.text || comp.Reasoning != tt.reason || comp.FinishReason != tt.finish || comp.HasUsage != tt.hasUsage {
+				t.Fatalf("%+v", comp)
+			}
+			if comp.TTFT <= 0 || comp.TTFT > comp.Latency {
+				t.Fatalf("ttft %v latency %v", comp.TTFT, comp.Latency)
+			}
+		})
+	}
+}
+
+func TestStatusClassification(t *testing.T) {
+	tests := []struct {
+		status    int
+		body      string
+		kind      string
+		retryable bool
+	}{
+		{400, `{"error":{"message":"This model's maximum context length is 8192 tokens"}}`, KindContextLength, false},
+		{400, `{"message":"bad temperature"}`, KindBadRequest, false},
+		{401, `{"error":"no key"}`, KindAuth, false},
+		{403, ``, KindAuth, false},
+		{404, `{"detail":"Not Found"}`, KindNotFound, false},
+		{422, `{"detail":[{"msg":"field required"}]}`, KindBadRequest, false},
+		{408, ``, KindTimeout, true},
+		{429, `{"error":{"message":"slow down"}}`, KindRateLimited, true},
+		{500, `oops`, KindServer, true},
+		{503, `{"error":{"message":"overloaded"}}`, KindServer, true},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.status, tt.kind), func(t *testing.T) {
+			base := serve(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Retry-After", "3")
+				w.WriteHeader(tt.status)
+				fmt.Fprint(w, tt.body)
+			})
+			_, err := New(1, time.Second, "").Complete(context.Background(), Call{Base: base, Path: PathChat, Body: []byte(`{}`)})
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != tt.kind || e.Retryable != tt.retryable || e.Status != tt.status || e.RetryAfter != 3*time.Second || e.Message == "" {
+				t.Fatalf("got %#v", err)
+			}
+		})
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		h    map[string]string
+		want time.Duration
+	}{
+		{map[string]string{}, 0},
+		{map[string]string{"Retry-After": "2"}, 2 * time.Second},
+		{map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
+		{map[string]string{"Retry-After": "1", "Retry-After-Ms": "250"}, 250 * time.Millisecond},
+		{map[string]string{"Retry-After": now.Add(7 * time.Second).Format(http.TimeFormat)}, 7 * time.Second},
+		{map[string]string{"Retry-After": "soon"}, 0},
+		{map[string]string{"Retry-After": "-4"}, 0},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		for k, v := range tt.h {
+			h.Set(k, v)
+		}
+		if got := RetryAfter(h, now); got != tt.want {
+			t.Errorf("%v: got %v want %v", tt.h, got, tt.want)
+		}
+	}
+}
+
+func TestDeadlines(t *testing.T) {
+	release := make(chan struct{})
+	hang := func(first bool) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			io.ReadAll(r.Body) // so the server notices when the client leaves
+			if first {
+				sse(w, `{"choices":[{"delta":{"content":"a"}}]}`)
+			}
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}
+	}
+	base := serve(t, hang(false))
+	streaming := serve(t, hang(true))
+	t.Cleanup(func() { close(release) }) // runs before the servers close
+	c := New(2, time.Second, "")
+	tests := []struct {
+		name string
+		call Call
+		want string
+	}{
+		{"first byte", Call{Base: base, FirstByte: 50 * time.Millisecond}, "no first byte"},
+		{"total", Call{Base: base, Total: 50 * time.Millisecond}, "no complete answer"},
+		{"idle stream", Call{Base: streaming, Stream: true, Idle: 50 * time.Millisecond, FirstByte: time.Hour}, "stream stalled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.call.Path = PathChat
+			tt.call.Body = []byte(`{}`)
+			_, err := c.Complete(context.Background(), tt.call)
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != KindTimeout || !e.Retryable || !strings.Contains(e.Message, tt.want) {
+				t.Fatalf("got %v", err)
+			}
+		})
+	}
+	// The caller's own cancellation is not an *Error.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Complete(ctx, Call{Base: base, Path: PathChat, Body: []byte(`{}`)}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+func TestNetworkErrorIsRetryable(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	base := srv.URL + "/v1"
+	srv.Close()
+	_, err := New(1, time.Second, "").Complete(context.Background(), Call{Base: base, Path: PathChat, Body: []byte(`{}`)})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindNetwork || !e.Retryable {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestKeyIsRedacted(t *testing.T) {
+	const key = "sk-very-secret-0123"
+	base := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(401)
+		fmt.Fprintf(w, `{"error":{"message":"invalid key %s"}}`, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	})
+	_, err := New(1, time.Second, key).Complete(context.Background(), Call{Base: base, Path: PathChat, Body: []byte(`{}`)})
+	if err == nil || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "[redacted]") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestNormalizeBase(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://h:8000", "http://h:8000/v1"},
+		{"http://h:8000/", "http://h:8000/v1"},
+		{"https://api.example.com/v1/", "https://api.example.com/v1"},
+		{" http://h/openai/v1 ", "http://h/openai/v1"},
+		{"h:8000", ""},
+		{"ftp://h", ""},
+	}
+	for _, tt := range tests {
+		got, err := NormalizeBase(tt.in)
+		if (err != nil) != (tt.want == "") || got != tt.want {
+			t.Errorf("%q: got %q, %v", tt.in, got, err)
+		}
+	}
+	if l := Label("http://user:pw@h:1/v1"); strings.Contains(l, "pw") {
+		t.Errorf("label keeps the password: %s", l)
+	}
+}
+
+func TestModels(t *testing.T) {
+	base := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"qwen","max_model_len":32768}]}`)
+	})
+	ms, err := New(1, time.Second, "").Models(context.Background(), base, time.Second)
+	if err != nil || len(ms) != 1 || ms[0].ID != "qwen" || ms[0].MaxModelLen != 32768 {
+		t.Fatalf("%+v %v", ms, err)
+	}
+}

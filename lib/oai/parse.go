@@ -1,0 +1,224 @@
+package oai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/record"
+)
+
+func unmarshal(b []byte, v any) error { return record.Unmarshal(b, v) }
+
+// message is a chat message or a streamed delta. Content is raw because
+// servers send a string, null, or (newer OpenAI) an array of parts.
+type message struct {
+	Content          json.RawMessage `json:"content"`
+	ReasoningContent *string         `json:"reasoning_content"`
+	Reasoning        *string         `json:"reasoning"`
+}
+
+type choice struct {
+	Text         *string  `json:"text"`
+	Message      *message `json:"message"`
+	Delta        *message `json:"delta"`
+	FinishReason *string  `json:"finish_reason"`
+}
+
+type body struct {
+	Model   string          `json:"model"`
+	Choices []choice        `json:"choices"`
+	Usage   *Usage          `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// contentText reads a message content: a string, null, or parts with "text".
+func contentText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if unmarshal(raw, &parts) == nil {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+	return ""
+}
+
+func (m *message) reasoning() string {
+	switch {
+	case m.ReasoningContent != nil:
+		return *m.ReasoningContent
+	case m.Reasoning != nil:
+		return *m.Reasoning
+	}
+	return ""
+}
+
+// parseBody reads a non-streaming answer of either endpoint.
+func (c *Client) parseBody(b []byte) (*Completion, error) {
+	var v body
+	if err := unmarshal(b, &v); err != nil {
+		return nil, &Error{Kind: KindBadResponse, Message: "response is not JSON: " + shorten(b), Retryable: true}
+	}
+	if len(v.Error) > 0 && string(v.Error) != "null" {
+		return nil, &Error{Kind: KindServer, Message: c.Redact(errorMessage(b, "error in body")), Retryable: true}
+	}
+	if len(v.Choices) == 0 {
+		return nil, &Error{Kind: KindBadResponse, Message: "response has no choices: " + shorten(b), Retryable: true}
+	}
+	ch := v.Choices[0]
+	comp := &Completion{Model: v.Model}
+	if ch.Message != nil {
+		comp.Text = contentText(ch.Message.Content)
+		comp.Reasoning = ch.Message.reasoning()
+	} else if ch.Text != nil {
+		comp.Text = *ch.Text
+	}
+	if ch.FinishReason != nil {
+		comp.FinishReason = *ch.FinishReason
+	}
+	if v.Usage != nil {
+		comp.Usage, comp.HasUsage = *v.Usage, true
+	}
+	return comp, nil
+}
+
+func shorten(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// readStream reads an SSE answer. progress is called on every event (first
+// is true for the first one). A stream that ends without [DONE] and without a
+// finish_reason was cut off: that is a retryable truncated_stream.
+func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bool)) (*Completion, error) {
+	br := bufio.NewReaderSize(r, 32<<10)
+	comp := &Completion{}
+	var text, reasoning strings.Builder
+	events, done := 0, false
+	var line []byte
+	for !done {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line[:0], chunk...)
+		for err == bufio.ErrBufferFull {
+			chunk, err = br.ReadSlice('\n')
+			line = append(line, chunk...)
+			if len(line) > MaxBody {
+				return nil, &Error{Kind: KindBadResponse, Message: "stream event too large", Retryable: true}
+			}
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		eof := err == io.EOF
+		data, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data:"))
+		if ok {
+			data = bytes.TrimSpace(data)
+			progress(events == 0)
+			events++
+			if string(data) == "[DONE]" {
+				done = true
+				break
+			}
+			var v body
+			if err := unmarshal(data, &v); err != nil {
+				return nil, &Error{Kind: KindBadResponse, Message: "stream event is not JSON: " + shorten(data), Retryable: true}
+			}
+			if len(v.Error) > 0 && string(v.Error) != "null" {
+				return nil, &Error{Kind: KindServer, Message: c.Redact(errorMessage(data, "error in stream")), Retryable: true}
+			}
+			if v.Model != "" {
+				comp.Model = v.Model
+			}
+			if v.Usage != nil {
+				comp.Usage, comp.HasUsage = *v.Usage, true
+			}
+			if len(v.Choices) > 0 {
+				ch := v.Choices[0]
+				n := text.Len() + reasoning.Len()
+				if ch.Delta != nil {
+					text.WriteString(contentText(ch.Delta.Content))
+					reasoning.WriteString(ch.Delta.reasoning())
+				} else if ch.Text != nil {
+					text.WriteString(*ch.Text)
+				}
+				if comp.TTFT == 0 && text.Len()+reasoning.Len() > n {
+					comp.TTFT = time.Since(start)
+				}
+				if ch.FinishReason != nil && *ch.FinishReason != "" {
+					comp.FinishReason = *ch.FinishReason
+				}
+			}
+		}
+		if eof {
+			break
+		}
+	}
+	if !done && comp.FinishReason == "" {
+		return nil, &Error{Kind: KindTruncatedStream, Message: fmt.Sprintf("stream ended after %d events without finish_reason or [DONE]", events), Retryable: true}
+	}
+	comp.Text, comp.Reasoning = text.String(), reasoning.String()
+	return comp, nil
+}
+
+// Model is one entry of /v1/models. MaxModelLen is vLLM's max_model_len
+// (0 when the server does not say).
+type Model struct {
+	ID          string `json:"id"`
+	MaxModelLen int    `json:"max_model_len"`
+}
+
+// Models lists the models an endpoint serves.
+func (c *Client) Models(ctx context.Context, base string, timeout time.Duration) ([]Model, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/models", nil)
+	if err != nil {
+		return nil, err
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, errors.New(c.Redact(err.Error()))
+	}
+	defer resp.Body.Close()
+	b, err := readLimited(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, c.statusError(resp, b)
+	}
+	var v struct {
+		Data []Model `json:"data"`
+	}
+	if err := unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("%s/models: not a model list: %s", Label(base), shorten(b))
+	}
+	return v.Data, nil
+}

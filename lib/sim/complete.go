@@ -1,0 +1,513 @@
+package sim
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/record"
+)
+
+// maxBody bounds a request body: a 1M-token prompt is about 4 MiB.
+const maxBody = 64 << 20
+
+// reply is a generated answer, cut to the request's limits.
+type reply struct {
+	text, reasoning string
+	finish          string
+	solver          string
+	usage           usage
+}
+
+type usage struct {
+	PromptTokens     int           `json:"prompt_tokens"`
+	CompletionTokens int           `json:"completion_tokens"`
+	TotalTokens      int           `json:"total_tokens"`
+	Details          *usageDetails `json:"completion_tokens_details,omitempty"`
+}
+
+type usageDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
+}
+
+func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
+	seq := s.seq.Add(1)
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.clientError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxBody), "invalid_request_error", "request_too_large")
+			return
+		}
+		s.clientError(w, http.StatusBadRequest, "reading the body: "+err.Error(), "invalid_request_error", "")
+		return
+	}
+	req, co, err := parseRequest(b, chat)
+	if err != nil {
+		s.count(func(st *Stats) { st.ClientErrors++ })
+		d := errorDetail{Message: err.Error(), Type: "invalid_request_error"}
+		var br *badRequest
+		if errors.As(err, &br) && br.param != "" {
+			d.Param = &br.param
+		}
+		writeJSON(w, http.StatusBadRequest, errorBody{d})
+		return
+	}
+	if req.Model == "" {
+		req.Model = s.opt.Models[0]
+	} else if !s.models[req.Model] {
+		s.clientError(w, http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist (llm-sim serves %v)", req.Model, s.opt.Models), "invalid_request_error", "model_not_found")
+		return
+	}
+	fault, err := s.faultFor(seq, req, r.Header.Get(FaultHeader))
+	if err != nil {
+		s.clientError(w, http.StatusBadRequest, err.Error(), "invalid_request_error", "")
+		return
+	}
+	if fault != NoFault {
+		s.count(func(st *Stats) { st.Faults[fault]++ })
+		s.opt.Log.Debug("fault", "seq", seq, "fault", string(fault))
+	}
+	ctx := r.Context()
+	switch fault {
+	case Fault429:
+		s.retryAfter(w)
+		writeError(w, http.StatusTooManyRequests, "Rate limit reached (simulated by llm-sim)", "requests", "rate_limit_exceeded")
+		return
+	case Fault500:
+		writeError(w, http.StatusInternalServerError, "The server had an error while processing your request (simulated by llm-sim)", "server_error", "internal_error")
+		return
+	case Fault503:
+		writeError(w, http.StatusServiceUnavailable, "The engine is currently overloaded (simulated by llm-sim)", "server_error", "overloaded")
+		return
+	case FaultReset:
+		resetConn(w)
+		return
+	case FaultStall:
+		// A hung request holds no slot: it models a stuck proxy or connection.
+		if !s.sleep(ctx, s.opt.StallFor) {
+			s.interrupted(ctx, w)
+			return
+		}
+	}
+
+	release, ok := s.admit(ctx, w)
+	if !ok {
+		return
+	}
+	defer release()
+
+	rep := s.generate(req, co)
+	ttft := s.opt.Latency
+	if s.opt.PrefillTPS > 0 {
+		ttft += time.Duration(float64(rep.usage.PromptTokens) / s.opt.PrefillTPS * float64(time.Second))
+	}
+	var done bool
+	if co.stream {
+		done = s.writeStream(ctx, w, req, co, rep, seq, ttft, fault == FaultTruncate)
+	} else {
+		done = s.writeWhole(ctx, w, req, rep, seq, ttft, fault == FaultTruncate)
+	}
+	if done {
+		s.count(func(st *Stats) {
+			st.OK++
+			st.PromptTokens += int64(rep.usage.PromptTokens)
+			st.CompletionTokens += int64(rep.usage.CompletionTokens)
+			if rep.solver != "" {
+				st.Solved[rep.solver]++
+			}
+		})
+	}
+}
+
+// generate answers the request: the first solver that recognises it, else
+// filler; then stop and max_tokens apply.
+func (s *Server) generate(req *Request, co callOptions) reply {
+	pt := promptTokens(req)
+	skill := s.opt.Skill
+	if v, ok := s.opt.ModelSkill[req.Model]; ok {
+		skill = v
+	}
+	skill = EffectiveSkill(skill, s.opt.SkillDecay, pt, s.opt.DecayTokens)
+	seed := replySeed(req, co)
+	// Every solver gets a fresh RNG, so one that declines leaves no trace.
+	newRand := func() *rand.Rand { return rand.New(rand.NewPCG(s.opt.Seed, seed)) }
+	var rep reply
+	text, found := "", false
+	for _, sv := range s.opt.Solvers {
+		if text, found = sv.Solve(req, Params{Skill: skill, Rand: newRand(), PromptTokens: pt}); found {
+			rep.solver = sv.Name()
+			break
+		}
+	}
+	if !found {
+		text = filler(newRand())
+	}
+	rep.text, rep.finish = applyLimits(text, req.Stop, req.MaxTokens)
+	rep.usage = usage{PromptTokens: pt, CompletionTokens: EstimateTokens(rep.text)}
+	if s.opt.Reasoning && req.Chat {
+		rng := rand.New(rand.NewPCG(s.opt.Seed^1, seed))
+		rep.reasoning = reasoning(rng, rep.solver, pt, skill)
+		n := EstimateTokens(rep.reasoning)
+		rep.usage.CompletionTokens += n
+		rep.usage.Details = &usageDetails{ReasoningTokens: n}
+	}
+	rep.usage.TotalTokens = rep.usage.PromptTokens + rep.usage.CompletionTokens
+	return rep
+}
+
+// admit waits for a concurrency slot. It answers the request itself (and
+// returns false) when the queue is full or the wait was cut short.
+func (s *Server) admit(ctx context.Context, w http.ResponseWriter) (release func(), ok bool) {
+	enter := func() func() {
+		n := int(s.inflight.Add(1))
+		s.count(func(st *Stats) { st.MaxConcurrent = max(st.MaxConcurrent, n) })
+		return func() {
+			s.inflight.Add(-1)
+			if s.sem != nil {
+				<-s.sem
+			}
+		}
+	}
+	if s.sem == nil {
+		return enter(), true
+	}
+	select {
+	case s.sem <- struct{}{}:
+		return enter(), true
+	default:
+	}
+	q := int(s.queued.Add(1))
+	if s.opt.MaxQueue > 0 && q > s.opt.MaxQueue {
+		s.queued.Add(-1)
+		s.count(func(st *Stats) { st.QueueFull++ })
+		s.retryAfter(w)
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("llm-sim: %d requests are running and %d waiting (--max-queue)", s.opt.MaxConcurrency, s.opt.MaxQueue), "server_error", "overloaded")
+		return nil, false
+	}
+	s.count(func(st *Stats) { st.QueuePeak = max(st.QueuePeak, q) })
+	defer s.queued.Add(-1)
+	select {
+	case s.sem <- struct{}{}:
+		return enter(), true
+	case <-ctx.Done():
+	case <-s.closing:
+	}
+	s.interrupted(ctx, w)
+	return nil, false
+}
+
+// sleep waits d; false when the client left or the server is closing.
+func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+	case <-s.closing:
+	}
+	return false
+}
+
+// interrupted answers a request cut short before its reply started: a client
+// that left needs nothing, one still there learns that the server is closing.
+func (s *Server) interrupted(ctx context.Context, w http.ResponseWriter) {
+	if ctx.Err() == nil {
+		writeError(w, http.StatusServiceUnavailable, "llm-sim is shutting down", "server_error", "shutting_down")
+	}
+}
+
+func (s *Server) retryAfter(w http.ResponseWriter) {
+	d := s.opt.RetryAfter
+	w.Header().Set("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))
+	w.Header().Set("retry-after-ms", strconv.FormatInt(d.Milliseconds(), 10))
+}
+
+// resetConn drops the connection without a response; where the
+// ResponseWriter cannot be hijacked (HTTP/2, recorders) the handler aborts.
+func resetConn(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			if tc, ok := conn.(*net.TCPConn); ok {
+				tc.SetLinger(0) // close with RST: "connection reset by peer"
+			}
+			conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+func (s *Server) clientError(w http.ResponseWriter, status int, msg, typ, code string) {
+	s.count(func(st *Stats) { st.ClientErrors++ })
+	writeError(w, status, msg, typ, code)
+}
+
+// writeError writes the OpenAI error shape {"error":{"message","type","param","code"}}.
+func writeError(w http.ResponseWriter, status int, msg, typ, code string) {
+	d := errorDetail{Message: msg, Type: typ}
+	if code != "" {
+		d.Code = &code
+	}
+	writeJSON(w, status, errorBody{d})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := record.Marshal(v)
+	if err != nil {
+		panic(err) // only the server's own types are marshalled here
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// Non-streaming replies.
+
+type chatMessage struct {
+	Role      string `json:"role"`
+	Content   string `json:"content"`
+	Reasoning string `json:"reasoning_content,omitempty"`
+}
+
+type choice struct {
+	Index        int          `json:"index"`
+	Message      *chatMessage `json:"message,omitempty"`
+	Text         *string      `json:"text,omitempty"`
+	Logprobs     any          `json:"logprobs"`
+	FinishReason string       `json:"finish_reason"`
+}
+
+type completion struct {
+	ID                string   `json:"id"`
+	Object            string   `json:"object"`
+	Created           int64    `json:"created"`
+	Model             string   `json:"model"`
+	SystemFingerprint string   `json:"system_fingerprint"`
+	Choices           []choice `json:"choices"`
+	Usage             usage    `json:"usage"`
+}
+
+func completionID(chat bool, seq uint64) string {
+	if chat {
+		return "chatcmpl-sim-" + strconv.FormatUint(seq, 10)
+	}
+	return "cmpl-sim-" + strconv.FormatUint(seq, 10)
+}
+
+// perToken is the time between two generated tokens.
+func (s *Server) perToken() time.Duration {
+	if s.opt.TokensPerSec <= 0 {
+		return 0
+	}
+	return time.Duration(float64(time.Second) / s.opt.TokensPerSec)
+}
+
+// writeWhole sends the reply once it is fully generated; truncated, it
+// declares the full Content-Length and sends half, so the connection ends early.
+func (s *Server) writeWhole(ctx context.Context, w http.ResponseWriter, req *Request, rep reply, seq uint64, ttft time.Duration, truncate bool) bool {
+	if !s.sleep(ctx, ttft+time.Duration(rep.usage.CompletionTokens)*s.perToken()) {
+		s.interrupted(ctx, w)
+		return false
+	}
+	c := completion{
+		ID: completionID(req.Chat, seq), Created: time.Now().Unix(), Model: req.Model,
+		SystemFingerprint: Fingerprint, Usage: rep.usage,
+	}
+	ch := choice{FinishReason: rep.finish}
+	if req.Chat {
+		c.Object = "chat.completion"
+		ch.Message = &chatMessage{Role: "assistant", Content: rep.text, Reasoning: rep.reasoning}
+	} else {
+		c.Object = "text_completion"
+		ch.Text = &rep.text
+	}
+	c.Choices = []choice{ch}
+	if !truncate {
+		writeJSON(w, http.StatusOK, c)
+		return true
+	}
+	b, _ := record.Marshal(c)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(b[:len(b)/2])
+	return false
+}
+
+// Streaming replies.
+
+// chunker writes SSE chunks with a prefix built once per request: a
+// benchmark streams millions of them.
+type chunker struct {
+	bw           *bufio.Writer
+	chat         bool
+	prefix       []byte // data: {"id":...,"choices":[{"index":0,
+	includeUsage bool
+	buf          []byte
+}
+
+func newChunker(bw *bufio.Writer, req *Request, co callOptions, seq uint64) *chunker {
+	obj := "text_completion"
+	if req.Chat {
+		obj = "chat.completion.chunk"
+	}
+	p := []byte(`data: {"id":"` + completionID(req.Chat, seq) + `","object":"` + obj + `","created":` +
+		strconv.FormatInt(time.Now().Unix(), 10) + `,"model":`)
+	p = append(p, record.Quote(req.Model)...)
+	p = append(p, `,"system_fingerprint":"`+Fingerprint+`","choices":[{"index":0,`...)
+	return &chunker{bw: bw, chat: req.Chat, prefix: p, includeUsage: co.includeUsage}
+}
+
+// role writes the first chat chunk: as OpenAI's, it names the role with empty content.
+func (c *chunker) role() {
+	b := append(c.buf[:0], c.prefix...)
+	b = append(b, `"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]`+c.usageNull()+"}\n\n"...)
+	c.buf = b
+	c.bw.Write(b)
+}
+
+// usageNull is on every chunk but the last when usage was asked for, as OpenAI sends it.
+func (c *chunker) usageNull() string {
+	if c.includeUsage {
+		return `,"usage":null`
+	}
+	return ""
+}
+
+// delta writes one chunk; field is "content" or "reasoning_content" (chat;
+// "" for an empty delta); on /v1/completions the text goes to "text".
+func (c *chunker) delta(field, text string, finish string) {
+	b := append(c.buf[:0], c.prefix...)
+	if c.chat {
+		b = append(b, `"delta":{`...)
+		if field != "" {
+			b = append(b, '"')
+			b = append(b, field...)
+			b = append(b, `":`...)
+			b = append(b, record.Quote(text)...)
+		}
+		b = append(b, '}')
+	} else {
+		b = append(b, `"text":`...)
+		b = append(b, record.Quote(text)...)
+	}
+	b = append(b, `,"logprobs":null,"finish_reason":`...)
+	if finish == "" {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, record.Quote(finish)...)
+	}
+	b = append(b, "}]"...)
+	b = append(b, c.usageNull()...)
+	b = append(b, "}\n\n"...)
+	c.buf = b
+	c.bw.Write(b)
+}
+
+func (c *chunker) usage(u usage) {
+	ub, _ := record.Marshal(u)
+	b := append(c.buf[:0], c.prefix[:len(c.prefix)-len(`[{"index":0,`)]...) // ...,"choices":
+	b = append(b, `[],"usage":`...)
+	b = append(b, ub...)
+	b = append(b, "}\n\n"...)
+	c.buf = b
+	c.bw.Write(b)
+}
+
+// writeStream sends the reply as server-sent events: the first token after
+// ttft, the next ones at TokensPerSec, a chunk with finish_reason, the usage
+// chunk when asked for, and "data: [DONE]". Truncated, it stops halfway
+// with no finish chunk and no [DONE].
+func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req *Request, co callOptions, rep reply, seq uint64, ttft time.Duration, truncate bool) bool {
+	fl, _ := w.(http.Flusher)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if fl != nil {
+		fl.Flush()
+	}
+	bw := bufio.NewWriterSize(w, 16<<10)
+	flush := func() {
+		bw.Flush()
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+	if !s.sleep(ctx, ttft) {
+		abortStream()
+		return false
+	}
+	c := newChunker(bw, req, co, seq)
+	type tok struct{ field, text string }
+	var toks []tok
+	for _, p := range Pieces(rep.reasoning) {
+		toks = append(toks, tok{"reasoning_content", p})
+	}
+	for _, p := range Pieces(rep.text) {
+		toks = append(toks, tok{"content", p})
+	}
+	if truncate {
+		toks = toks[:len(toks)/2]
+	}
+	if req.Chat {
+		c.role()
+	}
+	per := s.perToken()
+	start := time.Now()
+	for i, t := range toks {
+		if per > 0 {
+			// Tokens due by now go out together; wait (flushed) only when ahead.
+			if d := time.Until(start.Add(time.Duration(i) * per)); d > time.Millisecond {
+				flush()
+				if !s.sleep(ctx, d) {
+					abortStream()
+					return false
+				}
+			}
+		}
+		c.delta(t.field, t.text, "")
+	}
+	if truncate {
+		flush()
+		return false
+	}
+	c.delta("", "", rep.finish)
+	if co.includeUsage {
+		c.usage(rep.usage)
+	}
+	bw.WriteString("data: [DONE]\n\n")
+	flush()
+	return true
+}
+
+// abortStream ends a stream cut short by the client leaving or the server
+// closing: the connection is dropped, so the client sees an error rather
+// than a clean end.
+func abortStream() {
+	panic(http.ErrAbortHandler)
+}

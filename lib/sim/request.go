@@ -1,0 +1,225 @@
+package sim
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/record"
+)
+
+// callOptions are the parts of the body that shape the reply but not the text.
+type callOptions struct {
+	stream       bool
+	includeUsage bool
+	seed         uint64 // the body's "seed", mixed into the reply RNG
+	hasSeed      bool
+}
+
+// badRequest is a 400 with an OpenAI-style param name.
+type badRequest struct{ param, msg string }
+
+func (e *badRequest) Error() string { return e.msg }
+
+func badf(param, format string, args ...any) error {
+	return &badRequest{param, fmt.Sprintf(format, args...)}
+}
+
+// parseRequest decodes a completion body; errors are *badRequest.
+func parseRequest(b []byte, chat bool) (*Request, callOptions, error) {
+	var co callOptions
+	var body map[string]any
+	if err := record.Unmarshal(b, &body); err != nil || body == nil {
+		return nil, co, badf("", "the body is not a JSON object")
+	}
+	req := &Request{Chat: chat, Body: body}
+	if v, ok := body["model"]; ok && v != nil {
+		s, ok := v.(string)
+		if !ok {
+			return nil, co, badf("model", "model must be a string")
+		}
+		req.Model = s
+	}
+	if chat {
+		msgs, ok := body["messages"].([]any)
+		if !ok || len(msgs) == 0 {
+			return nil, co, badf("messages", "messages must be a non-empty array")
+		}
+		for i, m := range msgs {
+			mm, ok := m.(map[string]any)
+			if !ok {
+				return nil, co, badf("messages", "messages[%d] must be an object", i)
+			}
+			role, _ := mm["role"].(string)
+			if role == "" {
+				return nil, co, badf("messages", "messages[%d].role must be a non-empty string", i)
+			}
+			content, err := messageContent(mm["content"])
+			if err != nil {
+				return nil, co, badf("messages", "messages[%d].content: %v", i, err)
+			}
+			req.Messages = append(req.Messages, Message{Role: role, Content: content})
+		}
+	} else {
+		switch p := body["prompt"].(type) {
+		case string:
+			req.Prompt = p
+		case []any:
+			// A list of one prompt is fine; batched prompts would need n choices.
+			s, ok := "", len(p) == 1
+			if ok {
+				s, ok = p[0].(string)
+			}
+			if !ok {
+				return nil, co, badf("prompt", "prompt must be a string or a list of one string (llm-sim does not batch prompts)")
+			}
+			req.Prompt = s
+		default:
+			return nil, co, badf("prompt", "prompt must be a string")
+		}
+	}
+	var err error
+	if req.MaxTokens, err = intField(body, "max_completion_tokens"); err != nil {
+		return nil, co, err
+	}
+	if req.MaxTokens == 0 {
+		if req.MaxTokens, err = intField(body, "max_tokens"); err != nil {
+			return nil, co, err
+		}
+	}
+	if req.Stop, err = stopField(body["stop"]); err != nil {
+		return nil, co, err
+	}
+	if n, err := intField(body, "n"); err != nil || n > 1 {
+		return nil, co, badf("n", "llm-sim answers one choice per request (n must be 1)")
+	}
+	if v, ok := body["stream"]; ok && v != nil {
+		if co.stream, ok = v.(bool); !ok {
+			return nil, co, badf("stream", "stream must be a boolean")
+		}
+	}
+	if so, ok := body["stream_options"].(map[string]any); ok {
+		co.includeUsage, _ = so["include_usage"].(bool)
+	}
+	if v, ok := body["seed"].(float64); ok {
+		co.seed, co.hasSeed = uint64(int64(v)), true
+	}
+	return req, co, nil
+}
+
+// messageContent reads a string, null, or an array of parts (the text parts
+// are joined with "\n"; images and audio have no text to read).
+func messageContent(v any) (string, error) {
+	switch c := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return c, nil
+	case []any:
+		var texts []string
+		for _, p := range c {
+			pm, ok := p.(map[string]any)
+			if !ok {
+				return "", fmt.Errorf("content parts must be objects")
+			}
+			if t, ok := pm["text"].(string); ok {
+				texts = append(texts, t)
+			}
+		}
+		return strings.Join(texts, "\n"), nil
+	}
+	return "", fmt.Errorf("must be a string or an array of parts")
+}
+
+// intField reads a non-negative integer field (0 when absent or null).
+func intField(body map[string]any, key string) (int, error) {
+	v, ok := body[key]
+	if !ok || v == nil {
+		return 0, nil
+	}
+	f, ok := v.(float64)
+	if !ok || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+		return 0, badf(key, "%s must be a non-negative integer", key)
+	}
+	return int(f), nil
+}
+
+func stopField(v any) ([]string, error) {
+	switch s := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		if s == "" {
+			return nil, nil
+		}
+		return []string{s}, nil
+	case []any:
+		var out []string
+		for _, x := range s {
+			str, ok := x.(string)
+			if !ok {
+				return nil, badf("stop", "stop must be a string or a list of strings")
+			}
+			if str != "" {
+				out = append(out, str)
+			}
+		}
+		return out, nil
+	}
+	return nil, badf("stop", "stop must be a string or a list of strings")
+}
+
+// promptTokens estimates the prompt as chat templates do: each message costs
+// its content plus 4 tokens of framing, and the reply is primed with 3.
+func promptTokens(req *Request) int {
+	if !req.Chat {
+		return EstimateTokens(req.Prompt)
+	}
+	n := 3
+	for _, m := range req.Messages {
+		n += 4 + EstimateTokens(m.Content)
+	}
+	return n
+}
+
+// replySeed hashes what makes two requests "the same" for the reply RNG: the
+// model, the endpoint, the roles and texts, and the body's seed.
+func replySeed(req *Request, co callOptions) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(req.Model))
+	if req.Chat {
+		for _, m := range req.Messages {
+			h.Write([]byte{0})
+			h.Write([]byte(m.Role))
+			h.Write([]byte{1})
+			h.Write([]byte(m.Content))
+		}
+	} else {
+		h.Write([]byte{2})
+		h.Write([]byte(req.Prompt))
+	}
+	sum := h.Sum64()
+	if co.hasSeed {
+		sum ^= co.seed * 0x9e3779b97f4a7c15
+	}
+	return sum
+}
+
+// applyLimits cuts a generated reply as a server would while generating it:
+// at the first stop sequence (finish "stop"), or after maxTokens tokens
+// (finish "length") if that comes first.
+func applyLimits(reply string, stop []string, maxTokens int) (text, finish string) {
+	text = reply
+	for _, s := range stop {
+		if i := strings.Index(text, s); i >= 0 {
+			text = text[:i]
+		}
+	}
+	if maxTokens > 0 {
+		if kept, cut := truncateTokens(text, maxTokens); cut {
+			return kept, "length"
+		}
+	}
+	return text, "stop"
+}

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# EifBench end to end: items -> one prompt per task -> the model under test ->
+# one check per (sub-instruction, constraint) -> an LLM judge -> ILA/CLA tables.
+#
+#   OPENAI_BASE_URL=http://gpu01:8000/v1 JUDGE_BASE_URL=http://judge:8000/v1 \
+#     pipelines/eifbench.sh --model qwen2.5-7b --judge-model qwen2.5-72b [--official data/sorted_party100.json]
+#
+# Each stage writes its file under the output directory (default out/eifbench):
+# items.jsonl, requests.jsonl, responses.jsonl.zst, checks.jsonl.zst,
+# judged.jsonl.zst, report.md and report.jsonl. Without --official the
+# project's English sample set is used. API keys come from OPENAI_API_KEY and
+# JUDGE_API_KEY. Extra flags for infer-batch and judge: INFER_ARGS, JUDGE_ARGS.
+# Inference and judging resume where an interrupted run stopped (delete the
+# output directory to start afresh).
+set -euo pipefail
+
+usage() {
+	sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+	cat <<'TXT'
+Flags:
+  --base-url URL        endpoint of the model under test (default: $OPENAI_BASE_URL)
+  --model NAME          model under test (default: the endpoint's only model)
+  --judge-base-url URL  judge endpoint (default: $JUDGE_BASE_URL, else --base-url)
+  --judge-model NAME    judge model (default: the judge endpoint's only model)
+  --official FILE       official EifBench file (repeatable); default: the sample set
+  --subset NAME         plain_text, dyadic or multi_party (see gen-context eifbench --help)
+  --max-tokens N        max_tokens of each answer (default: 8192; lower it for short-context servers)
+  --out DIR             output directory (default: out/eifbench)
+  -j N                  requests in flight to the model (default: 16)
+  --judge-j N           judge requests in flight (default: 32)
+  --max-failures N|P%   failed records each stage tolerates before exiting 4 (default: 10%)
+TXT
+}
+
+base_url=${OPENAI_BASE_URL:-}
+judge_url=${JUDGE_BASE_URL:-}
+model=""
+judge_model=""
+out=out/eifbench
+jobs=16
+judge_jobs=32
+max_failures=10%
+gen=(gen-context eifbench)
+expand=(expand-templates)
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--base-url) base_url=$2; shift 2 ;;
+	--model) model=$2; shift 2 ;;
+	--judge-base-url) judge_url=$2; shift 2 ;;
+	--judge-model) judge_model=$2; shift 2 ;;
+	--official | --subset) gen+=("$1" "$2"); shift 2 ;;
+	--max-tokens) expand+=(--max-tokens "$2"); shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-j) jobs=$2; shift 2 ;;
+	--judge-j) judge_jobs=$2; shift 2 ;;
+	--max-failures) max_failures=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "eifbench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+	esac
+done
+if [ -z "$base_url" ]; then
+	echo "eifbench.sh: no endpoint for the model under test: set OPENAI_BASE_URL or give --base-url" >&2
+	exit 2
+fi
+if [ -z "$judge_url" ]; then
+	echo "eifbench.sh: no JUDGE_BASE_URL or --judge-base-url: the judge runs on the model's endpoint $base_url" >&2
+	judge_url=$base_url
+fi
+
+mkdir -p "$out"
+# shellcheck disable=SC2206 # INFER_ARGS and JUDGE_ARGS are word lists on purpose
+infer_args=(${INFER_ARGS:-})
+# shellcheck disable=SC2206
+judge_args=(${JUDGE_ARGS:-})
+
+"${gen[@]}" -o "$out/items.jsonl"
+"${expand[@]}" -o "$out/requests.jsonl" "$out/items.jsonl"
+infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
+	--resume "${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl"
+split-subtasks -o "$out/checks.jsonl.zst" "$out/responses.jsonl.zst"
+judge --judge-base-url "$judge_url" ${judge_model:+--judge-model "$judge_model"} -j "$judge_jobs" \
+	--max-failures "$max_failures" --resume "${judge_args[@]}" -o "$out/judged.jsonl.zst" "$out/checks.jsonl.zst"
+aggregate-ifs --format md --decimals 4 -o "$out/report.md" "$out/judged.jsonl.zst"
+aggregate-ifs --format jsonl -o "$out/report.jsonl" "$out/judged.jsonl.zst"
+cat "$out/report.md"

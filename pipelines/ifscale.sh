@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# IFScale end to end: keyword lists per density and seed -> one business-report
+# prompt each -> the model under test -> keyword classification (exact,
+# modification, omission) -> accuracy, stdev, error shares, primacy by density.
+#
+#   OPENAI_BASE_URL=http://gpu01:8000/v1 pipelines/ifscale.sh --model qwen2.5-7b
+#   pipelines/ifscale.sh --base-url http://127.0.0.1:PORT/v1 --densities 10,50,100 --seeds 0,1
+#
+# Each stage writes its file under the output directory (default out/ifscale):
+# items.jsonl, requests.jsonl, responses.jsonl.zst, judged.jsonl.zst,
+# report.md and report.jsonl. The API key comes from OPENAI_API_KEY. Extra
+# flags for infer-batch: INFER_ARGS (e.g. "--timeout-first-byte 30m" for reasoning models).
+set -euo pipefail
+
+usage() {
+	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+	cat <<'TXT'
+Flags:
+  --base-url URL        endpoint of the model under test (default: $OPENAI_BASE_URL)
+  --model NAME          model under test (default: the endpoint's only model)
+  --densities N,N,...   numbers of keywords (default: 10,20,...,500)
+  --seeds S,S,...       seeds, one keyword order each (default: 0,1,2,3,4)
+  --vocab FILE          vocabulary (e.g. the official pruned_rules.csv); default: the project's
+  --numpy-compat        the official keyword order (numpy's legacy RandomState permutation)
+  --template FILE       task text to put before the constraints, instead of the project's
+  --max-tokens N        reply budget (default: the endpoint's, as the official runner)
+  --temperature T       sampling temperature (default: the endpoint's, as the official runner)
+  --out DIR             output directory (default: out/ifscale)
+  -j N                  requests in flight (default: 8, as the official runner)
+  --max-failures N|P%   failed records infer-batch tolerates before exiting 4 (default: 10%)
+TXT
+}
+
+base_url=${OPENAI_BASE_URL:-}
+model=""
+out=out/ifscale
+jobs=8
+max_failures=10%
+gen=(gen-context ifscale)
+expand=(expand-templates)
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--base-url) base_url=$2; shift 2 ;;
+	--model) model=$2; shift 2 ;;
+	--densities | --seeds | --vocab) gen+=("$1" "$2"); shift 2 ;;
+	--numpy-compat) gen+=("$1"); shift ;;
+	--template | --max-tokens | --temperature) expand+=("$1" "$2"); shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-j) jobs=$2; shift 2 ;;
+	--max-failures) max_failures=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "ifscale.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+	esac
+done
+if [ -z "$base_url" ]; then
+	echo "ifscale.sh: no endpoint for the model under test: set OPENAI_BASE_URL or give --base-url" >&2
+	exit 2
+fi
+
+mkdir -p "$out"
+# shellcheck disable=SC2206 # INFER_ARGS is a word list on purpose
+infer_args=(${INFER_ARGS:-})
+
+"${gen[@]}" -o "$out/items.jsonl"
+"${expand[@]}" -o "$out/requests.jsonl" "$out/items.jsonl"
+infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
+	"${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl"
+judge -o "$out/judged.jsonl.zst" "$out/responses.jsonl.zst"
+aggregate-ifs --format md -o "$out/report.md" "$out/judged.jsonl.zst"
+aggregate-ifs --format jsonl -o "$out/report.jsonl" "$out/judged.jsonl.zst"
+cat "$out/report.md"

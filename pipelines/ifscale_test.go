@@ -1,0 +1,69 @@
+package pipelines
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// At skill 1 the simulated model includes every keyword: accuracy 100 at
+// every density, no errors, nothing rejected or failed.
+func TestIFScalePipeline(t *testing.T) {
+	url := StartSim(t, "--skill", "1")
+	out := t.TempDir()
+	RunScript(t, "ifscale.sh", []string{"OPENAI_BASE_URL=" + url}, "--densities", "10,50,500", "--seeds", "0,1", "--out", out)
+	seen := map[string]bool{}
+	for _, r := range reportRows(t, filepath.Join(out, "report.jsonl")) {
+		if r["bench"] != "ifscale" || r["model"] != "llm-sim" {
+			t.Fatalf("unexpected row %v", r)
+		}
+		d := r["density"].(string)
+		switch r["metric"] {
+		case "accuracy", "accuracy_all":
+			seen[d] = true
+			if r["value"] != 100.0 || r["n"] != 2.0 {
+				t.Errorf("density %s: %s %v over %v replies, want 100 over 2", d, r["metric"], r["value"], r["n"])
+			}
+		case "stdev", "rejected", "failed":
+			if r["value"] != 0.0 {
+				t.Errorf("density %s: %s = %v, want 0", d, r["metric"], r["value"])
+			}
+		}
+	}
+	if len(seen) != 3 {
+		t.Errorf("accuracy for densities %v, want 10, 50 and 500", seen)
+	}
+}
+
+// Requests that end in an error are counted as failed samples, apart from
+// the accuracy (which stays 100 over the replies that came back). The rows
+// are summed over models: an error record names its model only when
+// infer-batch wrote one, else it is counted under "unknown".
+func TestIFScalePipelineCountsFailures(t *testing.T) {
+	url := StartSim(t, "--skill", "1", "--fail-rate", "0.5", "--faults", "500=1", "--seed", "3")
+	out := t.TempDir()
+	RunScript(t, "ifscale.sh", []string{"OPENAI_BASE_URL=" + url, "INFER_ARGS=--max-retries 0"},
+		"--densities", "10,20", "--seeds", "0,1,2", "--max-failures", "100%", "--out", out)
+	answered, failed := map[string]float64{}, map[string]float64{}
+	for _, r := range reportRows(t, filepath.Join(out, "report.jsonl")) {
+		d := r["density"].(string)
+		switch r["metric"] {
+		case "accuracy_all":
+			answered[d] += r["n"].(float64)
+			if r["n"] != 0.0 && r["value"] != 100.0 {
+				t.Errorf("density %s: accuracy %v", d, r["value"])
+			}
+		case "failed":
+			failed[d] += r["value"].(float64)
+		}
+	}
+	total := 0.0
+	for _, d := range []string{"10", "20"} {
+		if answered[d]+failed[d] != 3 {
+			t.Errorf("density %s: %v answered + %v failed, want 3 samples", d, answered[d], failed[d])
+		}
+		total += failed[d]
+	}
+	if total == 0 {
+		t.Error("no sample failed at --fail-rate 0.5")
+	}
+}

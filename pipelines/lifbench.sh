@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# LIFBench end to end: contexts → prompts → replies → rubric scores → ARS/IFP/IFS.
+#
+#   pipelines/lifbench.sh [--base-url URL] [--model NAME] [--out DIR] [--lengths L] [--seed S]
+#                         [--templates tasks.json] [--rubric official|strict] [-j N] [--official FILE...]
+#
+# The endpoint comes from --base-url or OPENAI_BASE_URL (any OpenAI-compatible server: vLLM,
+# SGLang, OpenAI, or llm-sim for a test run); OPENAI_API_KEY is read by infer-batch from the
+# environment. Stage outputs are written to DIR (default out/lifbench):
+#   contexts.jsonl.zst  requests.jsonl.zst  replies.jsonl.zst  judged.jsonl.zst
+#   report.md  report.jsonl (tidy rows: ARS, IFP, IFS)
+# --official FILE (repeatable) imports official context files (data/meta/*_input.json)
+# instead of generating contexts. Extra infer-batch flags can go in INFER_FLAGS, e.g.
+#   INFER_FLAGS="--max-model-len 131072 --truncate-context" pipelines/lifbench.sh ...
+set -euo pipefail
+
+base_url=${OPENAI_BASE_URL:-}
+model=${MODEL:-}
+out=out/lifbench
+lengths=4k,8k,16k,32k,64k,128k
+seed=0
+templates=
+rubric=official
+jobs=${JOBS:-16}
+official=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --base-url) base_url=$2; shift 2 ;;
+    --model) model=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --lengths) lengths=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
+    --templates) templates=$2; shift 2 ;;
+    --rubric) rubric=$2; shift 2 ;;
+    -j) jobs=$2; shift 2 ;;
+    --official) official+=("$2"); shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "lifbench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [ -z "$base_url" ]; then
+  echo "lifbench.sh: give --base-url or set OPENAI_BASE_URL" >&2
+  exit 2
+fi
+# The programs come from PATH, else from the repo's bin/ (make build).
+here=$(cd "$(dirname "$0")/.." && pwd)
+PATH=$PATH:$here/bin
+
+mkdir -p "$out"
+if [ ${#official[@]} -gt 0 ]; then
+  : > "$out/contexts.jsonl.zst"
+  for f in "${official[@]}"; do # zstd frames concatenate
+    gen-context lifbench --official "$f" --seed "$seed" --compress zstd >> "$out/contexts.jsonl.zst"
+  done
+else
+  gen-context lifbench --lengths "$lengths" --seed "$seed" -o "$out/contexts.jsonl.zst"
+fi
+
+expand_args=(--seed "$seed")
+[ -n "$templates" ] && expand_args+=(--templates "$templates")
+expand-templates "${expand_args[@]}" -o "$out/requests.jsonl.zst" "$out/contexts.jsonl.zst"
+
+infer_args=(--base-url "$base_url" -j "$jobs" --max-failures inf)
+[ -n "$model" ] && infer_args+=(--model "$model")
+# shellcheck disable=SC2086 # INFER_FLAGS is a list of flags
+infer-batch "${infer_args[@]}" ${INFER_FLAGS:-} -o "$out/replies.jsonl.zst" "$out/requests.jsonl.zst"
+
+judge --rubric "$rubric" -o "$out/judged.jsonl.zst" "$out/replies.jsonl.zst"
+aggregate-ifs --format md -o "$out/report.md" "$out/judged.jsonl.zst"
+aggregate-ifs --format jsonl -o "$out/report.jsonl" "$out/judged.jsonl.zst"
+cat "$out/report.md"

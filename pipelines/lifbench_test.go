@@ -1,0 +1,78 @@
+package pipelines
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLIFBenchSkillOne runs pipelines/lifbench.sh against llm-sim at full
+// skill: every task must score ARS 1.000 (correct answers get full marks).
+func TestLIFBenchSkillOne(t *testing.T) {
+	url := StartSim(t, "--skill", "1")
+	out := t.TempDir()
+	md := RunScript(t, "lifbench.sh", []string{"OPENAI_BASE_URL=" + url}, "--lengths", "1k,2k", "--out", out, "-j", "8")
+	if !strings.Contains(md, "LIFBench ARS by task") {
+		t.Errorf("report.md lacks the task table:\n%s", md)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ars := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if r["metric"] != "ARS" {
+			continue
+		}
+		ars++
+		if v, _ := r["value"].(float64); math.Abs(v-1) > 1e-9 {
+			t.Errorf("ARS %v/%v = %v, want 1", r["task"], r["length"], r["value"])
+		}
+		if r["task"] == "overall" && r["length"] == "all" {
+			if r["n"] != float64(2*467) || r["failed"] != "0" {
+				t.Errorf("overall row %v: want n 934 and failed 0", r)
+			}
+		}
+	}
+	// 11 tasks + overall, for all lengths and for each of the two.
+	if ars != 3*12 {
+		t.Errorf("%d ARS rows, want 36", ars)
+	}
+}
+
+// Bad input: exit 3 with a message naming the record; an infer error is
+// scored 0 and counted as failed.
+func TestLIFBenchBadInput(t *testing.T) {
+	for _, c := range []struct{ tool, line, want string }{
+		{"judge", `{"id":"r-unknown","bench":"lifbench","task":"poem","gold":{},"response":{"text":"a"}}`, `record "r-unknown": unknown lifbench task "poem"`},
+		{"expand-templates", `{"id":"c-empty","bench":"lifbench","context":{"scenario":"list","text":"1. a"}}`, `record "c-empty": list context has 0 elements`},
+	} {
+		cmd := exec.Command(Bin(c.tool))
+		cmd.Stdin = strings.NewReader(c.line + "\n")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%s: err %v, stderr %q; want exit 3 and %q", c.tool, err, stderr.String(), c.want)
+		}
+	}
+	cmd := exec.Command("bash", "-c", Bin("judge")+" | "+Bin("aggregate-ifs")+" --format jsonl")
+	cmd.Stdin = strings.NewReader(`{"id":"e1","bench":"lifbench","task":"qa","model":"m","group":{"length":"4k"},"error":{"stage":"infer-batch","kind":"http","message":"503"}}` + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"failed":"1","length":"all","task":"overall","value":0,"n":1`) {
+		t.Errorf("the failed record is not counted:\n%s", out)
+	}
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# LongGenBench end to end: generate (or import) the tasks, have the model
+# under test write the long documents, cut them into entries, judge every
+# check with a judge model (or the offline lexical approximation), and report
+# CR, STIC-1, STIC-2, wAvg, accuracy per instruction type and by position.
+#
+#   pipelines/longgenbench.sh --base-url http://gpu01:8000/v1 --model my-model \
+#       --judge-base-url http://gpu02:8000/v1 --judge-model judge-model
+#
+# Endpoints also come from OPENAI_BASE_URL and JUDGE_BASE_URL (the judge
+# defaults to the model's endpoint); keys from OPENAI_API_KEY / JUDGE_API_KEY.
+# Each stage writes its file into the output directory; inference and judging
+# resume where an earlier, interrupted run stopped (delete the directory to
+# start afresh).
+set -euo pipefail
+
+usage() {
+	cat <<'EOF'
+usage: longgenbench.sh [options]
+  --base-url URL        model under test (default $OPENAI_BASE_URL)
+  --model NAME          model name (default: the endpoint's only model)
+  --judge-base-url URL  judge endpoint (default $JUDGE_BASE_URL, else --base-url)
+  --judge-model NAME    judge model (default: the judge endpoint's only model)
+  --judge MODE          llm (default) or lexical (offline approximation, labelled)
+  --version V           short (16K-token outputs, default) or long (32K)
+  --scenarios LIST      diary,menu,skyscraper,urban (default: all)
+  --count N             tasks per scenario (default 100)
+  --seed S              generator seed (default 0)
+  --official FILE       import the official Dataset_short.json/Dataset_long.json instead
+  --max-tokens N        cap the generation (default 16000 short, 32000 long; lower it for
+                        models whose context cannot hold prompt + 16K/32K tokens)
+  -j N                  requests in flight for the model (default 16)
+  --judge-j N           requests in flight for the judge (default 32)
+  --out DIR             output directory (default out/longgenbench)
+EOF
+}
+
+base_url=${OPENAI_BASE_URL:-}
+judge_url=${JUDGE_BASE_URL:-}
+model="" judge_model="" judge_mode=llm version=short scenarios=diary,menu,skyscraper,urban
+count=100 seed=0 official="" max_tokens="" jobs=16 judge_jobs=32 out=out/longgenbench
+while [ $# -gt 0 ]; do
+	case $1 in
+	--base-url) base_url=$2; shift 2 ;;
+	--model) model=$2; shift 2 ;;
+	--judge-base-url) judge_url=$2; shift 2 ;;
+	--judge-model) judge_model=$2; shift 2 ;;
+	--judge) judge_mode=$2; shift 2 ;;
+	--version) version=$2; shift 2 ;;
+	--scenarios) scenarios=$2; shift 2 ;;
+	--count) count=$2; shift 2 ;;
+	--seed) seed=$2; shift 2 ;;
+	--official) official=$2; shift 2 ;;
+	--max-tokens) max_tokens=$2; shift 2 ;;
+	-j) jobs=$2; shift 2 ;;
+	--judge-j) judge_jobs=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "longgenbench.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+	esac
+done
+if [ -z "$base_url" ]; then
+	echo "longgenbench.sh: give --base-url or set OPENAI_BASE_URL" >&2
+	exit 2
+fi
+judge_url=${judge_url:-$base_url}
+mkdir -p "$out"
+
+if [ -n "$official" ]; then
+	gen-context longgenbench --official "$official" -o "$out/items.jsonl"
+else
+	gen-context longgenbench --version "$version" --scenarios "$scenarios" --count "$count" --seed "$seed" -o "$out/items.jsonl"
+fi
+expand=(expand-templates -o "$out/requests.jsonl")
+[ -n "$max_tokens" ] && expand+=(--max-tokens "$max_tokens")
+"${expand[@]}" "$out/items.jsonl"
+
+infer=(infer-batch --base-url "$base_url" -j "$jobs" --resume -o "$out/responses.jsonl.zst")
+[ -n "$model" ] && infer+=(--model "$model")
+"${infer[@]}" "$out/requests.jsonl"
+
+split-subtasks -o "$out/checks.jsonl.zst" "$out/responses.jsonl.zst"
+
+judge=(judge --judge "$judge_mode" -o "$out/judged.jsonl.zst")
+if [ "$judge_mode" != lexical ]; then
+	judge+=(--judge-base-url "$judge_url" -j "$judge_jobs" --resume)
+	[ -n "$judge_model" ] && judge+=(--judge-model "$judge_model")
+fi
+"${judge[@]}" "$out/checks.jsonl.zst"
+
+aggregate-ifs --format jsonl -o "$out/report.jsonl" "$out/judged.jsonl.zst"
+aggregate-ifs --format md -o "$out/report.md" "$out/judged.jsonl.zst"
+cat "$out/report.md"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# LongIns end to end: exams of question/answer pairs (about 10% answered
+# wrongly) per mode and length -> one grading prompt each -> the model under
+# test -> ID-set F1 against the wrong answers -> F1 x 100 by length (the
+# paper's Table 3) and the depth x length map of wrong answers found.
+#
+#   OPENAI_BASE_URL=http://gpu01:8000/v1 pipelines/longins.sh --model qwen2.5-7b
+#   pipelines/longins.sh --official data/GIST/256.json --official data/GIST/1024.json
+#
+# Each stage writes its file under the output directory (default out/longins):
+# items.jsonl.zst, requests.jsonl.zst, responses.jsonl.zst, judged.jsonl.zst,
+# report.md and report.jsonl. Without --official or --tasks the project's own
+# checkable tasks are used. The API key comes from OPENAI_API_KEY. Extra flags
+# for infer-batch: INFER_ARGS (e.g. "--max-model-len 32768").
+set -euo pipefail
+
+usage() {
+	sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+	cat <<'TXT'
+Flags:
+  --base-url URL        endpoint of the model under test (default: $OPENAI_BASE_URL)
+  --model NAME          model under test (default: the endpoint's only model)
+  --lengths L,L,...     exam lengths in tokens (default: 256,512,...,16384)
+  --modes M,M,...       gist, list, limt (default: all three)
+  --seed S              seed for question order and wrong answers (default: 0)
+  --error-rate R        share of wrongly answered questions (default: 0.1)
+  --tasks FILE          task source (Super-NaturalInstructions layout; repeatable)
+  --official FILE       official exam file, e.g. GIST_256.json (repeatable); replaces generation
+  --max-tokens N        reply budget (default: the endpoint's; the official runs allowed 10000)
+  --temperature T       sampling temperature (default: the endpoint's, as the official runs)
+  --out DIR             output directory (default: out/longins)
+  -j N                  requests in flight (default: 16)
+  --max-failures N|P%   failed records infer-batch tolerates before exiting 4 (default: 10%)
+TXT
+}
+
+base_url=${OPENAI_BASE_URL:-}
+model=""
+out=out/longins
+jobs=16
+max_failures=10%
+gen=(gen-context longins)
+expand=(expand-templates)
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--base-url) base_url=$2; shift 2 ;;
+	--model) model=$2; shift 2 ;;
+	--lengths | --modes | --seed | --error-rate | --tasks | --official) gen+=("$1" "$2"); shift 2 ;;
+	--max-tokens | --temperature) expand+=("$1" "$2"); shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-j) jobs=$2; shift 2 ;;
+	--max-failures) max_failures=$2; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "longins.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+	esac
+done
+if [ -z "$base_url" ]; then
+	echo "longins.sh: no endpoint for the model under test: set OPENAI_BASE_URL or give --base-url" >&2
+	exit 2
+fi
+
+mkdir -p "$out"
+# shellcheck disable=SC2206 # INFER_ARGS is a word list on purpose
+infer_args=(${INFER_ARGS:-})
+
+"${gen[@]}" -o "$out/items.jsonl.zst"
+"${expand[@]}" -o "$out/requests.jsonl.zst" "$out/items.jsonl.zst"
+infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
+	"${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl.zst"
+judge -o "$out/judged.jsonl.zst" "$out/responses.jsonl.zst"
+aggregate-ifs --format md -o "$out/report.md" "$out/judged.jsonl.zst"
+aggregate-ifs --format jsonl -o "$out/report.jsonl" "$out/judged.jsonl.zst"
+cat "$out/report.md"

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/eifbench"
+	"github.com/urfave/cli/v2"
+)
+
+func eifbenchCommand() *app.Command {
+	return &app.Command{
+		Name:  "eifbench",
+		Usage: "EifBench tasks: one input, 6–12 sub-instructions, several constraints each",
+		Description: `Without --official, emits the project's own small English sample set (plain
+text, dyadic and multi-party dialogue tasks). With --official FILE, imports the
+official files (sorted_single450.json, sorted_dialogue450.json,
+sorted_party100.json); the subset comes from the file name or --subset.
+group: subset, sub_instructions, constraints.
+
+Example:
+  gen-context eifbench --official data/sorted_party100.json | expand-templates \
+    | infer-batch --model m | split-subtasks | judge --judge-model j | aggregate-ifs`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "official", Usage: "import the official EifBench `FILE` (repeatable)"},
+			&cli.StringFlag{Name: "subset", Usage: "`NAME`: plain_text, dyadic or multi_party; with --official, the subset of the files (default: from each file's name); without, emit only this subset of the sample set"},
+		},
+		Action: func(r *app.Run) error {
+			return eifbench.Generate(eifbench.GenOptions{Official: r.StringSlice("official"), Subset: r.String("subset")}, r.Emit)
+		},
+	}
+}

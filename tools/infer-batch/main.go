@@ -1,0 +1,59 @@
+// Command infer-batch sends each record's request to OpenAI-compatible
+// endpoints and writes the response; the engine is lib/infer.
+package main
+
+import (
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/infer"
+)
+
+const description = `Sends each record's "request" (the body of an OpenAI-compatible request without
+"model") to /v1/chat/completions when it has "messages", to /v1/completions when it
+has "prompt", forwarding every field. The record gets "model" and "response"
+{text, reasoning, finish_reason, usage, latency_ms, ttft_ms (--stream), attempts,
+endpoint}, or "error" {stage, kind, status, message, attempts}: no record is dropped.
+Records that already carry "error" pass through.
+
+-j N requests are in flight across all --base-url endpoints (least in flight first; an
+endpoint that keeps failing is paused and probed again later). Network errors,
+timeouts, 408, 429 and 5xx are retried with full-jitter exponential back-off,
+honouring Retry-After; 400/401/403/404/422 and length cut-offs are not. On 429 the
+concurrency limit drops and grows back (--adaptive). Output is in input order through
+a reorder window of 16 × -j records (--unordered: completion order).
+
+Resume: a killed or interrupted run leaves FILE.partial; run the same command with
+--resume and the ids already answered are copied, not sent again (--retry-errors
+re-sends those that ended with "error"). SIGTERM/SIGINT stop reading, let requests in
+flight finish for --grace, write what is done, and exit 143/130.
+
+Pre-flight: with --max-model-len L a request whose estimated prompt tokens (--tokenizer,
+an estimate for non-OpenAI models) plus max_tokens exceed L is not sent and gets an
+error record; with --truncate-context its context part (the text before the last
+--context-marker, "Instruction:" by default, in the longest message) is cut from the
+right and response.context_cut_tokens says by how much. A server that counts far fewer
+prompt tokens than were sent (Ollama, llama.cpp truncate silently) is warned about.
+
+The API key comes from OPENAI_API_KEY or --api-key-file, never from argv, and is never
+written to records, logs or --stats.
+
+Examples:
+  gen-context lifbench --lengths 4k,8k | expand-templates \
+    | infer-batch --base-url http://127.0.0.1:8000/v1 -j 64 -o replies.jsonl.zst
+  judge replies.jsonl.zst | aggregate-ifs
+
+  # vLLM on two GPU nodes, resumable under Slurm:
+  #   vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 --max-num-seqs 256
+  export OPENAI_BASE_URL=http://gpu1:8000/v1,http://gpu2:8000/v1 OPENAI_API_KEY=EMPTY
+  infer-batch -j 256 --model Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 \
+    --truncate-context --stats stats.json --resume -o replies.jsonl.zst requests.jsonl.zst`
+
+func main() {
+	app.Main(app.Tool{
+		Name:        "infer-batch",
+		Usage:       "send each record's request to OpenAI-compatible endpoints and write the response",
+		ArgsUsage:   "[FILE...]",
+		Description: description,
+		Flags:       infer.Flags(""),
+		Action:      infer.Batch,
+	})
+}

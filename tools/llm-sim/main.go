@@ -1,0 +1,123 @@
+// llm-sim is an OpenAI-compatible test server (DESIGN §6); the logic is in lib/sim.
+package main
+
+import (
+	"fmt"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/eifbench"
+	"github.com/ifkit/ifkit/lib/ifscale"
+	"github.com/ifkit/ifkit/lib/lifbench"
+	"github.com/ifkit/ifkit/lib/longgenbench"
+	"github.com/ifkit/ifkit/lib/longins"
+	"github.com/ifkit/ifkit/lib/sim"
+	"github.com/urfave/cli/v2"
+)
+
+// solvers answer the benchmark prompts llm-sim recognises, tried in order.
+var solvers = []sim.Solver{
+	eifbench.JudgeSolver{},
+	eifbench.AnswerSolver{},
+	longgenbench.JudgeSolver{},
+	longgenbench.WriterSolver{},
+	ifscale.Solver{},
+	longins.Solver{},
+	lifbench.Solver{},
+}
+
+const description = `llm-sim is a TEST DOUBLE, not a language model: it serves /v1/chat/completions,
+/v1/completions (SSE streaming with usage) and /v1/models so that ifkit's pipelines can be
+tested, demonstrated and benchmarked without a real endpoint. Every reply carries the header
+"x-llm-sim: true" and system_fingerprint "llm-sim"; reports made with it must say so.
+
+It prints its base URL (http://127.0.0.1:PORT/v1) as the first line on stdout and logs to
+stderr; --addr 127.0.0.1:0 picks a free port. SIGINT or SIGTERM stops it (exit 0).
+
+Replies: prompts of a known benchmark are answered by its solver, correctly with probability
+equal to the effective skill
+    skill × (1 − skill-decay × min(1, prompt_tokens / skill-decay-tokens))
+(with --skill-decay 0.5 a 128k-token prompt is answered at half the skill); other prompts get
+20-60 words of deterministic filler. The same request (model, messages, seed) always gets
+the same reply. max_tokens (or max_completion_tokens) cuts the reply (finish_reason
+"length"); stop sequences end it (finish_reason "stop").
+
+Tokens are estimated, not counted with a real tokenizer (a one-pass approximation within
+~15% of o200k on prose): words up to 9 letters, numbers by 3 digits, one per symbol.
+
+Latency: a request waits for one of --max-concurrency slots (queueing as in vLLM), then
+--latency (plus prompt_tokens / --prefill-tokens-per-sec) to the first token, then streams at
+--tokens-per-sec; a non-streaming reply is sent when it is fully generated.
+
+Faults: a fraction --fail-rate of completion requests fail, the kind drawn by --faults weights
+from an RNG seeded by --seed and the request's arrival number (so a retry may succeed):
+429 (with Retry-After), 500, 503, reset (connection closed with no response), stall (nothing
+for --stall-for, then the reply), truncate (a stream without [DONE], or a body shorter than
+its Content-Length). A request header "x-llm-sim-fault: KIND" forces one.
+
+Example:
+    llm-sim --addr 127.0.0.1:0 --skill 0.8 --skill-decay 0.5 > sim.url & sim=$!
+    until [ -s sim.url ]; do sleep 0.1; done
+    gen-context lifbench --lengths 4k,8k | expand-templates \
+      | infer-batch --base-url "$(head -1 sim.url)" --model llm-sim -j 16 | judge | aggregate-ifs
+    kill $sim`
+
+func main() {
+	d := sim.DefaultOptions()
+	app.Main(app.Tool{
+		Name:        "llm-sim",
+		Usage:       "an OpenAI-compatible TEST server with simulated latency, skill and faults",
+		Description: description,
+		Kind:        app.Server,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "addr", Value: d.Addr, Usage: "listen `HOST:PORT` (port 0 picks a free port)"},
+			&cli.StringSliceFlag{Name: "model", Value: cli.NewStringSlice(sim.DefaultModel), Usage: "served model `NAME` or NAME=SKILL (repeatable; requests naming another model get 404)"},
+			&cli.Float64Flag{Name: "skill", Value: d.Skill, Usage: "base skill in [0,1]: the probability that a solver answers an item correctly"},
+			&cli.Float64Flag{Name: "skill-decay", Usage: "skill lost at long context, in [0,1] (see above)"},
+			&cli.IntFlag{Name: "skill-decay-tokens", Value: d.DecayTokens, Usage: "prompt tokens at which --skill-decay has its full effect"},
+			&cli.DurationFlag{Name: "latency", Usage: "time to first token"},
+			&cli.Float64Flag{Name: "prefill-tokens-per-sec", Usage: "prompt tokens processed per second before the first token (0: free)"},
+			&cli.Float64Flag{Name: "tokens-per-sec", Usage: "generation speed per request (0: instant)"},
+			&cli.IntFlag{Name: "max-concurrency", Usage: "requests generated at once; more wait in a queue (0: no cap)"},
+			&cli.IntFlag{Name: "max-queue", Usage: "requests that may wait; more get 503 with Retry-After (0: no bound)"},
+			&cli.Float64Flag{Name: "fail-rate", Usage: "fraction of completion requests that get a fault, in [0,1]"},
+			&cli.StringFlag{Name: "faults", Value: "all", Usage: "fault `MIX`: all, or weights like 429=2,500=1,503=1,reset=1,stall=1,truncate=1"},
+			&cli.DurationFlag{Name: "retry-after", Value: d.RetryAfter, Usage: "Retry-After sent with 429 (rounded up to whole seconds; retry-after-ms is exact)"},
+			&cli.DurationFlag{Name: "stall-for", Value: d.StallFor, Usage: "how long a stalled request hangs before its reply"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed for replies and faults"},
+			&cli.BoolFlag{Name: "reasoning", Usage: "add reasoning_content to chat replies (counted in completion_tokens)"},
+		},
+		Action: run,
+	})
+}
+
+func run(r *app.Run) error {
+	opt := sim.DefaultOptions()
+	var err error
+	if opt.Models, opt.ModelSkill, err = sim.ParseModels(r.StringSlice("model")); err != nil {
+		return app.Usagef("%v", err)
+	}
+	if opt.Faults, err = sim.ParseFaultMix(r.String("faults")); err != nil {
+		return app.Usagef("--faults: %v", err)
+	}
+	opt.Addr = r.String("addr")
+	opt.Skill, opt.SkillDecay, opt.DecayTokens = r.Float64("skill"), r.Float64("skill-decay"), r.Int("skill-decay-tokens")
+	opt.Latency, opt.PrefillTPS, opt.TokensPerSec = r.Duration("latency"), r.Float64("prefill-tokens-per-sec"), r.Float64("tokens-per-sec")
+	opt.MaxConcurrency, opt.MaxQueue = r.Int("max-concurrency"), r.Int("max-queue")
+	opt.FailRate, opt.RetryAfter, opt.StallFor = r.Float64("fail-rate"), r.Duration("retry-after"), r.Duration("stall-for")
+	opt.Seed, opt.Reasoning, opt.Solvers, opt.Log = r.Uint64("seed"), r.Bool("reasoning"), solvers, r.Log
+	if err := opt.Validate(); err != nil {
+		return app.Usagef("%v", err)
+	}
+	s := sim.New(opt)
+	url, err := s.Start()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(r.App.Writer, url)
+	r.Log.Info("serving (a test double, not a model)", "url", url, "models", opt.Models)
+	<-r.Ctx.Done()
+	err = s.Close()
+	st := s.Stats()
+	r.Log.Info("stopped", "requests", st.Requests, "ok", st.OK, "faults", fmt.Sprint(st.Faults), "max_concurrent", st.MaxConcurrent, "queue_peak", st.QueuePeak)
+	return err
+}

@@ -1,0 +1,257 @@
+// Package tools_test pins the command-line contract of DESIGN §3 (help, version,
+// exit codes, compression, sharding, pass-through) on the real binaries with
+// testscript: each tools/testdata/script/*.txtar is one scenario.
+package tools_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// binDir holds the seven programs, built once for all scripts.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ifkit-script-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	build := exec.Command("go", "build", "-ldflags", "-X github.com/ifkit/ifkit/lib/app.Version=test-version", "-o", dir+"/", "./tools/...")
+	build.Dir = ".." // the repo root
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the tools:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+			return nil
+		},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"gen-lines":  cmdGenLines,
+			"big-record": cmdBigRecord,
+			"truncate":   cmdTruncate,
+			"to-crlf":    cmdToCRLF,
+			"sort-lines": cmdSortLines,
+			"is-prefix":  cmdIsPrefix,
+			"status":     cmdStatus,
+			"add-field":  cmdAddField,
+		},
+	})
+}
+
+func atoi(ts *testscript.TestScript, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		ts.Fatalf("%q is not an integer", s)
+	}
+	return n
+}
+
+// gen-lines N FILE writes N records with ids r0..rN-1 and fields a stage must
+// carry unchanged: a big integer, number spellings, nesting, escapes, unicode.
+func cmdGenLines(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: gen-lines N FILE")
+	}
+	words := strings.Fields("alpha beta gamma delta the of and a to in is that it for on are as with they at be this from or one had by word but not what all were when your can said there use an each which how their if will up other about out many then them these so some her would make like into time has look two more write see number way could people than first water been call who its now find long down day did get come made may part")
+	rng := rand.New(rand.NewPCG(uint64(len(args[1])), 7))
+	var b bytes.Buffer
+	for i := range atoi(ts, args[0]) {
+		var text strings.Builder
+		for range 10 + rng.IntN(150) {
+			text.WriteString(words[rng.IntN(len(words))])
+			text.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, `{"id":"r%d","user":{"big":12345678901234567890123,"f":1.50,"e":1E+3,"s":"<a&b> \u00e9 日本 \"q\""},"n":%d,"text":%q}`+"\n", i, rng.Uint32(), text.String())
+	}
+	if err := os.WriteFile(ts.MkAbs(args[1]), b.Bytes(), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
+}
+
+// big-record MB FILE writes a small record, one record of MB megabytes, and another small one.
+func cmdBigRecord(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: big-record MB FILE")
+	}
+	n := atoi(ts, args[0]) << 20
+	var b bytes.Buffer
+	b.WriteString(`{"id":"small-1"}` + "\n" + `{"id":"big","text":"`)
+	for b.Len() < n {
+		b.WriteString("all work and no play makes a long context ")
+	}
+	b.WriteString(`"}` + "\n" + `{"id":"small-2"}` + "\n")
+	if err := os.WriteFile(ts.MkAbs(args[1]), b.Bytes(), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
+}
+
+// truncate FILE -N drops the last N bytes of FILE, as a killed writer or an
+// interrupted copy leaves it.
+func cmdTruncate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 || !strings.HasPrefix(args[1], "-") {
+		ts.Fatalf("usage: truncate FILE -N")
+	}
+	path := ts.MkAbs(args[0])
+	st, err := os.Stat(path)
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	size := st.Size() + int64(atoi(ts, args[1]))
+	if size < 0 {
+		ts.Fatalf("%s has only %d bytes", args[0], st.Size())
+	}
+	if err := os.Truncate(path, size); err != nil {
+		ts.Fatalf("%v", err)
+	}
+}
+
+// to-crlf IN OUT rewrites IN with CRLF line ends and blank lines (empty, CRLF
+// only, spaces) between the records.
+func cmdToCRLF(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: to-crlf IN OUT")
+	}
+	data := ts.ReadFile(args[0])
+	blanks := []string{"\n", "\r\n", "   \r\n", "\t\n"}
+	var b strings.Builder
+	for i, line := range strings.Split(strings.TrimSuffix(data, "\n"), "\n") {
+		b.WriteString(blanks[i%len(blanks)])
+		b.WriteString(line + "\r\n")
+	}
+	if err := os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
+}
+
+// sort-lines OUT IN... writes the lines of all INs, sorted, to OUT.
+func cmdSortLines(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: sort-lines OUT IN...")
+	}
+	var lines []string
+	for _, in := range args[1:] {
+		if data := ts.ReadFile(in); data != "" {
+			lines = append(lines, strings.Split(strings.TrimSuffix(data, "\n"), "\n")...)
+		}
+	}
+	sort.Strings(lines)
+	out := strings.Join(lines, "\n")
+	if len(lines) > 0 {
+		out += "\n"
+	}
+	if err := os.WriteFile(ts.MkAbs(args[0]), []byte(out), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
+}
+
+// is-prefix GOT ALL [MIN] checks that GOT holds the first whole lines of ALL
+// (at least MIN of them), as output of a truncated input must.
+func cmdIsPrefix(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: is-prefix GOT ALL [MIN]")
+	}
+	got, all := ts.ReadFile(args[0]), ts.ReadFile(args[1])
+	n := strings.Count(got, "\n")
+	ok := strings.HasPrefix(all, got) && (got == "" || strings.HasSuffix(got, "\n"))
+	if len(args) == 3 && n < atoi(ts, args[2]) {
+		ok = false
+	}
+	if ok == neg {
+		ts.Fatalf("%s (%d lines) is a prefix of whole lines of %s: %v", args[0], n, args[1], ok)
+	}
+	ts.Logf("%s: %d lines", args[0], n)
+}
+
+// add-field IN KEY JSON OUT appends "KEY":JSON to every record of IN, as a
+// user's own metadata (or a stage's output, such as a response) would be.
+func cmdAddField(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: add-field IN KEY JSON OUT")
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSuffix(ts.ReadFile(args[0]), "\n"), "\n") {
+		if !strings.HasSuffix(line, "}") {
+			ts.Fatalf("%s: not a one-line JSON object: %.40s", args[0], line)
+		}
+		fmt.Fprintf(&b, "%s,%q:%s}\n", strings.TrimSuffix(line, "}"), args[1], args[2])
+	}
+	if err := os.WriteFile(ts.MkAbs(args[3]), []byte(b.String()), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
+}
+
+// status CODE PROG ARGS... runs PROG like exec and checks its exact exit code
+// (exec can only tell zero from non-zero); stdout and stderr are kept for the
+// stdout/stderr commands that follow.
+func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: status CODE PROG [ARGS...]")
+	}
+	want := atoi(ts, args[0])
+	path, err := lookPath(ts.Getenv("PATH"), args[1])
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	cmd := exec.Command(path, args[2:]...)
+	cmd.Dir = ts.Getenv("WORK")
+	cmd.Env = scriptEnv(ts)
+	cmd.Stdout, cmd.Stderr = ts.Stdout(), ts.Stderr()
+	err = cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if code != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], code, want)
+	}
+}
+
+func lookPath(pathList, name string) (string, error) {
+	for _, dir := range filepath.SplitList(pathList) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found on the script's PATH", name)
+}
+
+// scriptEnv is the environment a script's exec would give a program: the
+// variables testscript sets plus those the scripts set with env.
+func scriptEnv(ts *testscript.TestScript) []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "LANG", "OPENAI_BASE_URL",
+		"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP", "SLURM_PROCID", "SLURM_NTASKS"} {
+		if v := ts.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
