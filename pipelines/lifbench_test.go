@@ -76,3 +76,23 @@ func TestLIFBenchBadInput(t *testing.T) {
 		t.Errorf("the failed record is not counted:\n%s", out)
 	}
 }
+
+// aggregate-ifs --import lifbench-scores reproduces the paper's overall ARS
+// from the official score CSVs (the numbers are checked one by one in
+// lib/lifbench).
+func TestLIFBenchImportScores(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "reference", "lifbench", "scores")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("official score CSVs not found at %s (only the ifkit workspace has them)", dir)
+	}
+	out, err := exec.Command(Bin("aggregate-ifs"), "--import", "lifbench-scores", "--format", "md", dir).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| gpt-4o-2024-08-06 | 0.797 | 0.882 | 0.834 | 0.881 | 0.836 | 0.740 | 0.823 | 0.749 | 0.825 | 0.719 | 0.588 | 0.758 |",
+		"| Meta-Llama-3.1-8B-Instruct | 0.154 | 0.120 | 0.199 |"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
+	"github.com/ifkit/ifkit/lib/sim"
 )
 
 // Aggregator accumulates one benchmark's judged records. It sees every record
@@ -54,6 +55,7 @@ func Run(r *app.Run, reg Registry, format, importKind string, opt Options) error
 		return app.Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
 	}
 	var results []*Result
+	simulated := false
 	if importKind != "" {
 		imp, ok := reg.Importers[importKind]
 		if !ok {
@@ -67,6 +69,9 @@ func Run(r *app.Run, reg Registry, format, importKind string, opt Options) error
 	} else {
 		aggs := map[string]Aggregator{}
 		err := r.Records(func(rec *record.Record) error {
+			if !simulated {
+				simulated = fromSimulator(rec)
+			}
 			bench := rec.String("bench")
 			a, ok := aggs[bench]
 			if !ok {
@@ -99,6 +104,9 @@ func Run(r *app.Run, reg Registry, format, importKind string, opt Options) error
 		rows = append(rows, res.Rows...)
 		tables = append(tables, res.Tables...)
 	}
+	if simulated {
+		markSimulated(rows, tables)
+	}
 	w := r.TextWriter()
 	switch format {
 	case "md":
@@ -109,6 +117,33 @@ func Run(r *app.Run, reg Registry, format, importKind string, opt Options) error
 		return report.WriteJSONL(w, rows)
 	default:
 		return report.WriteJSON(w, rows, tables)
+	}
+}
+
+// SimulatorNote is added to every table built from llm-sim replies.
+const SimulatorNote = "These replies came from llm-sim, a test double: the numbers describe the simulator, not a model."
+
+func fromSimulator(rec *record.Record) bool {
+	if !rec.Has("response") {
+		return false
+	}
+	var resp struct {
+		Fingerprint string `json:"system_fingerprint"`
+	}
+	return rec.Decode("response", &resp) == nil && resp.Fingerprint == sim.Fingerprint
+}
+
+// markSimulated says so in every table and as a "simulated" dimension of
+// every row, so no number made with the test double passes for a model's.
+func markSimulated(rows []report.Row, tables []report.Table) {
+	for i := range tables {
+		tables[i].Notes = append(tables[i].Notes, SimulatorNote)
+	}
+	for i := range rows {
+		if rows[i].Dims == nil {
+			rows[i].Dims = map[string]string{}
+		}
+		rows[i].Dims["simulated"] = "true"
 	}
 }
 

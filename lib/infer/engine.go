@@ -92,7 +92,7 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 		}
 	}
 	if opt.Output != "" {
-		e.jr = nil // MUTANT openJournal(r, journalName(opt.Output))
+		e.jr = openJournal(r, journalName(opt.Output))
 		defer e.jr.close()
 	}
 	e.reqCtx, e.cancelReq = context.WithCancel(context.WithoutCancel(r.Ctx))
@@ -243,7 +243,7 @@ func (e *engine) run() error {
 			}
 			c, re := e.build(body)
 			if re != nil {
-				e.st.preflight(re.Kind)
+				e.st.preflight()
 				e.fail(rec, re)
 			} else {
 				it.call = c
@@ -333,6 +333,12 @@ func (e *engine) stopErr() error {
 
 func (e *engine) fail(rec *record.Record, re *record.Error) {
 	e.st.failure(re.Kind)
+	// The model under test is known even when every attempt failed, and the
+	// aggregate counts the failure against it. A judge's model is not the
+	// record's model, so the judge role leaves the field alone.
+	if e.opt.Role == "" && e.model != "" && !rec.Has("model") {
+		rec.Set("model", e.model)
+	}
 	e.r.Fail(rec, re)
 }
 
@@ -369,7 +375,7 @@ func (e *engine) work(it *item) {
 		}
 		attempts++
 		ep := e.eps.pick(avoid, time.Now())
-		e.st.sent(ep)
+		e.st.sent()
 		comp, err := e.client.Complete(e.reqCtx, oai.Call{Base: ep.base, Path: c.path, Body: c.body, Stream: c.stream,
 			FirstByte: e.opt.FirstByte, Idle: e.opt.IdleTimeout, Total: e.opt.Timeout})
 		e.st.returned()
@@ -432,6 +438,7 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 		Attempts:         attempts,
 		Endpoint:         ep.label,
 		ContextCutTokens: c.cut,
+		Fingerprint:      comp.Fingerprint,
 	}
 	e.checkTruncation(it.rec, c, comp, ep)
 	e.st.success(comp, c)

@@ -8,7 +8,6 @@
 package infer
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -260,8 +259,4 @@ func (o *Options) window() int {
 		return o.Window
 	}
 	return 16 * o.Concurrency
-}
-
-func (o Options) String() string {
-	return fmt.Sprintf("endpoints=%d model=%q j=%d", len(o.BaseURLs), o.Model, o.Concurrency)
 }

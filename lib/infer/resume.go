@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
 )
@@ -39,6 +40,17 @@ func (e *engine) resume() error {
 			sources = append(sources, p)
 		}
 	}
+	// Check --resume-from before anything is renamed.
+	var from []string
+	for _, f := range e.opt.ResumeFrom {
+		if out := e.opt.Output; out != "" && (sameName(f, stream.PartialName(out)) || sameName(f, journalName(out))) {
+			continue // set aside and read with -o below
+		}
+		if _, err := os.Stat(f); err != nil {
+			return app.Usagef("--resume-from: %v", err)
+		}
+		from = append(from, f)
+	}
 	if out := e.opt.Output; out != "" {
 		if _, err := os.Stat(out); err == nil {
 			add(out)
@@ -63,10 +75,7 @@ func (e *engine) resume() error {
 			add(a)
 		}
 	}
-	for _, f := range e.opt.ResumeFrom {
-		if _, err := os.Stat(f); err != nil {
-			return fmt.Errorf("--resume-from: %w", err)
-		}
+	for _, f := range from {
 		add(f)
 	}
 	if len(sources) == 0 {
@@ -127,6 +136,12 @@ func (e *engine) resume() error {
 		})
 	}
 	return nil
+}
+
+func sameName(a, b string) bool {
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
 }
 
 // listAsides finds FILE.partial.resume-N files and the next free N.

@@ -50,8 +50,8 @@ func newStats() *stats {
 	return s
 }
 
-func (s *stats) sent(*endpoint) { s.attempts.Add(1); s.inflight.Add(1) }
-func (s *stats) returned()      { s.inflight.Add(-1) }
+func (s *stats) sent()     { s.attempts.Add(1); s.inflight.Add(1) }
+func (s *stats) returned() { s.inflight.Add(-1) }
 
 func (s *stats) attemptFailed(e *oai.Error) {
 	s.mu.Lock()
@@ -69,7 +69,7 @@ func (s *stats) failure(kind string) {
 	s.mu.Unlock()
 }
 
-func (s *stats) preflight(string) {
+func (s *stats) preflight() {
 	s.mu.Lock()
 	s.preflightFails++
 	s.mu.Unlock()

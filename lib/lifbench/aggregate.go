@@ -213,7 +213,7 @@ func compute(all []sample, opt aggregate.Options, failNote string) (*aggregate.R
 	t7 := report.Table{Title: "LIFBench ARS by length (paper Table 7)", Columns: append(append([]string{"Model", "Length"}, cols[1:]...), "Overall", "n")}
 	t4 := report.Table{Title: "LIFBench instruction-following stability, lower is more stable (paper Table 4)", Columns: []string{"Model", "IFS Expression", "IFS Variable", "IFS Length", "IFS (AVG)", "ARS"}}
 	t8 := report.Table{Title: "LIFBench IFP by capability (paper Table 8)", Columns: append([]string{"Model"}, Capabilities...)}
-	cell := func(v float64) string { return report.Fmt(v, dec) }
+	cell := func(v float64) string { return report.Fmt(roundHalfUp(v, dec), dec) }
 	anyFailed := false
 	for _, m := range models {
 		ss := byModel[m]
@@ -315,4 +315,16 @@ func compute(all []sample, opt aggregate.Options, failNote string) (*aggregate.R
 	t4.Notes = append(t4.Notes, "IFS = mean over tasks of stdev(group ARS, ddof=1) / task mean; nan when a perspective has a single group (e.g. one length); IFS (AVG) averages the defined ones.")
 	res.Tables = []report.Table{t3, t4, t7, t8}
 	return res, nil
+}
+
+// roundHalfUp rounds as the paper's tables do: sums of scores such as
+// 0.8844999999999998 are first cleared of float noise (to 10 decimals),
+// then ties go up, so 0.8845 prints 0.885 as published.
+func roundHalfUp(v float64, dec int) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	v = math.Round(v*1e10) / 1e10
+	p := math.Pow(10, float64(dec))
+	return math.Round(v*p) / p
 }

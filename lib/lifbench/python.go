@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -478,4 +479,124 @@ func pyReprValue(v any) string {
 		return fmt.Sprint(x)
 	}
 	return pyRepr(v)
+}
+
+// jsonToPy turns a json.Number into the literal Python would print.
+func jsonToPy(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if isIntLiteral(string(x)) {
+			return pyNum(string(x))
+		}
+		f, _ := x.Float64()
+		return pyNum(pyFloat(f))
+	case []any:
+		out := make(pyList, len(x))
+		for i, e := range x {
+			out[i] = jsonToPy(e)
+		}
+		return out
+	}
+	return v
+}
+
+// pyFind and pyRFind are str.find and str.rfind in code points.
+func pyFind(s, sub string) int {
+	i := strings.Index(s, sub)
+	if i < 0 {
+		return -1
+	}
+	return utf8.RuneCountInString(s[:i])
+}
+
+func pyRFind(s, sub string) int {
+	i := strings.LastIndex(s, sub)
+	if i < 0 {
+		return -1
+	}
+	return utf8.RuneCountInString(s[:i])
+}
+
+// pySlice is s[a:b] over code points with Python's negative and
+// out-of-range index rules.
+func pySlice(s string, a, b int) string {
+	r := []rune(s)
+	n := len(r)
+	norm := func(i int) int {
+		if i < 0 {
+			i += n
+		}
+		return max(0, min(n, i))
+	}
+	a, b = norm(a), norm(b)
+	if a >= b {
+		return ""
+	}
+	return string(r[a:b])
+}
+
+// unquote decodes a JSON string literal, copying the runs between escapes
+// in bulk (prompts are long and escape every newline).
+func unquote(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	b := raw[1 : len(raw)-1]
+	i := bytes.IndexByte(b, '\\')
+	if i < 0 {
+		return string(b), utf8.Valid(b)
+	}
+	out := make([]byte, 0, len(b))
+	for i >= 0 {
+		out = append(out, b[:i]...)
+		if i+1 >= len(b) {
+			return "", false
+		}
+		n := 2
+		switch c := b[i+1]; c {
+		case '"', '\\', '/':
+			out = append(out, c)
+		case 'n':
+			out = append(out, '\n')
+		case 't':
+			out = append(out, '\t')
+		case 'r':
+			out = append(out, '\r')
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'u':
+			r, ok := hex4(b[i+2:])
+			if !ok {
+				return "", false
+			}
+			n = 6
+			if utf16.IsSurrogate(r) {
+				if r2, ok := hex4(b[i+8:]); ok && i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r, n = d, 12
+					}
+				}
+				if n == 6 {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", false
+		}
+		b = b[i+n:]
+		i = bytes.IndexByte(b, '\\')
+	}
+	out = append(out, b...)
+	return string(out), true
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(b[:4]), 16, 32)
+	return rune(v), err == nil
 }

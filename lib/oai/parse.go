@@ -33,10 +33,11 @@ type choice struct {
 }
 
 type body struct {
-	Model   string          `json:"model"`
-	Choices []choice        `json:"choices"`
-	Usage   *Usage          `json:"usage"`
-	Error   json.RawMessage `json:"error"`
+	Model       string          `json:"model"`
+	Fingerprint string          `json:"system_fingerprint"`
+	Choices     []choice        `json:"choices"`
+	Usage       *Usage          `json:"usage"`
+	Error       json.RawMessage `json:"error"`
 }
 
 // contentText reads a message content: a string, null, or parts with "text".
@@ -84,7 +85,7 @@ func (c *Client) parseBody(b []byte) (*Completion, error) {
 		return nil, &Error{Kind: KindBadResponse, Message: "response has no choices: " + shorten(b), Retryable: true}
 	}
 	ch := v.Choices[0]
-	comp := &Completion{Model: v.Model}
+	comp := &Completion{Model: v.Model, Fingerprint: v.Fingerprint}
 	if ch.Message != nil {
 		comp.Text = contentText(ch.Message.Content)
 		comp.Reasoning = ch.Message.reasoning()
@@ -149,6 +150,9 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 			}
 			if v.Model != "" {
 				comp.Model = v.Model
+			}
+			if v.Fingerprint != "" {
+				comp.Fingerprint = v.Fingerprint
 			}
 			if v.Usage != nil {
 				comp.Usage, comp.HasUsage = *v.Usage, true

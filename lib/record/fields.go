@@ -42,6 +42,9 @@ type Response struct {
 	// ContextCutTokens is how many context tokens infer-batch's
 	// --truncate-context removed before sending (estimated with --tokenizer).
 	ContextCutTokens int `json:"context_cut_tokens,omitempty"`
+	// Fingerprint is the server's system_fingerprint; "llm-sim" marks replies
+	// of the test double, which every report then says.
+	Fingerprint string `json:"system_fingerprint,omitempty"`
 }
 
 // Point is one rubric score point.

@@ -3,6 +3,8 @@
 package split
 
 import (
+	"encoding/json"
+
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/record"
 )
@@ -14,6 +16,22 @@ type Splitter func(rec *record.Record, emit func(*record.Record) error) error
 
 // ChildID is the id of a part: <parent id>#<part>.
 func ChildID(parent, part string) string { return parent + "#" + part }
+
+// responseMeta is the parent's response without its text: children carry it
+// so usage, latency, endpoint and system_fingerprint (which marks llm-sim
+// replies) stay with every check, without copying a long reply into each.
+func responseMeta(rec *record.Record) ([]byte, error) {
+	if !rec.Has("response") {
+		return nil, nil
+	}
+	var resp map[string]json.RawMessage
+	if err := rec.Decode("response", &resp); err != nil {
+		return nil, err
+	}
+	delete(resp, "text")
+	delete(resp, "reasoning")
+	return record.Marshal(resp)
+}
 
 // Run splits every record whose bench has a splitter; the others (benchmarks
 // judged whole, such as LIFBench) pass through unchanged, and the summary says
@@ -27,7 +45,16 @@ func Run(r *app.Run, reg map[string]Splitter) error {
 			whole[bench]++
 			return emit(rec)
 		}
-		return s(rec, emit)
+		meta, err := responseMeta(rec)
+		if err != nil {
+			return app.Invalid(err)
+		}
+		return s(rec, func(child *record.Record) error {
+			if meta != nil && !child.Has("response") {
+				child.SetRaw("response", meta)
+			}
+			return emit(child)
+		})
 	})
 	for b, n := range whole {
 		r.Log.Info("passed through unsplit (judged whole)", "bench", b, "records", n)

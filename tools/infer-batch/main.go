@@ -21,10 +21,13 @@ honouring Retry-After; 400/401/403/404/422 and length cut-offs are not. On 429 t
 concurrency limit drops and grows back (--adaptive). Output is in input order through
 a reorder window of 16 × -j records (--unordered: completion order).
 
-Resume: a killed or interrupted run leaves FILE.partial; run the same command with
---resume and the ids already answered are copied, not sent again (--retry-errors
-re-sends those that ended with "error"). SIGTERM/SIGINT stop reading, let requests in
-flight finish for --grace, write what is done, and exit 143/130.
+Resume: a killed or interrupted -o FILE run leaves FILE.partial (and a journal of the
+answers not yet in it); run the same command with --resume and the ids already answered
+are copied, not sent again (--retry-errors re-sends those that ended with "error").
+A kill -9 loses at most the -j requests in flight. Writing to stdout, use --resume-from
+with the earlier output; its last seconds may be lost, since only -o keeps a journal.
+SIGTERM/SIGINT stop reading, let requests in flight finish for --grace, write what is
+done, and exit 143/130.
 
 Pre-flight: with --max-model-len L a request whose estimated prompt tokens (--tokenizer,
 an estimate for non-OpenAI models) plus max_tokens exceed L is not sent and gets an
