@@ -43,6 +43,7 @@ type Run struct {
 	skipInvalid  bool
 	signal       atomic.Pointer[os.Signal]
 	afterOutput  []func()
+	summary      []any
 
 	// Counters, read by the progress line and the summary.
 	Read, Written, Failed, Invalid, Skipped atomic.Int64
@@ -236,6 +237,11 @@ func Invalidf(format string, args ...any) error { return Invalid(fmt.Errorf(form
 // supersedes, such as the earlier partial output a resumed run copied.
 func (r *Run) AfterOutput(fn func()) { r.afterOutput = append(r.afterOutput, fn) }
 
+// AddSummary adds a key and value to the closing summary line, which is
+// printed only after the output is complete (so a reader that went away,
+// as with "| head", leaves stderr quiet).
+func (r *Run) AddSummary(key string, value any) { r.summary = append(r.summary, key, value) }
+
 // Write writes one record.
 func (r *Run) Write(rec *record.Record) error {
 	o, err := r.output()
@@ -367,6 +373,7 @@ func (r *Run) finish(err error) (int, error) {
 	if r.Shard.N > 1 {
 		attrs = append(attrs, "shard", r.Shard.String())
 	}
+	attrs = append(attrs, r.summary...)
 	r.Log.Info("summary", attrs...)
 	if err != nil {
 		return exitFor(err), err
