@@ -80,10 +80,7 @@ func (a *aggregator) Add(rec *record.Record) error {
 	if g.Sub < 1 || g.Subs < 1 {
 		return fmt.Errorf("record %q: gold has no sub-instruction number", rec.ID())
 	}
-	model := rec.String("model")
-	if model == "" {
-		model = "unknown"
-	}
+	model := aggregate.ModelOf(rec)
 	if a.seen[[2]string{model, rec.ID()}] {
 		return fmt.Errorf("check %q of model %q appears twice (inputs concatenated twice?); it would be counted twice", rec.ID(), model)
 	}

@@ -59,15 +59,8 @@ func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
 	return &aggregator{opt: opt, cells: map[string]*cell{}, failedUnsplit: map[string]int{}}
 }
 
-func modelOf(rec *record.Record) string {
-	if m := rec.String("model"); m != "" {
-		return m
-	}
-	return "unknown"
-}
-
 func (a *aggregator) Add(rec *record.Record) error {
-	model := modelOf(rec)
+	model := aggregate.ModelOf(rec)
 	if !rec.Has("parent") {
 		if rec.Errored() {
 			a.failedUnsplit[model]++
