@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // reportRows reads a tidy report (aggregate-ifs --format jsonl).
@@ -61,6 +63,31 @@ func jsonlIDs(t *testing.T, file string) []string {
 	return ids
 }
 
+// resumeJudge runs judge with args (which include --resume) and returns how
+// many records its --stats says were copied from the earlier output and how
+// many requests it sent.
+func resumeJudge(t *testing.T, args ...string) (resumed, sent int) {
+	t.Helper()
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	cmd := exec.Command(Bin("judge"), append([]string{"--stats", stats}, args...)...)
+	cmd.Env = Env()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("judge --resume: %v\n%s", err, b)
+	}
+	var st struct {
+		Requests struct{ Sent int }
+		Records  struct{ Resumed int }
+	}
+	b, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Records.Resumed, st.Requests.Sent
+}
+
 // At skill 1 the simulated model writes every entry with every event, and
 // the simulated judge sees each: CR and STIC-2 are 100 %.
 func TestLongGenBenchPipeline(t *testing.T) {
@@ -105,25 +132,9 @@ func TestLongGenBenchPipeline(t *testing.T) {
 	if err := os.WriteFile(resumeOut+".partial", bytes.Join(lines[:half], nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stats := filepath.Join(t.TempDir(), "stats.json")
-	cmd := exec.Command(Bin("judge"), "--judge-base-url", url, "-j", "4", "--resume", "--stats", stats, "-o", resumeOut, checks)
-	cmd.Env = Env()
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("judge --resume: %v\n%s", err, b)
-	}
-	var st struct {
-		Requests struct{ Sent int }
-		Records  struct{ Resumed int }
-	}
-	b, err := os.ReadFile(stats)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	if st.Records.Resumed != half || st.Requests.Sent != len(all)-half {
-		t.Errorf("resume copied %d and sent %d; want %d and %d", st.Records.Resumed, st.Requests.Sent, half, len(all)-half)
+	resumed, sent := resumeJudge(t, "--judge-base-url", url, "-j", "4", "--resume", "-o", resumeOut, checks)
+	if resumed != half || sent != len(all)-half {
+		t.Errorf("resume copied %d and sent %d; want %d and %d", resumed, sent, half, len(all)-half)
 	}
 	got := jsonlIDs(t, resumeOut)
 	seen := map[string]bool{}
@@ -135,5 +146,77 @@ func TestLongGenBenchPipeline(t *testing.T) {
 	}
 	if len(got) != len(all) {
 		t.Errorf("resumed output has %d records, want %d", len(got), len(all))
+	}
+}
+
+// The resilience test: kill -9 the judge stage part way, then run it
+// again with --resume: the checks judged before the kill are copied, only
+// the rest are sent, and every check comes out exactly once.
+func TestLongGenBenchJudgeKillResume(t *testing.T) {
+	out := t.TempDir()
+	RunScript(t, "longgenbench.sh", []string{"OPENAI_BASE_URL=" + StartSim(t, "--skill", "1")},
+		"--count", "1", "--scenarios", "skyscraper", "--judge", "lexical", "--out", out)
+	checks := filepath.Join(out, "checks.jsonl.zst")
+	all := jsonlIDs(t, checks)
+
+	// A slow judge, so the kill lands while checks are still in flight.
+	judgeURL := StartSim(t, "--skill", "1", "--latency", "40ms")
+	judged := filepath.Join(out, "judged-llm.jsonl.zst")
+	args := []string{"--judge-base-url", judgeURL, "-j", "2", "--resume", "-o", judged, checks}
+	journal := judged + ".partial.journal"
+	cmd := exec.Command(Bin("judge"), args...)
+	cmd.Env = Env()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	answered := func() int {
+		b, _ := os.ReadFile(journal)
+		return bytes.Count(b, []byte("\n"))
+	}
+	for deadline := time.Now().Add(60 * time.Second); answered() < 5; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the judge answered %d checks in a minute; stderr:\n%s", answered(), stderr.String())
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before := answered()
+	if before >= len(all) {
+		t.Fatalf("the judge finished all %d checks before the kill: nothing left to resume", len(all))
+	}
+
+	resumed, sent := resumeJudge(t, args...)
+	if resumed < before || resumed+sent != len(all) {
+		t.Errorf("after %d checks were judged and the judge was killed, resume copied %d and sent %d; want at least %d copied and %d in all",
+			before, resumed, sent, before, len(all))
+	}
+	got := jsonlIDs(t, judged)
+	seen := map[string]int{}
+	for _, id := range got {
+		seen[id]++
+	}
+	for _, id := range all {
+		if seen[id] != 1 {
+			t.Errorf("check %s appears %d times after resume", id, seen[id])
+		}
+	}
+	if len(got) != len(all) {
+		t.Errorf("resumed output has %d records, want %d", len(got), len(all))
+	}
+}
+
+// The generator's flags would be silently ignored next to --official (the
+// official records are imported unchanged), so they are a usage error.
+func TestLongGenBenchOfficialRejectsGeneratorFlags(t *testing.T) {
+	var stderr bytes.Buffer
+	cmd := exec.Command(Bin("gen-context"), "longgenbench", "--official", "Dataset_short.json", "--count", "3")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || len(out) > 0 || !strings.Contains(stderr.String(), "--count does not apply to --official") {
+		t.Errorf("gen-context longgenbench --official F --count 3: %v, stdout %q, stderr %q; want exit 2 and a clear message", err, out, stderr.String())
 	}
 }

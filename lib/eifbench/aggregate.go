@@ -135,12 +135,10 @@ func (c *cell) add(cla, ila, all float64) {
 
 func (c *cell) mean(v float64) float64 {
 	if c.n == 0 {
-		return nan()
+		return math.NaN()
 	}
 	return v / float64(c.n)
 }
-
-func nan() float64 { return math.NaN() }
 
 // at is the cell of k, or an empty one (printed as nan) when no task fell in it.
 func at(cells map[cellKey]*cell, k cellKey) *cell {

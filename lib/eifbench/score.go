@@ -133,7 +133,7 @@ func readChild(rec *record.Record) (childGold, segment, error) {
 func (s scorer) Parse(rec *record.Record, reply string) (*record.Judgement, error) {
 	v, how, ok := ParseVerdict(reply, s.strict)
 	if !ok {
-		return nil, &record.Error{Stage: "judge", Kind: "verdict", Message: fmt.Sprintf("--strict-verdict: the judge reply is not a single yes/no verdict: %.200q", reply)}
+		return nil, judge.VerdictError(reply)
 	}
 	j := &record.Judgement{Verdict: v, Rubric: Rubric, Detail: map[string]any{"parsed_by": how, "prompt": s.lang}}
 	if v == judge.VerdictYes {

@@ -284,10 +284,7 @@ func Split(rec *record.Record, emit func(*record.Record) error) error {
 	if err := rec.Decode("group", &group); err != nil {
 		return app.Invalid(err)
 	}
-	total := 0
-	for _, s := range g.Subs {
-		total += len(s.Constraints)
-	}
+	total := countConstraints(g.Subs)
 	for i, s := range g.Subs {
 		for j, c := range s.Constraints {
 			child := rec.Clone()

@@ -69,9 +69,11 @@ type Task struct {
 }
 
 // Constraints counts all constraints of the task.
-func (t *Task) Constraints() int {
+func (t *Task) Constraints() int { return countConstraints(t.Subs) }
+
+func countConstraints(subs []SubInstruction) int {
 	n := 0
-	for _, s := range t.Subs {
+	for _, s := range subs {
 		n += len(s.Constraints)
 	}
 	return n

@@ -381,7 +381,7 @@ func TestNoRetryOn400AndLengthKept(t *testing.T) {
 	for _, r := range recs[1:3] {
 		var resp record.Response
 		r.Decode("response", &resp)
-		if resp.FinishReason != "length" || resp.Attempts != 1 || resp.Usage.CompletionTokens != int(mustAtoi(t, string(r.Raw("request")))) || resp.TTFTMS <= 0 {
+		if resp.FinishReason != "length" || resp.Attempts != 1 || resp.Usage.CompletionTokens != int(maxTokensOf(t, string(r.Raw("request")))) || resp.TTFTMS <= 0 {
 			t.Fatalf("%s: %+v", r.ID(), resp)
 		}
 	}
@@ -394,8 +394,8 @@ func TestNoRetryOn400AndLengthKept(t *testing.T) {
 	}
 }
 
-// mustAtoi reads max_tokens out of a request.
-func mustAtoi(t *testing.T, req string) int64 {
+// maxTokensOf reads max_tokens out of a request.
+func maxTokensOf(t *testing.T, req string) int64 {
 	var v struct {
 		MaxTokens int64 `json:"max_tokens"`
 	}

@@ -18,12 +18,7 @@ import (
 // Result is what one successful call produced.
 type Result struct {
 	Model    string          // as sent to the endpoint
-	Response record.Response // text, reasoning, finish_reason, usage, timings, attempts, endpoint
-	// ContextCut is how many context tokens --truncate-context removed (also
-	// in Response.ContextCutTokens).
-	ContextCut int
-	// ServerModel is the model name the server reported, when it differs.
-	ServerModel string
+	Response record.Response // text, reasoning, finish_reason, usage, timings, attempts, endpoint, context_cut_tokens
 }
 
 // engine is one Process run.
@@ -424,11 +419,7 @@ func (e *engine) work(it *item) {
 
 func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts int) {
 	c := it.call
-	res := &Result{Model: e.model, ContextCut: c.cut}
-	if comp.Model != "" && comp.Model != e.model {
-		res.ServerModel = comp.Model
-	}
-	res.Response = record.Response{
+	res := &Result{Model: e.model, Response: record.Response{
 		Text:             comp.Text,
 		Reasoning:        comp.Reasoning,
 		FinishReason:     comp.FinishReason,
@@ -439,7 +430,7 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 		Endpoint:         ep.label,
 		ContextCutTokens: c.cut,
 		Fingerprint:      comp.Fingerprint,
-	}
+	}}
 	e.checkTruncation(it.rec, c, comp, ep)
 	e.st.success(comp, c)
 	if err := e.apply(it.rec, res); err != nil {

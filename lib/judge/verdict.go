@@ -35,32 +35,21 @@ func ChatCall(prompt string, maxTokens int, temperature float64) ([]byte, error)
 // YesNo reads a judge's yes/no reply.
 //
 // Lenient (the default) is the LongGenBench evaluator's rule: the verdict is
-// yes when any Yes word occurs anywhere in the lower-cased reply (so
+// yes when "yes" occurs anywhere in the lower-cased reply (so
 // "yes, although..." and even "not yes" read as yes), else no. Strict accepts
-// only a reply that is exactly one Yes or No word, once surrounding
-// whitespace, quotes, asterisks, "#*#" markers, an "Answer:" label and a
-// final period are removed; anything else fails the record with a
-// *record.Error of kind "verdict", which aggregate-ifs counts.
+// only a reply that is exactly "yes" or "no", once surrounding whitespace,
+// quotes, asterisks, "#*#" markers, an "Answer:" label and a final period are
+// removed; anything else fails the record with VerdictError.
 type YesNo struct {
-	Yes, No []string // lower-case words; empty: "yes" and "no"
-	Strict  bool
+	Strict bool
 }
 
 // Parse returns VerdictYes or VerdictNo.
 func (v YesNo) Parse(reply string) (string, error) {
-	yes, no := v.Yes, v.No
-	if len(yes) == 0 {
-		yes = []string{"yes"}
-	}
-	if len(no) == 0 {
-		no = []string{"no"}
-	}
 	low := strings.ToLower(reply)
 	if !v.Strict {
-		for _, w := range yes {
-			if strings.Contains(low, w) {
-				return VerdictYes, nil
-			}
+		if strings.Contains(low, VerdictYes) {
+			return VerdictYes, nil
 		}
 		return VerdictNo, nil
 	}
@@ -70,22 +59,17 @@ func (v YesNo) Parse(reply string) (string, error) {
 		s = strings.TrimSpace(strings.TrimPrefix(s, "answer:"))
 		s = strings.TrimSpace(strings.Trim(s, "\"'`*#.!"))
 	}
-	for _, w := range yes {
-		if s == w {
-			return VerdictYes, nil
-		}
+	if s == VerdictYes || s == VerdictNo {
+		return s, nil
 	}
-	for _, w := range no {
-		if s == w {
-			return VerdictNo, nil
-		}
-	}
-	return "", &record.Error{Stage: "judge", Kind: "verdict", Message: fmt.Sprintf("--strict-verdict: the judge's reply is not exactly %s or %s: %q", yes[0], no[0], shorten(reply, 200))}
+	return "", VerdictError(reply)
 }
 
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
+// VerdictError is the error of a reply --strict-verdict rejects: it fails
+// the record (kind "verdict") rather than guessing, and aggregate-ifs counts it.
+func VerdictError(reply string) *record.Error {
+	if len(reply) > 200 {
+		reply = reply[:200] + "..."
 	}
-	return s[:n] + "..."
+	return &record.Error{Stage: "judge", Kind: "verdict", Message: fmt.Sprintf("--strict-verdict: the judge's reply is not a single yes or no: %q", reply)}
 }

@@ -215,9 +215,10 @@ func (c *cell) merge(o *cell) {
 	}
 }
 
-// attributeUnknown gives records without a model (infer-batch writes none
-// when every attempt failed) to the model of their version when there is
-// exactly one; otherwise they stay "unknown".
+// attributeUnknown gives records without a model (an error from a stage
+// before infer-batch passes through it unanswered, so no model is written) to
+// the model of their version when there is exactly one; otherwise they stay
+// "unknown".
 func (a *aggregator) attributeUnknown() (notes []string) {
 	for key, u := range a.cells {
 		if u.model != "unknown" {
@@ -233,7 +234,7 @@ func (a *aggregator) attributeUnknown() (notes []string) {
 		if n == 1 {
 			only.merge(u)
 			delete(a.cells, key)
-			notes = append(notes, fmt.Sprintf("%s %s: %d records without a model (inference failed) are counted for %s, the only model of this version.", u.version, "version", len(u.parents), only.model))
+			notes = append(notes, fmt.Sprintf("%s version: %d records without a model (they failed before inference) are counted for %s, the only model of this version.", u.version, len(u.parents), only.model))
 		}
 	}
 	sort.Strings(notes)

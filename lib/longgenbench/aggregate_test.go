@@ -155,8 +155,8 @@ func TestAggregateCountsFailures(t *testing.T) {
 	}
 }
 
-// infer-batch writes no model on a record whose every attempt failed: its
-// checks count for the only model of the version, else stay "unknown".
+// A record that failed before infer-batch passes through it without a model:
+// its checks count for the only model of the version, else stay "unknown".
 func TestAggregateAttributesModelless(t *testing.T) {
 	ok := Counts{Number: 3, Found: 3, Checks: 1}
 	failed := Counts{Number: 3, Error: []byte(`{"stage":"infer-batch","kind":"server_error","message":"x"}`), Checks: 1}

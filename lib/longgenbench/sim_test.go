@@ -9,9 +9,9 @@ import (
 	"github.com/ifkit/ifkit/lib/sim"
 )
 
-// simulate writes the document for a generated item at the given skill and
-// judges its checks with the simulated judge (at full skill).
-func simulate(t *testing.T, item *record.Record, skill float64, seed uint64) (found, number, yes, checks int) {
+// simulate has w write the document for a generated item at the given skill
+// and judges its checks with the simulated judge (at full skill).
+func simulate(t *testing.T, w WriterSolver, item *record.Record, skill float64, seed uint64) (found, number, yes, checks int) {
 	t.Helper()
 	var out []*record.Record
 	e, _ := NewExpander(expandOptions())
@@ -22,7 +22,7 @@ func simulate(t *testing.T, item *record.Record, skill float64, seed uint64) (fo
 	if err := out[0].Decode("request", &req); err != nil {
 		t.Fatal(err)
 	}
-	text, ok := WriterSolver{}.Solve(&sim.Request{Prompt: req.Prompt, MaxTokens: req.MaxTokens}, sim.Params{Skill: skill, Rand: rand.New(rand.NewPCG(seed, 1))})
+	text, ok := w.Solve(&sim.Request{Prompt: req.Prompt, MaxTokens: req.MaxTokens}, sim.Params{Skill: skill, Rand: rand.New(rand.NewPCG(seed, 1))})
 	if !ok {
 		t.Fatalf("%s: the simulator did not recognise the prompt", item.ID())
 	}
@@ -68,7 +68,7 @@ func simulate(t *testing.T, item *record.Record, skill float64, seed uint64) (fo
 func TestSimFullSkill(t *testing.T) {
 	for _, v := range []string{Short, Long} {
 		for _, item := range generate(t, GenOptions{Version: v, Count: 1, Seed: 5}) {
-			found, number, yes, checks := simulate(t, item, 1, 9)
+			found, number, yes, checks := simulate(t, WriterSolver{}, item, 1, 9)
 			if found != number || yes != checks {
 				t.Errorf("%s: entries %d/%d, checks %d/%d", item.ID(), found, number, yes, checks)
 			}
@@ -76,10 +76,21 @@ func TestSimFullSkill(t *testing.T) {
 	}
 }
 
+// llm-sim --stop-rate 1: every document stops early, even at skill 1, and
+// the checks past the stop are missing.
+func TestSimStopRate(t *testing.T) {
+	for i, item := range generate(t, GenOptions{Version: Short, Count: 1, Seed: 5}) {
+		found, number, yes, checks := simulate(t, WriterSolver{StopRate: 1}, item, 1, uint64(i))
+		if found >= number || found < number/4 || yes > checks {
+			t.Errorf("%s: entries %d/%d, checks %d/%d", item.ID(), found, number, yes, checks)
+		}
+	}
+}
+
 func TestSimLowerSkillDegrades(t *testing.T) {
 	var found, number, yes, checks int
 	for i, item := range generate(t, GenOptions{Version: Short, Count: 5, Seed: 5}) {
-		f, n, y, c := simulate(t, item, 0.6, uint64(i))
+		f, n, y, c := simulate(t, WriterSolver{}, item, 0.6, uint64(i))
 		found, number, yes, checks = found+f, number+n, yes+y, checks+c
 	}
 	if found == number || yes == checks || yes == 0 {

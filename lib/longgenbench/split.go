@@ -3,7 +3,7 @@ package longgenbench
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -133,26 +133,22 @@ func Split(rec *record.Record, emit func(*record.Record) error) error {
 		entry int
 		event string
 	}
+	// Children come out by type, then by entry: maps have no order.
 	var kids []child
 	for _, t := range CheckTypes {
-		m := g.Checks.byType(t)
-		for k, ev := range m {
+		first := len(kids)
+		for k, ev := range g.Checks.byType(t) {
 			n, err := strconv.Atoi(strings.TrimSpace(k))
 			if err != nil || n < 1 || n > g.limit() {
 				return app.Invalidf("record %q: %s check at entry %q is outside 1..%d", rec.ID(), t, k, g.limit())
 			}
 			kids = append(kids, child{t, n, ev})
 		}
+		slices.SortFunc(kids[first:], func(a, b child) int { return a.entry - b.entry })
 	}
 	if len(kids) == 0 {
 		return app.Invalidf("record %q has no checks", rec.ID())
 	}
-	sort.Slice(kids, func(i, j int) bool {
-		if kids[i].typ != kids[j].typ {
-			return typeOrder(kids[i].typ) < typeOrder(kids[j].typ)
-		}
-		return kids[i].entry < kids[j].entry
-	})
 	counts := Counts{Number: g.Number, LastEntry: g.LastEntry, Blocks: parsed.Blocks, Words: parsed.Words, Checks: len(kids), FinishReason: resp.FinishReason}
 	for n := range parsed.Text {
 		if n >= 1 && n <= g.Number {
@@ -179,13 +175,4 @@ func Split(rec *record.Record, emit func(*record.Record) error) error {
 		}
 	}
 	return nil
-}
-
-func typeOrder(t string) int {
-	for i, c := range CheckTypes {
-		if c == t {
-			return i
-		}
-	}
-	return len(CheckTypes)
 }

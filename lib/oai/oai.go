@@ -130,7 +130,6 @@ type Usage struct {
 
 // Completion is a successful answer.
 type Completion struct {
-	Model        string // as the server names it
 	Fingerprint  string // system_fingerprint: the backend's build (llm-sim marks itself here)
 	Text         string
 	Reasoning    string // reasoning_content (vLLM, DeepSeek) or reasoning

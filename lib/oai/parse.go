@@ -33,7 +33,6 @@ type choice struct {
 }
 
 type body struct {
-	Model       string          `json:"model"`
 	Fingerprint string          `json:"system_fingerprint"`
 	Choices     []choice        `json:"choices"`
 	Usage       *Usage          `json:"usage"`
@@ -85,7 +84,7 @@ func (c *Client) parseBody(b []byte) (*Completion, error) {
 		return nil, &Error{Kind: KindBadResponse, Message: "response has no choices: " + shorten(b), Retryable: true}
 	}
 	ch := v.Choices[0]
-	comp := &Completion{Model: v.Model, Fingerprint: v.Fingerprint}
+	comp := &Completion{Fingerprint: v.Fingerprint}
 	if ch.Message != nil {
 		comp.Text = contentText(ch.Message.Content)
 		comp.Reasoning = ch.Message.reasoning()
@@ -147,9 +146,6 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 			}
 			if len(v.Error) > 0 && string(v.Error) != "null" {
 				return nil, &Error{Kind: KindServer, Message: c.Redact(errorMessage(data, "error in stream")), Retryable: true}
-			}
-			if v.Model != "" {
-				comp.Model = v.Model
 			}
 			if v.Fingerprint != "" {
 				comp.Fingerprint = v.Fingerprint

@@ -30,6 +30,11 @@ Example:
 		},
 		Action: func(r *app.Run) error {
 			if files := r.StringSlice("official"); len(files) > 0 {
+				for _, f := range []string{"scenarios", "version", "count", "seed"} {
+					if r.IsSet(f) {
+						return app.Usagef("--%s does not apply to --official: the official files are imported unchanged", f)
+					}
+				}
 				for _, f := range files {
 					if err := longgenbench.ImportOfficial(f, r.Emit); err != nil {
 						return err

@@ -5,12 +5,10 @@ import (
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/eifbench"
 	"github.com/ifkit/ifkit/lib/ifscale"
-	"github.com/ifkit/ifkit/lib/infer"
 	"github.com/ifkit/ifkit/lib/judge"
 	"github.com/ifkit/ifkit/lib/lifbench"
 	"github.com/ifkit/ifkit/lib/longgenbench"
 	"github.com/ifkit/ifkit/lib/longins"
-	"github.com/urfave/cli/v2"
 )
 
 var scorers = map[string]judge.Factory{
@@ -35,23 +33,7 @@ counted by aggregate-ifs.
 Example:
   infer-batch -j 64 req.jsonl.zst | judge | aggregate-ifs
   split-subtasks out.jsonl.zst | judge --judge-base-url http://judge:8000/v1 --judge-model qwen -j 32`,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "rubric", Value: "official", Usage: "LIFBench: official (the official scorer, quirks included) or strict (known bugs fixed)"},
-			&cli.StringFlag{Name: "judge", Value: "llm", Usage: "LongGenBench/EifBench checks: llm, or lexical (offline approximation, labelled in every record)"},
-			&cli.BoolFlag{Name: "strict-verdict", Usage: "accept only a judge reply that is exactly yes or no"},
-			&cli.StringFlag{Name: "judge-prompt", Usage: "judge prompt variant (benchmark-specific; LongGenBench: 3shot or zeroshot)"},
-		}, infer.Flags("judge-")...),
-		Action: func(r *app.Run) error {
-			opt := judge.Options{Rubric: r.String("rubric"), Mode: r.String("judge"), StrictVerdict: r.Bool("strict-verdict"), Prompt: r.String("judge-prompt")}
-			var llm judge.Processor
-			if opt.Mode != "lexical" && len(r.StringSlice("judge-base-url")) > 0 {
-				endpoint, err := infer.OptionsFromFlags(r, "judge-")
-				if err != nil {
-					return err
-				}
-				llm = judge.InferProcessor(endpoint)
-			}
-			return judge.Run(r, scorers, opt, llm)
-		},
+		Flags:  judge.Flags(),
+		Action: judge.Action(scorers),
 	})
 }

@@ -15,14 +15,16 @@ import (
 )
 
 // solvers answer the benchmark prompts llm-sim recognises, tried in order.
-var solvers = []sim.Solver{
-	eifbench.JudgeSolver{},
-	eifbench.AnswerSolver{},
-	longgenbench.JudgeSolver{},
-	longgenbench.WriterSolver{},
-	ifscale.Solver{},
-	longins.Solver{},
-	lifbench.Solver{},
+func solvers(stopRate float64) []sim.Solver {
+	return []sim.Solver{
+		eifbench.JudgeSolver{},
+		eifbench.AnswerSolver{},
+		longgenbench.JudgeSolver{},
+		longgenbench.WriterSolver{StopRate: stopRate},
+		ifscale.Solver{},
+		longins.Solver{},
+		lifbench.Solver{},
+	}
 }
 
 const description = `llm-sim is a TEST DOUBLE, not a language model: it serves /v1/chat/completions,
@@ -85,6 +87,7 @@ func main() {
 			&cli.DurationFlag{Name: "stall-for", Value: d.StallFor, Usage: "how long a stalled request hangs before its reply"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for replies and faults"},
 			&cli.BoolFlag{Name: "reasoning", Usage: "add reasoning_content to chat replies (counted in completion_tokens)"},
+			&cli.Float64Flag{Name: "stop-rate", Usage: "LongGenBench: probability that a long document stops early, in [0,1] (0: (1 − skill)/2)"},
 		},
 		Action: run,
 	})
@@ -104,7 +107,10 @@ func run(r *app.Run) error {
 	opt.Latency, opt.PrefillTPS, opt.TokensPerSec = r.Duration("latency"), r.Float64("prefill-tokens-per-sec"), r.Float64("tokens-per-sec")
 	opt.MaxConcurrency, opt.MaxQueue = r.Int("max-concurrency"), r.Int("max-queue")
 	opt.FailRate, opt.RetryAfter, opt.StallFor = r.Float64("fail-rate"), r.Duration("retry-after"), r.Duration("stall-for")
-	opt.Seed, opt.Reasoning, opt.Solvers, opt.Log = r.Uint64("seed"), r.Bool("reasoning"), solvers, r.Log
+	if sr := r.Float64("stop-rate"); sr < 0 || sr > 1 {
+		return app.Usagef("--stop-rate %v: want a probability in [0,1]", sr)
+	}
+	opt.Seed, opt.Reasoning, opt.Solvers, opt.Log = r.Uint64("seed"), r.Bool("reasoning"), solvers(r.Float64("stop-rate")), r.Log
 	if err := opt.Validate(); err != nil {
 		return app.Usagef("%v", err)
 	}

@@ -1,0 +1,48 @@
+package judge
+
+import (
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/infer"
+	"github.com/urfave/cli/v2"
+)
+
+// Flags are the judge program's flags: the scorers' options and the judge
+// endpoint with infer-batch's engine flags.
+func Flags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "rubric", Value: "official", Usage: "LIFBench: official (the official scorer, quirks included) or strict (known bugs fixed)"},
+		&cli.StringFlag{Name: "judge", Value: "llm", Usage: "LongGenBench checks: llm, or lexical (offline approximation, labelled in every record)"},
+		&cli.BoolFlag{Name: "strict-verdict", Usage: "accept only a judge reply that is a single yes or no verdict"},
+		&cli.StringFlag{Name: "judge-prompt", Usage: "judge prompt variant (LongGenBench: 3shot or zeroshot; EifBench: en or zh)"},
+	}, infer.Flags("judge-")...)
+}
+
+// Action runs the judge program over the scorers in reg. Without a judge
+// endpoint (or with --judge lexical) there is no LLM processor, and a record
+// that needs a judge call fails with ErrNoJudge.
+func Action(reg map[string]Factory) func(*app.Run) error {
+	return func(r *app.Run) error {
+		opt := Options{Rubric: r.String("rubric"), Mode: r.String("judge"), StrictVerdict: r.Bool("strict-verdict"), Prompt: r.String("judge-prompt")}
+		if opt.Mode == "lexical" || len(r.StringSlice("judge-base-url")) == 0 {
+			// No request is sent, so the engine's flags (--resume, -j, --stats,
+			// ...) do nothing; say so rather than let a resume seem to work.
+			var ignored []string
+			for _, f := range infer.Flags("judge-") {
+				if n := f.Names()[0]; n != "judge-base-url" && r.IsSet(n) {
+					ignored = append(ignored, "--"+n)
+				}
+			}
+			if len(ignored) > 0 {
+				r.Log.Warn("no judge model is called in this run (--judge lexical, or no --judge-base-url): these flags have no effect", "flags", strings.Join(ignored, " "))
+			}
+			return Run(r, reg, opt, nil)
+		}
+		endpoint, err := infer.OptionsFromFlags(r, "judge-")
+		if err != nil {
+			return err
+		}
+		return Run(r, reg, opt, InferProcessor(endpoint))
+	}
+}

@@ -1,0 +1,42 @@
+package judge
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ifkit/ifkit/lib/app"
+)
+
+// Without a judge model the engine flags do nothing, and the run says so;
+// records decided without a call are judged all the same.
+func TestActionWarnsAboutIdleEngineFlags(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(`{"id":"c","bench":"echo","text":"decided"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tool := app.Tool{Name: "judge", Flags: Flags(), Action: Action(map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }})}
+	for _, tc := range []struct {
+		args []string
+		warn string // "" = no warning
+	}{
+		{[]string{"--judge", "lexical", "--resume", "-j", "4", "-o", filepath.Join(t.TempDir(), "out.jsonl")}, "--concurrency --resume"},
+		{[]string{"--judge", "lexical"}, ""},
+		{[]string{"--judge-model", "m"}, "--judge-model"},
+	} {
+		out, err := os.CreateTemp(t.TempDir(), "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		code := app.RunTool(tool, append(append([]string{"judge"}, tc.args...), in),
+			app.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: &stderr, Getenv: func(string) string { return "" }})
+		out.Close()
+		warned := strings.Contains(stderr.String(), "have no effect")
+		if code != 0 || warned != (tc.warn != "") || !strings.Contains(stderr.String(), tc.warn) {
+			t.Errorf("judge %v: exit %d, stderr:\n%s\nwant a warning naming %q", tc.args, code, stderr.String(), tc.warn)
+		}
+	}
+}
