@@ -10,10 +10,12 @@
 # items.jsonl, requests.jsonl, responses.jsonl.zst, judged.jsonl.zst,
 # report.md and report.jsonl. The API key comes from OPENAI_API_KEY. Extra
 # flags for infer-batch: INFER_ARGS (e.g. "--timeout-first-byte 30m" for reasoning models).
+# Rerun with the same --out to resume: the replies already there are kept while the requests,
+# the model and INFER_ARGS stay the same.
 set -euo pipefail
 
 usage() {
-	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
 	cat <<'TXT'
 Flags:
   --base-url URL        endpoint of the model under test (default: $OPENAI_BASE_URL)
@@ -63,8 +65,15 @@ infer_args=(${INFER_ARGS:-})
 
 "${gen[@]}" -o "$out/items.jsonl"
 "${expand[@]}" -o "$out/requests.jsonl" "$out/items.jsonl"
+# infer-batch --resume keeps every reply it finds, even to requests no longer
+# asked, so earlier replies are kept only for the same requests, model and flags.
+key=$({ cksum <"$out/requests.jsonl"; echo "$model ${INFER_ARGS:-}"; } | cksum)
+if [ "$(cat "$out/responses.jsonl.zst.key" 2>/dev/null)" != "$key" ]; then
+	rm -f "$out/responses.jsonl.zst" "$out/responses.jsonl.zst".partial*
+	echo "$key" >"$out/responses.jsonl.zst.key"
+fi
 infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
-	"${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl"
+	--resume "${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl"
 judge -o "$out/judged.jsonl.zst" "$out/responses.jsonl.zst"
 aggregate-ifs --format md -o "$out/report.md" "$out/judged.jsonl.zst"
 aggregate-ifs --format jsonl -o "$out/report.jsonl" "$out/judged.jsonl.zst"

@@ -67,3 +67,36 @@ func TestIFScalePipelineCountsFailures(t *testing.T) {
 		t.Error("no sample failed at --fail-rate 0.5")
 	}
 }
+
+// Rerunning the script on the same output directory resumes: the replies
+// already there are kept and nothing is asked again, so a second run
+// against an endpoint that fails every request still reports the first
+// run's results (and exits 0). A rerun with other requests starts afresh
+// instead of reporting replies to requests no longer asked.
+func TestIFScalePipelineResumes(t *testing.T) {
+	out := t.TempDir()
+	good := []string{"OPENAI_BASE_URL=" + StartSim(t, "--skill", "1"), "INFER_ARGS=--max-retries 0"}
+	broken := []string{"OPENAI_BASE_URL=" + StartSim(t, "--skill", "1", "--fail-rate", "1"), "INFER_ARGS=--max-retries 0"}
+	args := []string{"--densities", "10,20", "--seeds", "0", "--out", out}
+	RunScript(t, "ifscale.sh", good, args...)
+	RunScript(t, "ifscale.sh", broken, args...)
+	rows := reportRows(t, filepath.Join(out, "report.jsonl"))
+	RunScript(t, "ifscale.sh", good, "--densities", "10", "--seeds", "0", "--out", out)
+	for _, r := range reportRows(t, filepath.Join(out, "report.jsonl")) {
+		if r["density"] != "10" {
+			t.Errorf("after a rerun with density 10 only, the report still has %v", r)
+		}
+	}
+	for _, r := range rows {
+		switch r["metric"] {
+		case "accuracy":
+			if r["value"] != 100.0 || r["n"] != 1.0 {
+				t.Errorf("density %v after the rerun: accuracy %v over %v replies, want 100 over 1", r["density"], r["value"], r["n"])
+			}
+		case "failed":
+			if r["value"] != 0.0 {
+				t.Errorf("density %v after the rerun: %v failed; the rerun asked the endpoint again", r["density"], r["value"])
+			}
+		}
+	}
+}

@@ -10,8 +10,10 @@
 #   contexts.jsonl.zst  requests.jsonl.zst  replies.jsonl.zst  judged.jsonl.zst
 #   report.md  report.jsonl (tidy rows: ARS, IFP, IFS)
 # --official FILE (repeatable) imports official context files (data/meta/*_input.json)
-# instead of generating contexts. Extra infer-batch flags can go in INFER_FLAGS, e.g.
-#   INFER_FLAGS="--max-model-len 131072 --truncate-context" pipelines/lifbench.sh ...
+# instead of generating contexts. Extra infer-batch flags can go in INFER_ARGS, e.g.
+#   INFER_ARGS="--max-model-len 131072 --truncate-context" pipelines/lifbench.sh ...
+# Rerun with the same --out to resume: the replies already there are kept while the requests,
+# the model and INFER_ARGS stay the same.
 set -euo pipefail
 
 base_url=${OPENAI_BASE_URL:-}
@@ -60,10 +62,17 @@ expand_args=(--seed "$seed")
 [ -n "$templates" ] && expand_args+=(--templates "$templates")
 expand-templates "${expand_args[@]}" -o "$out/requests.jsonl.zst" "$out/contexts.jsonl.zst"
 
-infer_args=(--base-url "$base_url" -j "$jobs" --max-failures inf)
+# infer-batch --resume keeps every reply it finds, even to requests no longer
+# asked, so earlier replies are kept only for the same requests, model and flags.
+key=$({ cksum <"$out/requests.jsonl.zst"; echo "$model ${INFER_ARGS:-}"; } | cksum)
+if [ "$(cat "$out/replies.jsonl.zst.key" 2>/dev/null)" != "$key" ]; then
+  rm -f "$out/replies.jsonl.zst" "$out/replies.jsonl.zst".partial*
+  echo "$key" >"$out/replies.jsonl.zst.key"
+fi
+infer_args=(--base-url "$base_url" -j "$jobs" --max-failures inf --resume)
 [ -n "$model" ] && infer_args+=(--model "$model")
-# shellcheck disable=SC2086 # INFER_FLAGS is a list of flags
-infer-batch "${infer_args[@]}" ${INFER_FLAGS:-} -o "$out/replies.jsonl.zst" "$out/requests.jsonl.zst"
+# shellcheck disable=SC2086 # INFER_ARGS is a list of flags
+infer-batch "${infer_args[@]}" ${INFER_ARGS:-} -o "$out/replies.jsonl.zst" "$out/requests.jsonl.zst"
 
 judge --rubric "$rubric" -o "$out/judged.jsonl.zst" "$out/replies.jsonl.zst"
 aggregate-ifs --format md -o "$out/report.md" "$out/judged.jsonl.zst"

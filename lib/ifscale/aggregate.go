@@ -16,7 +16,7 @@ import (
 // accuracy and the shares in percent, latency in seconds.
 type Sample struct {
 	Model        string
-	N, Seed      int
+	N            int
 	Accuracy     float64
 	OmissionPct  float64 // share of the errors that are omissions
 	ModPct       float64 // share of the errors that are modifications
@@ -239,7 +239,6 @@ func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
 func (a *aggregator) Add(rec *record.Record) error {
 	var group struct {
 		Density string `json:"density"`
-		Seed    string `json:"seed"`
 	}
 	if err := rec.Decode("group", &group); err != nil {
 		return err
@@ -277,7 +276,6 @@ func (a *aggregator) Add(rec *record.Record) error {
 	}
 	s := SampleOf(classes)
 	s.Model, s.N, s.Rejected = model, n, j.Detail.Rejected
-	s.Seed, _ = strconv.Atoi(group.Seed)
 	var resp record.Response
 	if err := rec.Decode("response", &resp); err != nil {
 		return err

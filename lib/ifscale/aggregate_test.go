@@ -59,15 +59,16 @@ func TestAggregator(t *testing.T) {
 	}
 	third := float64(1) / 3 * 100
 	want := map[string]float64{
-		"accuracy":           (100 + third) / 2,
-		"omission_share":     25, // (0 + 50) / 2
-		"modification_share": 25,
-		"om_ratio":           1,
-		"primacy_ratio":      1, // seed 0 has no early error (NaN, skipped); seed 1: 1 late / 1 early
-		"latency_s":          3,
-		"accuracy_all":       (100 + third + 100) / 3,
-		"rejected":           1,
-		"failed":             1,
+		"accuracy":             (100 + third) / 2,
+		"omission_share":       25, // (0 + 50) / 2
+		"modification_share":   25,
+		"om_ratio":             1,
+		"primacy_ratio":        1, // seed 0 has no early error (NaN, skipped); seed 1: 1 late / 1 early
+		"latency_s":            3,
+		"accuracy_per_latency": (100 + third) / 2 / 3,
+		"accuracy_all":         (100 + third + 100) / 3,
+		"rejected":             1,
+		"failed":               1,
 	}
 	for m, w := range want {
 		if math.Abs(got[m]-w) > 1e-9 {

@@ -41,8 +41,11 @@ func TestClassify(t *testing.T) {
 		{"", "equity", Omission},
 	}
 	for _, c := range cases {
-		if got := Classify(lower(c.text), c.kw); got != c.want {
-			t.Errorf("Classify(%q, %q) = %v, want %v", c.text, c.kw, got, c.want)
+		if got := scan(c.text, c.kw); got != c.want {
+			t.Errorf("scan(%q, %q) = %v, want %v", c.text, c.kw, got, c.want)
+		}
+		if got := NewReply(c.text).Classify(c.kw); got != c.want {
+			t.Errorf("NewReply(%q).Classify(%q) = %v, want %v", c.text, c.kw, got, c.want)
 		}
 	}
 }
@@ -190,6 +193,8 @@ func TestExpander(t *testing.T) {
 	}{
 		{expand.Options{}, strings.TrimRight(defaultTask, "\n"), false},
 		{expand.Options{Template: tmpl, MaxTokens: &maxTokens}, "Write a memo.\n\n### CONSTRAINTS\n1. Include the exact word: 'debt'.", true},
+		// The variant shipped in samples/ for users of --template.
+		{expand.Options{Template: "../../samples/ifscale/task-memo.txt"}, "Write an internal strategy memo", false},
 	}
 	for _, c := range cases {
 		e, err := NewExpander(c.opt)

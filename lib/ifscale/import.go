@@ -58,9 +58,6 @@ func ReadPerSample(r io.Reader) ([]Sample, error) {
 		if s.N, err = strconv.Atoi(row[col["num_rules"]]); err != nil {
 			return nil, fmt.Errorf("line %d: num_rules %q is not an integer", line, row[col["num_rules"]])
 		}
-		if s.Seed, err = strconv.Atoi(row[col["seed"]]); err != nil {
-			return nil, fmt.Errorf("line %d: seed %q is not an integer", line, row[col["seed"]])
-		}
 		for _, f := range []struct {
 			name string
 			dst  *float64

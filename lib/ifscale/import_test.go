@@ -5,18 +5,17 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"testing"
 )
 
-// referenceDir is ../shared/reference/ifscale from the repository root.
+// referenceDir is ../shared/reference/ifscale from the repository root; the
+// test is skipped where it is absent.
 func referenceDir(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "reference", "ifscale")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("official IFScale files not found at %s (only present in the development workspace): %v", dir, err)
+	dir := referenceDirOrEmpty()
+	if dir == "" {
+		t.Skipf("official IFScale files not found at %s (only present in the development workspace)", referenceRel)
 	}
 	return dir
 }

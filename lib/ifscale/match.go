@@ -206,13 +206,6 @@ func asciiLower(s string) bool {
 	return true
 }
 
-// Classify classifies a keyword against an already lower-cased reply by
-// scanning it, as the official regular expressions do.
-func Classify(lowerText, keyword string) Class {
-	kw := lower(keyword)
-	return classifyScan(lowerText, kw, Prefix(kw))
-}
-
 func classifyScan(lowerText, kw, prefix string) Class {
 	if containsWord(lowerText, kw) {
 		return Exact

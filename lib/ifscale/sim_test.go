@@ -24,12 +24,15 @@ func vocabularies(t *testing.T) map[string][]string {
 	return vs
 }
 
+// referenceRel is ../shared/reference/ifscale seen from this package's
+// directory, where go test runs.
+var referenceRel = filepath.Join("..", "..", "..", "shared", "reference", "ifscale")
+
 func referenceDirOrEmpty() string {
-	dir := filepath.Join("..", "..", "..", "shared", "reference", "ifscale")
-	if _, err := os.Stat(dir); err != nil {
+	if _, err := os.Stat(referenceRel); err != nil {
 		return ""
 	}
-	return dir
+	return referenceRel
 }
 
 func solve(t *testing.T, model string, skill float64, kws []string) Detail {

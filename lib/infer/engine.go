@@ -218,8 +218,10 @@ func (e *engine) run() error {
 		}
 	}
 
+	resumedSeen := 0
 	err := r.Records(func(rec *record.Record) error {
 		if _, ok := e.done[rec.ID()]; ok {
+			resumedSeen++
 			return nil
 		}
 		it := &item{rec: rec}
@@ -295,6 +297,12 @@ func (e *engine) run() error {
 	}
 	if err == nil && e.r.Ctx.Err() != nil {
 		err = e.r.Ctx.Err()
+	}
+	// Earlier records are copied before the input is read, so ids that are
+	// no longer in the input stay in the output: say so rather than filter
+	// (that would need the whole input first).
+	if extra := len(e.done) - resumedSeen; err == nil && extra > 0 {
+		r.Log.Warn("--resume: the earlier output holds records whose ids are not in this input; they were copied too", "records", extra)
 	}
 	return err
 }

@@ -71,7 +71,7 @@ func (a *Aggregator) Add(rec *record.Record) error {
 
 // Result computes the metrics.
 func (a *Aggregator) Result() (*aggregate.Result, error) {
-	return compute(a.samples, a.opt, "records that failed before judging (error) score 0 and are counted in the failed column")
+	return compute(a.samples, a.opt)
 }
 
 func mean(xs []float64) float64 {
@@ -183,7 +183,7 @@ var perspectives = []struct {
 	{"length", func(s sample) string { return s.length }},
 }
 
-func compute(all []sample, opt aggregate.Options, failNote string) (*aggregate.Result, error) {
+func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 	if len(all) == 0 {
 		return &aggregate.Result{}, nil
 	}
@@ -310,7 +310,7 @@ func compute(all []sample, opt aggregate.Options, failNote string) (*aggregate.R
 	}
 	t3.Notes = append(t3.Notes, "Overall = Σ task weight × ARS / Σ weight (weights: the tasks' total points, 99 for all eleven).")
 	if anyFailed {
-		t3.Notes = append(t3.Notes, "failed: "+failNote+".")
+		t3.Notes = append(t3.Notes, "failed: records that failed before judging (error) score 0 and are counted in the failed column.")
 	}
 	t4.Notes = append(t4.Notes, "IFS = mean over tasks of stdev(group ARS, ddof=1) / task mean; nan when a perspective has a single group (e.g. one length); IFS (AVG) averages the defined ones.")
 	res.Tables = []report.Table{t3, t4, t7, t8}

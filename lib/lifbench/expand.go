@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -109,7 +110,7 @@ func (e *Expander) Expand(item *record.Record, emit func(*record.Record) error) 
 		start, end := sc.Markers()
 		for ins, in := range tt.Instructions {
 			for vi, v := range vars {
-				v = cloneVars(v)
+				v = maps.Clone(v)
 				if in.Bias != 0 {
 					v["bias"] = in.Bias
 				}
@@ -120,10 +121,8 @@ func (e *Expander) Expand(item *record.Record, emit func(*record.Record) error) 
 				rec := base.Clone()
 				rec.SetID(fmt.Sprintf("%s/%s/e%d/v%d", item.ID(), task.Name, ins, vi))
 				rec.Set("task", task.Name)
-				g := map[string]string{}
-				for k, val := range group {
-					g[k] = val
-				}
+				g := make(map[string]string, len(group)+4)
+				maps.Copy(g, group)
 				g["scenario"], g["length"] = c.Scenario, c.Length
 				g["expression"], g["variable"] = strconv.Itoa(ins), strconv.Itoa(vi)
 				rec.Set("group", g)
@@ -148,14 +147,6 @@ func (e *Expander) Expand(item *record.Record, emit func(*record.Record) error) 
 		return app.Invalidf("the templates (%s) have no task for scenario %q", e.tpl.Name, c.Scenario)
 	}
 	return nil
-}
-
-func cloneVars(v map[string]any) map[string]any {
-	c := make(map[string]any, len(v)+1)
-	for k, x := range v {
-		c[k] = x
-	}
-	return c
 }
 
 // request builds the request body as raw JSON, splicing the context's

@@ -42,7 +42,7 @@ func ImportScores(files []string, opt aggregate.Options) (*aggregate.Result, err
 		}
 		all = append(all, ss...)
 	}
-	return compute(all, opt, "none in the official files")
+	return compute(all, opt)
 }
 
 func readScoreCSV(path string) ([]sample, error) {

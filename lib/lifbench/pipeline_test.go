@@ -63,19 +63,35 @@ func simRequest(t testing.TB, rec *record.Record) *sim.Request {
 	return &sim.Request{Chat: true, Messages: []sim.Message{{Role: "user", Content: p}}}
 }
 
+// Every --tokenizer keeps contexts within budget with context.tokens the
+// count of the text. For the encodings in sumIsExact, context.tokens is the
+// sum of the pieces' counts, so this also checks that summing is exact.
 func TestContextsFitTheirBudgetExactly(t *testing.T) {
-	enc := tokens.MustGet(tokens.Default)
-	for _, c := range genContexts(t, "1k,2k,5000", 7) {
-		var ctx Context
-		if err := c.Decode("context", &ctx); err != nil {
+	ls, err := ParseLengths("1k,2k,5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range tokens.Names {
+		enc := tokens.MustGet(name)
+		err := Generate(GenOptions{Scenarios: Scenarios, Lengths: ls, Seed: 7, Tokenizer: name}, func(c *record.Record) error {
+			var ctx Context
+			if err := c.Decode("context", &ctx); err != nil {
+				return err
+			}
+			if ctx.Tokenizer != name {
+				t.Errorf("%s: context.tokenizer %q, want %q", c.ID(), ctx.Tokenizer, name)
+			}
+			got := enc.Count(ctx.Text)
+			if got != ctx.Tokens {
+				t.Errorf("%s (%s): summed %d tokens, the text has %d", c.ID(), name, ctx.Tokens, got)
+			}
+			if got > ctx.Budget || got < ctx.Budget*3/4 {
+				t.Errorf("%s (%s): %d tokens for a budget of %d", c.ID(), name, got, ctx.Budget)
+			}
+			return nil
+		})
+		if err != nil {
 			t.Fatal(err)
-		}
-		got := enc.Count(ctx.Text)
-		if got != ctx.Tokens {
-			t.Errorf("%s: summed %d tokens, the text has %d", c.ID(), ctx.Tokens, got)
-		}
-		if got > ctx.Budget || got < ctx.Budget*3/4 {
-			t.Errorf("%s: %d tokens for a budget of %d", c.ID(), got, ctx.Budget)
 		}
 	}
 }
@@ -140,6 +156,17 @@ func TestSkillOneScoresFullMarks(t *testing.T) {
 			}
 			if j.Score < 1-1e-9 {
 				t.Errorf("%s (strict %v): score %.4f for the skill-1 answer %q; points %+v", r.ID(), strict, j.Score, trunc(reply), j.Points)
+			}
+			if want := map[bool]string{false: RubricOfficial, true: RubricStrict}[strict]; j.Rubric != want {
+				t.Errorf("%s: judgement.rubric %q, want %q", r.ID(), j.Rubric, want)
+			}
+			if len(j.Points) != len(task.Points) {
+				t.Errorf("%s: %d points, want every point of the task (%d)", r.ID(), len(j.Points), len(task.Points))
+			}
+			for _, p := range j.Points {
+				if p.Max <= 0 || len(p.Capabilities) == 0 {
+					t.Errorf("%s: point %s lacks its maximum or its capabilities: %+v", r.ID(), p.Name, p)
+				}
 			}
 		}
 	}

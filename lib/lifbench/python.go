@@ -573,9 +573,12 @@ func unquote(raw []byte) (string, bool) {
 			}
 			n = 6
 			if utf16.IsSurrogate(r) {
-				if r2, ok := hex4(b[i+8:]); ok && i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						r, n = d, 12
+				// The bounds come first: a lone surrogate may end the string.
+				if i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+					if r2, ok := hex4(b[i+8:]); ok {
+						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+							r, n = d, 12
+						}
 					}
 				}
 				if n == 6 {

@@ -2,6 +2,7 @@ package lifbench
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,7 +188,7 @@ func (c *scoring) multi() (points, error) {
 	if n == N {
 		p["num"] = 1
 	}
-	p["num"] += max(0, 1-abs(float64(n-N))/float64(N)) * 2
+	p["num"] += max(0, 1-math.Abs(float64(n-N))/float64(N)) * 2
 	decoded, err := unicodeEscape(out)
 	if err != nil {
 		decoded = out // the official scorer raises here
@@ -214,13 +215,6 @@ func (c *scoring) multi() (points, error) {
 		}
 	}
 	return p, nil
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // blur is judge_list_input_blur_offset_query.

@@ -2,7 +2,9 @@ package lifbench
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -39,10 +41,10 @@ func (c *scoring) batchLabel() (points, error) {
 	truth := make([]string, N)
 	for i, keys := range prm.DocKeys[:N] {
 		flag := 0
-		if !contains(keys, "title") {
+		if !slices.Contains(keys, "title") {
 			flag += 2
 		}
-		if !contains(keys, "source") {
+		if !slices.Contains(keys, "source") {
 			flag++
 		}
 		truth[i] = sorted[min(flag, len(sorted)-1)]
@@ -72,7 +74,7 @@ func (c *scoring) batchLabel() (points, error) {
 			got = len(x)
 		}
 	}
-	p["num_doc"] = max(0, 1-abs(float64(got-N))/float64(N)) * 2.5
+	p["num_doc"] = max(0, 1-math.Abs(float64(got-N))/float64(N)) * 2.5
 	if got == N {
 		p["num_doc"] += 0.5
 	}
@@ -105,15 +107,6 @@ func (c *scoring) batchLabel() (points, error) {
 		break
 	}
 	return p, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // pairRe is the official pattern for one duplicate set: [[…]] on a line.
@@ -155,7 +148,7 @@ func (c *scoring) findDup() (points, error) {
 	if len(matches) == len(answer) {
 		p["num_text"] = 1
 	}
-	p["num_text"] += max(0, 1-abs(float64(len(matches)-len(answer)))/float64(len(answer)+2)) * 4
+	p["num_text"] += max(0, 1-math.Abs(float64(len(matches)-len(answer)))/float64(len(answer)+2)) * 4
 	if len(matches) == len(strings.Split(out, "\n")) {
 		p["format"] += 1
 	}

@@ -221,3 +221,26 @@ func TestScorerBadInput(t *testing.T) {
 		}
 	}
 }
+
+// unquote is a faster JSON string decoder for long prompts; the JSON
+// decoder is its oracle, and malformed literals must be refused, not crash
+// judge (a lone surrogate at the end once sliced past the string).
+func TestUnquote(t *testing.T) {
+	for _, raw := range []string{
+		`"plain"`, `"a\nb\"c\\d\/e\tf\rg\bh\fi"`, `"caf\u00e9"`, `"\ud83d\ude00"`,
+		`"\ud800x"`, `"\ud800"`, `"a\ud83d"`, `"\ud83d\u00e9"`, `"\ude00\ud83d"`, `""`,
+	} {
+		var want string
+		if err := record.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if got, ok := unquote([]byte(raw)); !ok || got != want {
+			t.Errorf("unquote(%s) = %q, %v; want %q", raw, got, ok, want)
+		}
+	}
+	for _, bad := range []string{`"\u12"`, `"\x41"`, `"abc\"`, `"abc`, `[]`, `"`} {
+		if got, ok := unquote([]byte(bad)); ok {
+			t.Errorf("unquote(%s) = %q, want a refusal", bad, got)
+		}
+	}
+}

@@ -43,9 +43,8 @@ type scenarioMatcher struct {
 }
 
 var (
-	embeddedMatchersOnce sync.Once
-	embeddedMatchers     []scenarioMatcher
-	templateMatchers     sync.Map // *Templates → []scenarioMatcher
+	embeddedMatchers = sync.OnceValue(func() []scenarioMatcher { return buildMatchers(EmbeddedTemplates()) })
+	templateMatchers sync.Map // *Templates → []scenarioMatcher
 )
 
 func buildMatchers(t *Templates) []scenarioMatcher {
@@ -148,8 +147,7 @@ func (s Solver) matchers() []scenarioMatcher {
 		templateMatchers.Store(s.Templates, m)
 		return m
 	}
-	embeddedMatchersOnce.Do(func() { embeddedMatchers = buildMatchers(EmbeddedTemplates()) })
-	return embeddedMatchers
+	return embeddedMatchers()
 }
 
 type solving struct {

@@ -171,7 +171,7 @@ func (a *aggregator) f1Tables(keys []cell) []report.Table {
 					}
 					continue
 				}
-				row = append(row, report.Fmt(100*c.f1Sum/float64(c.exams), 2))
+				row = append(row, report.Fmt(100*c.f1Sum/float64(c.exams), a.opt.Decimals))
 				exams, failed, empty = exams+c.exams, failed+c.failed, empty+c.emptyGoldExams
 			}
 			row = append(row, strconv.Itoa(exams), strconv.Itoa(failed), strconv.Itoa(empty))
@@ -208,7 +208,7 @@ func (a *aggregator) depthTables(keys []cell) []report.Table {
 					row = append(row, "–")
 					continue
 				}
-				row = append(row, report.Fmt(100*float64(c.depthHit[d])/float64(c.depthTotal[d]), 1))
+				row = append(row, report.Fmt(100*float64(c.depthHit[d])/float64(c.depthTotal[d]), a.opt.Decimals))
 			}
 			t.Rows = append(t.Rows, row)
 		}

@@ -104,6 +104,11 @@ func TestGenerate(t *testing.T) {
 		if len(g.Wrong) == 0 || len(g.Wrong) != len(g.Depths) {
 			t.Errorf("%s: wrong %v depths %v", r.ID(), g.Wrong, g.Depths)
 		}
+		for i, w := range g.Wrong {
+			if i < len(g.Depths) && g.Depths[i] != w*10/g.Questions {
+				t.Errorf("%s: wrong question %d of %d has depth %d, want its tenth %d", r.ID(), w, g.Questions, g.Depths[i], w*10/g.Questions)
+			}
+		}
 		if want := max(1, int(math.Round(0.1*float64(g.Questions)))); len(g.Wrong) > want || len(g.Wrong) < want-1 {
 			t.Errorf("%s: %d wrong answers among %d questions", r.ID(), len(g.Wrong), g.Questions)
 		}
@@ -167,6 +172,16 @@ func TestParseTasks(t *testing.T) {
 		`{"Name": "b", "Definition": ["d"], "Instances": [{"input": "x", "output": ["y"]}]}` + "\n"
 	if ts, err := ParseTasks([]byte(jsonl), "f"); err != nil || len(ts) != 2 {
 		t.Fatalf("JSON Lines: %+v, %v", ts, err)
+	}
+	// The sample in samples/ shows the Super-NaturalInstructions file layout
+	// to users; it must keep loading and making exams.
+	sample := "../../samples/longins/task9001_ifkit_capitals.json"
+	ts, err = LoadTasks(sample)
+	if err != nil || len(ts) != 1 || ts[0].Name != "task9001_ifkit_capitals" || len(ts[0].Instances) < 10 {
+		t.Fatalf("LoadTasks(%s): %d tasks, %v", sample, len(ts), err)
+	}
+	if exams := generate(t, GenOptions{Lengths: []int{512}, Modes: []string{GIST}, ErrorRate: 0.1, Tasks: ts}); len(exams) != 1 {
+		t.Errorf("%s: %d exams at 512 tokens, want 1", sample, len(exams))
 	}
 	bad := []struct{ src, want string }{
 		{`{"Definition": ["d"], "Instances": []}`, "no instances"},

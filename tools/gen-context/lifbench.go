@@ -34,6 +34,11 @@ Example:
 		Action: func(r *app.Run) error {
 			opt := lifbench.GenOptions{Seed: r.Uint64("seed"), Tokenizer: r.String("tokenizer")}
 			if f := r.String("official"); f != "" {
+				for _, g := range []string{"scenarios", "lengths", "corpus"} {
+					if r.IsSet(g) {
+						return app.Usagef("--%s does not apply to --official: the official contexts are imported as they are", g)
+					}
+				}
 				return lifbench.ImportOfficial(f, opt, r.Emit)
 			}
 			for _, s := range strings.Split(r.String("scenarios"), ",") {

@@ -36,13 +36,18 @@ Example:
 		},
 		Action: func(r *app.Run) error {
 			if files := r.StringSlice("official"); len(files) > 0 {
+				for _, g := range []string{"lengths", "modes", "seed", "error-rate", "tasks"} {
+					if r.IsSet(g) {
+						return app.Usagef("--%s does not apply to --official: the official exams are imported as they are", g)
+					}
+				}
 				for _, f := range files {
 					mode, length, ok := longins.ModeLengthOf(f)
 					if !ok {
 						return app.Usagef("--official %s: name the file MODE_LENGTH.json or MODE/LENGTH.json (e.g. GIST_256.json)", f)
 					}
 					if err := longins.ImportOfficial(f, mode, length, r.Emit); err != nil {
-						return app.Invalid(err)
+						return err
 					}
 				}
 				return nil
@@ -54,7 +59,7 @@ Example:
 			if files := r.StringSlice("tasks"); len(files) > 0 {
 				ts, err := longins.LoadTasks(files...)
 				if err != nil {
-					return app.Invalid(fmt.Errorf("--tasks: %w", err))
+					return fmt.Errorf("--tasks: %w", err)
 				}
 				opt.Tasks, opt.Source = ts, strings.Join(files, ",")
 			}
