@@ -33,6 +33,7 @@ type Run struct {
 	started      time.Time
 	files        []string
 	first        *stream.Input
+	inCompress   *stream.Compression // the first input's, which auto mirrors
 	out          *stream.Output
 	outMu        sync.Mutex
 	outPath      string
@@ -95,6 +96,7 @@ func (r *Run) setup() error {
 		if r.first, err = stream.Open(r.files[0], r.env.Stdin); err != nil {
 			return openError(r.files[0], err)
 		}
+		r.inCompress = &r.first.Compression
 	} else if r.Args().Len() > 0 {
 		return Usagef("unexpected arguments %q", r.Args().Slice())
 	}
@@ -116,8 +118,8 @@ func (r *Run) output() (*stream.Output, error) {
 			c = stream.ByExtension(r.outPath)
 		case r.text || progress.IsTerminal(r.env.Stdout):
 			c = stream.None
-		case r.first != nil:
-			c = r.first.Compression
+		case r.inCompress != nil:
+			c = *r.inCompress
 		default:
 			c = stream.None
 		}
@@ -148,10 +150,7 @@ func (r *Run) Records(fn func(*record.Record) error) error {
 			return err
 		}
 	}
-	// Under outMu: output() reads first from writer goroutines (lib/infer).
-	r.outMu.Lock()
 	r.first = nil
-	r.outMu.Unlock()
 	return nil
 }
 
