@@ -18,11 +18,11 @@ Example:
 		Kind: app.Generator,
 		// One file per benchmark in this folder defines its subcommand.
 		Commands: []*app.Command{
-			eifbenchCommand(),
+			lifbenchCommand(),
 			longgenbenchCommand(),
 			ifscaleCommand(),
+			eifbenchCommand(),
 			longinsCommand(),
-			lifbenchCommand(),
 		},
 	})
 }
