@@ -71,8 +71,8 @@ func TestIFScalePipelineCountsFailures(t *testing.T) {
 // Rerunning the script on the same output directory resumes: the replies
 // already there are kept and nothing is asked again, so a second run
 // against an endpoint that fails every request still reports the first
-// run's results (and exits 0). A rerun with other requests starts afresh
-// instead of reporting replies to requests no longer asked.
+// run's results (and exits 0). A rerun with fewer requests reports only
+// those: infer-batch --resume drops the replies to requests no longer asked.
 func TestIFScalePipelineResumes(t *testing.T) {
 	out := t.TempDir()
 	good := []string{"OPENAI_BASE_URL=" + StartSim(t, "--skill", "1"), "INFER_ARGS=--max-retries 0"}

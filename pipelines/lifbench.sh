@@ -62,13 +62,7 @@ expand_args=(--seed "$seed")
 [ -n "$templates" ] && expand_args+=(--templates "$templates")
 expand-templates "${expand_args[@]}" -o "$out/requests.jsonl.zst" "$out/contexts.jsonl.zst"
 
-# infer-batch --resume keeps every reply it finds, even to requests no longer
-# asked, so earlier replies are kept only for the same requests, model and flags.
-key=$({ cksum <"$out/requests.jsonl.zst"; echo "$model ${INFER_ARGS:-}"; } | cksum)
-if [ "$(cat "$out/replies.jsonl.zst.key" 2>/dev/null)" != "$key" ]; then
-  rm -f "$out/replies.jsonl.zst" "$out/replies.jsonl.zst".partial*
-  echo "$key" >"$out/replies.jsonl.zst.key"
-fi
+# --resume reuses earlier replies to the same requests (and --model) only.
 infer_args=(--base-url "$base_url" -j "$jobs" --max-failures inf --resume)
 [ -n "$model" ] && infer_args+=(--model "$model")
 # shellcheck disable=SC2086 # INFER_ARGS is a list of flags

@@ -67,13 +67,7 @@ infer_args=(${INFER_ARGS:-})
 
 "${gen[@]}" -o "$out/items.jsonl.zst"
 "${expand[@]}" -o "$out/requests.jsonl.zst" "$out/items.jsonl.zst"
-# infer-batch --resume keeps every reply it finds, even to requests no longer
-# asked, so earlier replies are kept only for the same requests, model and flags.
-key=$({ cksum <"$out/requests.jsonl.zst"; echo "$model ${INFER_ARGS:-}"; } | cksum)
-if [ "$(cat "$out/responses.jsonl.zst.key" 2>/dev/null)" != "$key" ]; then
-	rm -f "$out/responses.jsonl.zst" "$out/responses.jsonl.zst".partial*
-	echo "$key" >"$out/responses.jsonl.zst.key"
-fi
+# --resume reuses earlier replies to the same requests (and --model) only.
 infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
 	--resume "${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl.zst"
 judge -o "$out/judged.jsonl.zst" "$out/responses.jsonl.zst"

@@ -37,10 +37,29 @@
 //
 // Resume and kill -9. See resume.go and journal.go: earlier outputs (FILE,
 // FILE.partial, FILE.partial.journal, FILE.partial.resume-N, --resume-from)
-// are merged by id, answers win over errors, and --retry-errors drops the
-// errors so they are sent again. The journal gets each answered record with
-// one write() before its concurrency slot is released, so a kill -9 loses at
-// most the -j answers in flight. Resumed records come first in the output.
+// are indexed at the start, answers win over errors, and --retry-errors drops
+// the errors so they are sent again. The journal gets each answered record
+// with one write() before its concurrency slot is released, so a kill -9
+// loses at most the -j answers in flight. Earlier records are spilled to a
+// plain file (FILE.partial.spill, or a temporary file for stdout; removed at
+// the end) and only id -> offset, length, fingerprint, model stay in memory.
+// An input record takes its id's earlier record, written in the input's
+// position through the ordered writer, when the fingerprints match and, if
+// --model was given and the earlier record names its model, the models do;
+// otherwise it is sent. Earlier ids that are not in the input are dropped and
+// counted in the log.
+//
+// The fingerprint is FNV-1a (64 bit) over the exact bytes of fields that
+// pass unchanged from input to output, so no field is added to records. For
+// infer-batch it is "request", which is the body prepare returns (the engine
+// adds "model" and may cut the context: those depend on flags, not on the
+// record, and --model is compared on its own; --truncate-context and
+// --max-model-len are not). A judge's call is built from the model's reply,
+// so the judge role fingerprints "request" and "response": a new answer is
+// judged again (a new --rubric or --judge-prompt is not seen). The judge's own model is judgement.judge.model ("model" is
+// the model under test); records decided without a call have none and match
+// any --judge-model. An earlier record with none of the fingerprinted fields
+// (written by another tool) matches by id alone.
 //
 // Pre-flight and truncation. Token counts are estimates with --tokenizer
 // (o200k_base by default; for other model families they are approximate):

@@ -467,7 +467,7 @@ func TestRetryErrorsResumeFrom(t *testing.T) {
 			t.Fatalf("retry-errors=%v: %d ok, %d failed", tt.retry, ok, failed)
 		}
 		if recs[0].ID() != "r00000" || !strings.Contains(string(recs[0].Raw("response")), "old") {
-			t.Fatalf("resumed record not copied first: %s", recs[0].AppendJSON(nil))
+			t.Fatalf("resumed record not in its input position: %s", recs[0].AppendJSON(nil))
 		}
 	}
 }
@@ -506,5 +506,67 @@ func TestSilentTruncationWarning(t *testing.T) {
 	code, _, stderr := runBatch(t, nil, "--base-url", proxy, "--model", sim.DefaultModel, p)
 	if code != 0 || !strings.Contains(stderr, "truncated silently") {
 		t.Fatalf("exit %d, no warning: %s", code, stderr)
+	}
+}
+
+// A resumed run follows its input: records come out in input order, ids
+// that left the input are dropped, and an id whose request changed is sent
+// again; only the unchanged ones are taken from the earlier output.
+func TestResumeFollowsInput(t *testing.T) {
+	s := startSim(t, sim.DefaultOptions())
+	in := writeInput(t, 6, 4)
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	args := []string{"--base-url", s.BaseURL(), "--model", sim.DefaultModel, "-j", "4", "--resume", "-o", out}
+	if code, _, stderr := runBatch(t, nil, append(args, in)...); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	first := map[string]string{}
+	for _, rec := range readRecords(t, out) {
+		first[rec.ID()] = string(rec.AppendJSON(nil))
+	}
+	// r00000, r00002 and r00005 leave; r00001's question changes; r00009 is new.
+	lines, _ := os.ReadFile(in)
+	byID := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(lines)), "\n") {
+		rec, _ := record.Parse([]byte(l))
+		byID[rec.ID()] = l
+	}
+	next := strings.Join([]string{
+		byID["r00004"],
+		strings.Replace(byID["r00001"], "question number 1", "question number one", 1),
+		byID["r00003"],
+		`{"id":"r00009","request":{"messages":[{"role":"user","content":"question number 9"}],"max_tokens":4}}`,
+	}, "\n") + "\n"
+	in2 := filepath.Join(t.TempDir(), "in2.jsonl")
+	os.WriteFile(in2, []byte(next), 0o644)
+	before := s.Stats().ByPath["/v1/chat/completions"]
+	code, _, stderr := runBatch(t, nil, append(args, in2)...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	recs := readRecords(t, out)
+	var ids []string
+	for _, rec := range recs {
+		ids = append(ids, rec.ID())
+	}
+	if got := strings.Join(ids, ","); got != "r00004,r00001,r00003,r00009" {
+		t.Fatalf("ids %s, want the input's r00004,r00001,r00003,r00009", got)
+	}
+	if sent := s.Stats().ByPath["/v1/chat/completions"] - before; sent != 2 {
+		t.Fatalf("%d requests, want 2 (the changed r00001 and the new r00009)", sent)
+	}
+	for _, i := range []int{0, 2} {
+		if got := string(recs[i].AppendJSON(nil)); got != first[recs[i].ID()] {
+			t.Fatalf("%s not kept as it was:\n%s\n%s", recs[i].ID(), got, first[recs[i].ID()])
+		}
+	}
+	if !strings.Contains(string(recs[1].Raw("request")), "question number one") || string(recs[1].AppendJSON(nil)) == first["r00001"] {
+		t.Fatalf("changed r00001 not sent again: %s", recs[1].AppendJSON(nil))
+	}
+	if !strings.Contains(stderr, "dropped_not_in_input=3") || !strings.Contains(stderr, "sent_again_changed=1") {
+		t.Fatalf("the log does not count the dropped and changed records: %s", stderr)
+	}
+	if left, _ := filepath.Glob(stream.PartialName(out) + "*"); len(left) > 0 {
+		t.Fatalf("left behind: %v", left)
 	}
 }

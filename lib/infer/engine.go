@@ -34,7 +34,7 @@ type engine struct {
 	enc     *tokens.Encoder
 	st      *stats
 	jr      *journal
-	done    map[string]struct{} // ids copied from an earlier output
+	earlier *earlier // --resume: the earlier records, by id
 	prepare func(*record.Record) ([]byte, error)
 	apply   func(*record.Record, *Result) error
 
@@ -53,6 +53,7 @@ type item struct {
 	call *call
 	done chan struct{} // closed when the record is ready (ordered mode)
 	drop bool          // interrupted before it had an answer: not written; --resume sends it
+	old  bool          // an earlier output's record, written as it was
 }
 
 // Process runs all input records of r through the endpoints and writes them,
@@ -82,7 +83,9 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 		e.enc = enc
 	}
 	if opt.Resume {
-		if err := e.resume(); err != nil {
+		err := e.resume()
+		defer e.earlier.close()
+		if err != nil {
 			return err
 		}
 	}
@@ -218,33 +221,24 @@ func (e *engine) run() error {
 		}
 	}
 
-	resumedSeen := 0
+	changed := 0
 	err := r.Records(func(rec *record.Record) error {
-		if _, ok := e.done[rec.ID()]; ok {
-			resumedSeen++
-			return nil
-		}
 		it := &item{rec: rec}
-		body, err := e.safePrepare(rec)
-		var re *record.Error
-		switch {
-		case errors.As(err, &re):
-			e.fail(rec, re)
-			body = nil
-		case err != nil:
+		old, c, ch, err := e.earlier.take(e, rec)
+		if err != nil {
 			return err
 		}
-		if body != nil {
-			if err := e.resolveModel(); err != nil {
-				return err
+		if ch {
+			changed++
+		}
+		if old != nil {
+			it.rec, it.old = old, true
+			if c.ours {
+				r.Failed.Add(1)
+				e.st.failed.Add(1)
 			}
-			c, re := e.build(body)
-			if re != nil {
-				e.st.preflight()
-				e.fail(rec, re)
-			} else {
-				it.call = c
-			}
+		} else if err := e.prepareItem(it); err != nil {
+			return err
 		}
 		// Admit into the window: blocks while it is full.
 		if e.opt.Unordered {
@@ -262,7 +256,11 @@ func (e *engine) run() error {
 			}
 		}
 		if it.call == nil {
-			e.st.passed.Add(1)
+			if it.old {
+				e.st.resumed.Add(1)
+			} else {
+				e.st.passed.Add(1)
+			}
 			complete(it)
 			return nil
 		}
@@ -298,13 +296,37 @@ func (e *engine) run() error {
 	if err == nil && e.r.Ctx.Err() != nil {
 		err = e.r.Ctx.Err()
 	}
-	// Earlier records are copied before the input is read, so ids that are
-	// no longer in the input stay in the output: say so rather than filter
-	// (that would need the whole input first).
-	if extra := len(e.done) - resumedSeen; err == nil && extra > 0 {
-		r.Log.Warn("--resume: the earlier output holds records whose ids are not in this input; they were copied too", "records", extra)
+	if e.earlier != nil && err == nil {
+		r.Log.Info("--resume: done with the earlier outputs", "sent_again_changed", changed, "dropped_not_in_input", len(e.earlier.byID))
 	}
 	return err
+}
+
+// prepareItem builds a new record's call; it.call stays nil when prepare
+// wants no call or the record failed before sending.
+func (e *engine) prepareItem(it *item) error {
+	body, err := e.safePrepare(it.rec)
+	var re *record.Error
+	switch {
+	case errors.As(err, &re):
+		e.fail(it.rec, re)
+		return nil
+	case err != nil:
+		return err
+	case body == nil:
+		return nil
+	}
+	if err := e.resolveModel(); err != nil {
+		return err
+	}
+	c, re := e.build(body)
+	if re != nil {
+		e.st.preflight()
+		e.fail(it.rec, re)
+		return nil
+	}
+	it.call = c
+	return nil
 }
 
 // safePrepare turns a panic in prepare into the record's error: one odd

@@ -1,8 +1,10 @@
 package infer
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,8 +17,8 @@ import (
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
-// Resume reads earlier outputs and copies their finished records into the
-// new output, so those ids are not sent again.
+// resume indexes earlier outputs, so records that were already answered for
+// the same request are not sent again.
 //
 // With -o FILE the sources are FILE (a completed earlier run), FILE.partial
 // (an interrupted one), its journal FILE.partial.journal and any
@@ -26,11 +28,15 @@ import (
 // aside files stay sources until the new output has reached the disk (closed,
 // or abandoned after a signal): a kill at any moment leaves every answered
 // record in FILE, FILE.partial or an aside file, and the next --resume reads
-// them all. Duplicates across sources are dropped by id.
+// them all.
 //
-// The copied records come first in the new output, then the rest in input
-// order: an ordered earlier run wrote a prefix of the input, so the result is
-// still in input order unless records were retried.
+// Nothing is copied here: each usable earlier record is spilled once to a
+// plain temporary file (FILE.partial.spill, or one in os.TempDir when writing
+// to stdout) and only its place, fingerprint and model stay in memory. run
+// writes an earlier record in its input's position when the fingerprints (and
+// the models) match, so the output follows the input, a changed request is
+// sent again and ids that left the input are dropped. See doc.go for what the
+// fingerprint covers.
 func (e *engine) resume() error {
 	var sources, asides []string
 	seen := map[string]bool{}
@@ -78,56 +84,6 @@ func (e *engine) resume() error {
 	for _, f := range from {
 		add(f)
 	}
-	if len(sources) == 0 {
-		e.r.Log.Info("--resume: no earlier output found; starting from the beginning", "output", e.opt.Output)
-	}
-
-	// Pass 1: which ids have an answer anywhere, so an error in one source
-	// does not shadow an answer in another.
-	answered := map[string]struct{}{}
-	for _, src := range sources {
-		if err := e.scan(src, func(rec *record.Record, _ []byte) error {
-			if !rec.Errored() {
-				answered[rec.ID()] = struct{}{}
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-	}
-	// Pass 2: copy one record per id.
-	e.done = map[string]struct{}{}
-	retried := 0
-	for _, src := range sources {
-		if err := e.scan(src, func(rec *record.Record, line []byte) error {
-			id := rec.ID()
-			if _, ok := e.done[id]; ok || !e.r.Shard.Keep(id) {
-				return nil
-			}
-			if rec.Errored() {
-				if _, ok := answered[id]; ok {
-					return nil
-				}
-				if e.opt.RetryErrors {
-					retried++
-					return nil
-				}
-				var re record.Error
-				if rec.Decode("error", &re) == nil && re.Stage == e.r.Tool {
-					e.r.Failed.Add(1)
-					e.st.failed.Add(1)
-				}
-			}
-			e.done[id] = struct{}{}
-			e.st.resumed.Add(1)
-			return e.r.Write(rec)
-		}); err != nil {
-			return err
-		}
-	}
-	if len(sources) > 0 {
-		e.r.Log.Info("--resume", "sources", strings.Join(sources, ", "), "copied", len(e.done), "errors_to_retry", retried)
-	}
 	if len(asides) > 0 {
 		e.r.AfterOutput(func() {
 			for _, a := range asides {
@@ -135,7 +91,229 @@ func (e *engine) resume() error {
 			}
 		})
 	}
+	if len(sources) == 0 {
+		e.r.Log.Info("--resume: no earlier output found; starting from the beginning", "output", e.opt.Output)
+		return nil
+	}
+
+	// Pass 1: which (id, request, model) have an answer anywhere, so an
+	// error in one source does not shadow an answer in another.
+	answered := map[earlierKey]struct{}{}
+	for _, src := range sources {
+		if err := e.scan(src, func(rec *record.Record, _ []byte) error {
+			if !rec.Errored() {
+				answered[e.keyOf(rec)] = struct{}{}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	// Pass 2: spill one record per (id, request, model).
+	ix, err := newEarlier(e.opt.Output)
+	if err != nil {
+		return err
+	}
+	e.earlier = ix
+	spilled, retried := 0, 0
+	for _, src := range sources {
+		if err := e.scan(src, func(rec *record.Record, line []byte) error {
+			k := e.keyOf(rec)
+			if ix.has(k) || !e.r.Shard.Keep(k.id) {
+				return nil
+			}
+			c := candidate{fp: k.fp, model: k.model, errored: rec.Errored()}
+			if c.errored {
+				if _, ok := answered[k]; ok {
+					return nil
+				}
+				if e.opt.RetryErrors {
+					retried++
+					return nil
+				}
+				var re record.Error
+				c.ours = rec.Decode("error", &re) == nil && re.Stage == e.r.Tool
+			}
+			spilled++
+			return ix.add(k.id, c, line)
+		}); err != nil {
+			return err
+		}
+	}
+	if err := ix.w.Flush(); err != nil {
+		return fmt.Errorf("--resume: write %s: %w", ix.f.Name(), err)
+	}
+	e.r.Log.Info("--resume", "sources", strings.Join(sources, ", "), "ids", len(ix.byID), "records", spilled, "errors_to_retry", retried)
 	return nil
+}
+
+// earlierKey tells earlier records of one id apart: the same id may have
+// been answered for an older request or by another model.
+type earlierKey struct {
+	id    string
+	fp    uint64
+	model string
+}
+
+// candidate is one usable earlier record, stored in the spill file.
+type candidate struct {
+	off     int64
+	n       int
+	fp      uint64 // 0: the record has no fingerprinted field and matches by id
+	model   string // "": unknown, matches any --model
+	errored bool
+	ours    bool // an error of this tool: a failure again when it is kept
+}
+
+// earlier is the index of the spill file.
+type earlier struct {
+	f    *os.File
+	w    *bufio.Writer
+	off  int64
+	byID map[string][]candidate
+	// models interns model names: a million records share a few.
+	models map[string]string
+}
+
+func newEarlier(out string) (*earlier, error) {
+	var f *os.File
+	var err error
+	if out != "" {
+		f, err = os.OpenFile(stream.PartialName(out)+".spill", os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
+	} else {
+		f, err = os.CreateTemp("", "infer-resume-*.jsonl")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--resume: %w", err)
+	}
+	return &earlier{f: f, w: bufio.NewWriterSize(f, 1<<20), byID: map[string][]candidate{}, models: map[string]string{}}, nil
+}
+
+func (x *earlier) add(id string, c candidate, line []byte) error {
+	if m, ok := x.models[c.model]; ok {
+		c.model = m
+	} else {
+		x.models[c.model] = c.model
+	}
+	c.off, c.n = x.off, len(line)
+	if _, err := x.w.Write(line); err != nil {
+		return fmt.Errorf("--resume: write %s: %w", x.f.Name(), err)
+	}
+	x.w.WriteByte('\n')
+	x.off += int64(len(line)) + 1
+	x.byID[id] = append(x.byID[id], c)
+	return nil
+}
+
+func (x *earlier) has(k earlierKey) bool {
+	for _, c := range x.byID[k.id] {
+		if c.fp == k.fp && c.model == k.model {
+			return true
+		}
+	}
+	return false
+}
+
+// take returns the earlier record for an input record, or nil when it must
+// be sent: none, or none for this request and model. Each id is taken once;
+// what is left at the end was not in the input. changed says the id was
+// there but for another request or model.
+func (x *earlier) take(e *engine, rec *record.Record) (old *record.Record, c candidate, changed bool, err error) {
+	if x == nil {
+		return nil, c, false, nil
+	}
+	id := rec.ID()
+	cs, ok := x.byID[id]
+	if !ok {
+		return nil, c, false, nil
+	}
+	delete(x.byID, id)
+	fp := e.fingerprint(rec)
+	found := false
+	for _, cand := range cs {
+		if cand.fp != 0 && cand.fp != fp || e.opt.Model != "" && cand.model != "" && cand.model != e.opt.Model {
+			continue
+		}
+		// An answer wins over an error for another model.
+		if !found || c.errored && !cand.errored {
+			c, found = cand, true
+		}
+	}
+	if !found {
+		return nil, c, true, nil
+	}
+	buf := make([]byte, c.n)
+	if _, err := x.f.ReadAt(buf, c.off); err != nil {
+		return nil, c, false, fmt.Errorf("--resume: read back %s: %w", x.f.Name(), err)
+	}
+	old, err = record.ParseOwned(buf)
+	if err != nil {
+		return nil, c, false, fmt.Errorf("--resume: read back %s: %w", x.f.Name(), err)
+	}
+	return old, c, false, nil
+}
+
+// close removes the spill file: the earlier records it holds are still in
+// their sources until the new output is complete.
+func (x *earlier) close() {
+	if x == nil {
+		return
+	}
+	x.f.Close()
+	os.Remove(x.f.Name())
+}
+
+func (e *engine) keyOf(rec *record.Record) earlierKey {
+	return earlierKey{id: rec.ID(), fp: e.fingerprint(rec), model: e.modelOf(rec)}
+}
+
+// fingerprintFields are the fields whose bytes decide whether an earlier
+// record answered the same call. infer-batch sends "request" as it is. A
+// judge's call is built from the model's record, whose "request" and
+// "response" pass through to the judge's output unchanged: a new answer or a
+// new request is judged again.
+func (e *engine) fingerprintFields() []string {
+	if e.opt.Role != "" {
+		return []string{"request", "response"}
+	}
+	return []string{"request"}
+}
+
+// fingerprint is FNV-1a over the fingerprinted fields' exact bytes, 0 when
+// the record has none of them.
+func (e *engine) fingerprint(rec *record.Record) uint64 {
+	h := fnv.New64a()
+	has := false
+	for _, k := range e.fingerprintFields() {
+		if rec.Has(k) {
+			has = true
+			h.Write([]byte(k))
+			h.Write(rec.Raw(k))
+		}
+		h.Write([]byte{0})
+	}
+	if !has {
+		return 0
+	}
+	return max(h.Sum64(), 1)
+}
+
+// modelOf is the model that answered an earlier record: "model" for
+// infer-batch; for a judge "model" is the model under test, and its own is
+// judgement.judge.model.
+func (e *engine) modelOf(rec *record.Record) string {
+	if e.opt.Role == "" {
+		return rec.String("model")
+	}
+	var j struct {
+		Judge *struct {
+			Model string `json:"model"`
+		} `json:"judge"`
+	}
+	if !rec.Has("judgement") || rec.Decode("judgement", &j) != nil || j.Judge == nil {
+		return ""
+	}
+	return j.Judge.Model
 }
 
 func sameName(a, b string) bool {

@@ -306,3 +306,64 @@ func TestCutContext(t *testing.T) {
 		})
 	}
 }
+
+// Which earlier record answers an input record: the same fingerprinted bytes
+// and, when --model is given, the same model; an answer beats an error.
+func TestEarlierTake(t *testing.T) {
+	const req = `{"messages":[{"role":"user","content":"q"}]}`
+	for _, tt := range []struct {
+		name, role, model string
+		earlier           []string
+		input             string
+		want              string // the earlier record's "tag", or "" to send
+		changed           bool
+	}{
+		{"same request", "", "", []string{`{"id":"a","tag":"old","request":` + req + `}`}, `{"id":"a","request":` + req + `}`, "old", false},
+		{"request changed", "", "", []string{`{"id":"a","tag":"old","request":{"prompt":"x"}}`}, `{"id":"a","request":` + req + `}`, "", true},
+		{"no request to compare: by id", "", "", []string{`{"id":"a","tag":"old"}`}, `{"id":"a","request":` + req + `}`, "old", false},
+		{"not earlier", "", "", []string{`{"id":"b","tag":"old"}`}, `{"id":"a","request":` + req + `}`, "", false},
+		{"other --model", "", "m2", []string{`{"id":"a","tag":"old","model":"m1","request":` + req + `}`}, `{"id":"a","request":` + req + `}`, "", true},
+		{"same --model", "", "m1", []string{`{"id":"a","tag":"old","model":"m1","request":` + req + `}`}, `{"id":"a","request":` + req + `}`, "old", false},
+		{"answer beats error", "", "", []string{
+			`{"id":"a","tag":"err","model":"m0","request":` + req + `,"error":{"stage":"infer-batch","kind":"x","message":"y"}}`,
+			`{"id":"a","tag":"ok","model":"m1","request":` + req + `}`}, `{"id":"a","request":` + req + `}`, "ok", false},
+		{"judge: new response", "judge-", "", []string{`{"id":"a","tag":"old","request":` + req + `,"response":{"text":"x"}}`}, `{"id":"a","request":` + req + `,"response":{"text":"y"}}`, "", true},
+		{"judge: same response", "judge-", "", []string{`{"id":"a","tag":"old","request":` + req + `,"response":{"text":"x"},"model":"mut"}`}, `{"id":"a","request":` + req + `,"response":{"text":"x"},"model":"mut"}`, "old", false},
+		{"judge: other judge model", "judge-", "j2", []string{`{"id":"a","tag":"old","response":{"text":"x"},"judgement":{"judge":{"model":"j1"}}}`}, `{"id":"a","response":{"text":"x"}}`, "", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &engine{opt: Options{Role: tt.role, Model: tt.model}}
+			x, err := newEarlier("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.close()
+			for _, l := range tt.earlier {
+				rec, err := record.Parse([]byte(l))
+				if err != nil {
+					t.Fatal(err)
+				}
+				k := e.keyOf(rec)
+				if err := x.add(k.id, candidate{fp: k.fp, model: k.model, errored: rec.Errored()}, []byte(l)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x.w.Flush()
+			in, _ := record.Parse([]byte(tt.input))
+			old, _, changed, err := x.take(e, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			if old != nil {
+				got = old.String("tag")
+			}
+			if got != tt.want || changed != tt.changed {
+				t.Fatalf("took %q (changed %v), want %q (changed %v)", got, changed, tt.want, tt.changed)
+			}
+			if again, _, _, _ := x.take(e, in); again != nil {
+				t.Fatal("an id was taken twice")
+			}
+		})
+	}
+}
