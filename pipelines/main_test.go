@@ -5,44 +5,24 @@ package pipelines
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ifkit/ifkit/lib/testbin"
 )
 
-// binDir holds the seven programs, built once for the whole test binary.
-var binDir string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ifkit-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	build := exec.Command("go", "build", "-o", dir+"/", "./tools/...")
-	build.Dir = ".."
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the tools:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, "..") }
 
 // Bin is the path of one built program.
-func Bin(name string) string { return filepath.Join(binDir, name) }
+func Bin(name string) string { return filepath.Join(testbin.Dir, name) }
 
 // Env is the environment for pipeline scripts: the built programs first on PATH.
 func Env(extra ...string) []string {
-	env := append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env := append(os.Environ(), "PATH="+testbin.Dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return append(env, extra...)
 }
 

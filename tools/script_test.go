@@ -16,37 +16,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ifkit/ifkit/lib/testbin"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// binDir holds the seven programs, built once for all scripts.
-var binDir string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ifkit-script-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	build := exec.Command("go", "build", "-ldflags", "-X github.com/ifkit/ifkit/lib/app.Version=test-version", "-o", dir+"/", "./tools/...")
-	build.Dir = ".." // the repo root
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the tools:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	binDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, "..") }
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
 		Setup: func(e *testscript.Env) error {
-			e.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+			e.Setenv("PATH", testbin.Dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
