@@ -69,6 +69,5 @@ infer_args=(--base-url "$base_url" -j "$jobs" --max-failures inf --resume)
 infer-batch "${infer_args[@]}" ${INFER_ARGS:-} -o "$out/replies.jsonl.zst" "$out/requests.jsonl.zst"
 
 judge --rubric "$rubric" -o "$out/judged.jsonl.zst" "$out/replies.jsonl.zst"
-aggregate-ifs --format md -o "$out/report.md" "$out/judged.jsonl.zst"
-aggregate-ifs --format jsonl -o "$out/report.jsonl" "$out/judged.jsonl.zst"
+aggregate-ifs --format md --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
 cat "$out/report.md"

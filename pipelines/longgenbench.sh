@@ -88,6 +88,5 @@ if [ "$judge_mode" != lexical ]; then
 fi
 "${judge[@]}" "$out/checks.jsonl.zst"
 
-aggregate-ifs --format jsonl -o "$out/report.jsonl" "$out/judged.jsonl.zst"
-aggregate-ifs --format md -o "$out/report.md" "$out/judged.jsonl.zst"
+aggregate-ifs --format md --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
 cat "$out/report.md"

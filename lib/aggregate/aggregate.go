@@ -12,6 +12,7 @@ import (
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 	"github.com/ifkit/ifkit/lib/sim"
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // Aggregator accumulates one benchmark's judged records. It sees every record
@@ -49,8 +50,9 @@ type Registry struct {
 var Formats = []string{"md", "csv", "jsonl", "json"}
 
 // Run reads all records, or with importKind the official files named as
-// arguments, and writes the report.
-func Run(r *app.Run, reg Registry, format, importKind string, opt Options) error {
+// arguments, and writes the report; with rowsPath it also writes the tidy
+// rows there, so a pipeline gets tables and rows from one pass over its data.
+func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Options) error {
 	if !contains(Formats, format) {
 		return app.Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
 	}
@@ -107,6 +109,11 @@ func Run(r *app.Run, reg Registry, format, importKind string, opt Options) error
 	if simulated {
 		markSimulated(rows, tables)
 	}
+	if rowsPath != "" {
+		if err := writeRows(rowsPath, rows); err != nil {
+			return err
+		}
+	}
 	w := r.TextWriter()
 	switch format {
 	case "md":
@@ -118,6 +125,18 @@ func Run(r *app.Run, reg Registry, format, importKind string, opt Options) error
 	default:
 		return report.WriteJSON(w, rows, tables)
 	}
+}
+
+func writeRows(path string, rows []report.Row) error {
+	o, err := stream.Create(path, stream.ByExtension(path), nil)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteJSONL(o, rows); err != nil {
+		o.Abandon()
+		return err
+	}
+	return o.Close()
 }
 
 // SimulatorNote is added to every table built from llm-sim replies.

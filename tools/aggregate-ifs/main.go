@@ -43,10 +43,11 @@ Example:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "md", Usage: "md, csv, jsonl (tidy rows) or json"},
 			&cli.StringFlag{Name: "import", Usage: "read official result files of `KIND` (given as FILE arguments) instead of records"},
+			&cli.StringFlag{Name: "rows", Usage: "also write the tidy rows (JSONL, one metric value per line) to `FILE`, in the same pass"},
 			&cli.IntFlag{Name: "decimals", Value: 3, Usage: "digits after the point in tables"},
 		},
 		Action: func(r *app.Run) error {
-			return aggregate.Run(r, registry, r.String("format"), r.String("import"), aggregate.Options{Decimals: r.Int("decimals")})
+			return aggregate.Run(r, registry, r.String("format"), r.String("import"), r.String("rows"), aggregate.Options{Decimals: r.Int("decimals")})
 		},
 	})
 }

@@ -1,0 +1,95 @@
+package aggregate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/report"
+)
+
+// counter counts the records of its bench per model.
+type counter struct{ n map[string]int }
+
+func (c *counter) Add(rec *record.Record) error {
+	c.n[ModelOf(rec)]++
+	return nil
+}
+
+func (c *counter) Result() (*Result, error) {
+	res := &Result{}
+	for m, n := range c.n {
+		res.Rows = append(res.Rows, report.Row{Bench: "b", Model: m, Metric: "count", Value: float64(n), N: n})
+		res.Tables = append(res.Tables, report.Table{Title: "count", Columns: []string{"model", "n"}, Rows: [][]string{{m, report.Fmt(float64(n), 0)}}})
+	}
+	return res, nil
+}
+
+// run calls Run through the real CLI layer and returns exit code, stdout, stderr.
+func run(t *testing.T, input string, args ...string) (int, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	reg := Registry{Aggregators: map[string]Factory{"b": func(Options) Aggregator { return &counter{n: map[string]int{}} }}}
+	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Action: func(r *app.Run) error {
+		return Run(r, reg, "md", "", r.Getenv("ROWS"), Options{Decimals: 3})
+	}}
+	rows := filepath.Join(dir, "rows.jsonl")
+	code := app.RunTool(tool, append([]string{"aggregate-ifs"}, args...), app.Env{
+		Stdin: strings.NewReader(input), Stdout: out, Stderr: &stderr,
+		Getenv: func(k string) string {
+			if k == "ROWS" {
+				return rows
+			}
+			return ""
+		},
+	})
+	out.Close()
+	b, _ := os.ReadFile(out.Name())
+	r, _ := os.ReadFile(rows)
+	return code, string(b) + "\n--rows--\n" + string(r), stderr.String()
+}
+
+func TestRun(t *testing.T) {
+	for _, tc := range []struct {
+		name, input string
+		code        int
+		want, not   []string
+	}{
+		{"per model, failed records counted under the model they were sent to",
+			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"2","bench":"b","request":{"model":"m2"},"error":{"stage":"infer-batch","kind":"http","message":"x"}}` + "\n",
+			0, []string{"| m1 | 1 |", "| m2 | 1 |", `"metric":"count"`}, []string{"test double", "simulated"}},
+		{"replies from llm-sim are marked in tables and rows",
+			`{"id":"1","bench":"b","model":"m","response":{"text":"t","system_fingerprint":"llm-sim"}}` + "\n",
+			0, []string{"llm-sim, a test double", `"simulated":"true"`}, nil},
+		{"a bench without an aggregator is bad input naming the record",
+			`{"id":"x1","bench":"nope"}` + "\n", app.ExitBadInput, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := run(t, tc.input)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
+			}
+			if code == app.ExitBadInput && !strings.Contains(stderr, `-:1: record "x1": bench "nope" has no aggregator`) {
+				t.Errorf("stderr does not name the record: %s", stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(out, n) {
+					t.Errorf("output has %q:\n%s", n, out)
+				}
+			}
+		})
+	}
+}
