@@ -43,7 +43,7 @@ func TestRunRoutesByBench(t *testing.T) {
 	reg := map[string]Factory{"b": func(Options) (Expander, error) { return twice{}, nil }}
 	for _, tc := range []struct {
 		name, input, want string
-		code             int
+		code              int
 	}{
 		{"items expand, unknown fields kept", `{"id":"i","bench":"b","user":12345678901234567890}` + "\n",
 			`{"id":"i-a","bench":"b","user":12345678901234567890,"request":{"messages":[{"role":"user","content":"a"}]}}` + "\n" +
