@@ -1,0 +1,102 @@
+package pipelines
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/stream"
+)
+
+// The xargs and Slurm array recipes split one request file into parts whose
+// union is exactly the input, the same parts either way, and a rerun resumes.
+func TestShardRecipes(t *testing.T) {
+	url := StartSim(t, "--skill", "1")
+	dir := t.TempDir()
+	requests := filepath.Join(dir, "requests.jsonl.zst")
+	gen := exec.Command("bash", "-c", "gen-context ifscale --densities 10,20,30,40 --seeds 0,1,2,3 | expand-templates --compress zstd -o "+requests)
+	gen.Env = Env()
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("making requests: %v\n%s", err, out)
+	}
+	want := ids(t, requests)
+
+	xargsOut := filepath.Join(dir, "xargs")
+	RunScript(t, "xargs-shards.sh", []string{"OPENAI_BASE_URL=" + url, "JOBS=4"}, requests, xargsOut, "3", "2")
+	xargsParts := parts(t, xargsOut, 3, want)
+
+	slurmOut := filepath.Join(dir, "slurm")
+	for task := 1; task <= 3; task++ { // an array 1-3: MIN 1, so task 1 is shard 0
+		RunScript(t, "slurm/infer-array.sbatch", []string{
+			"OPENAI_BASE_URL=" + url, "REQUESTS=" + requests, "OUT=" + slurmOut, "JOBS=4",
+			fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d", task), "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_JOB_ID=42",
+		})
+	}
+	slurmParts := parts(t, slurmOut, 3, want)
+	for i := range xargsParts {
+		if !slices.Equal(xargsParts[i], slurmParts[i]) {
+			t.Errorf("part %d differs between xargs %v and Slurm %v", i, xargsParts[i], slurmParts[i])
+		}
+	}
+
+	// A rerun resumes: every part keeps its records, answered once.
+	RunScript(t, "xargs-shards.sh", []string{"OPENAI_BASE_URL=" + url, "JOBS=4"}, requests, xargsOut, "3", "2")
+	again := parts(t, xargsOut, 3, want)
+	for i := range again {
+		if !slices.Equal(again[i], xargsParts[i]) {
+			t.Errorf("part %d after a rerun: %v, want %v", i, again[i], xargsParts[i])
+		}
+	}
+}
+
+// parts reads the n part files of dir and checks that together they hold
+// every wanted id exactly once, each with a response.
+func parts(t *testing.T, dir string, n int, want []string) [][]string {
+	t.Helper()
+	var all []string
+	out := make([][]string, n)
+	for i := range n {
+		out[i] = ids(t, filepath.Join(dir, fmt.Sprintf("part-%05d-of-%05d.jsonl.zst", i, n)))
+		all = append(all, out[i]...)
+	}
+	slices.Sort(all)
+	if !slices.Equal(all, want) {
+		t.Fatalf("parts of %s hold %d ids %v, want each of %d exactly once", dir, len(all), all, len(want))
+	}
+	return out
+}
+
+// ids lists the sorted ids of a JSONL file, failing on records without a response.
+func ids(t *testing.T, path string) []string {
+	t.Helper()
+	in, err := stream.Open(path, os.Stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var out []string
+	for {
+		line, _, err := in.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := record.Parse(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(path) != "requests.jsonl.zst" && !rec.Has("response") {
+			t.Errorf("%s: record %s has no response", path, rec.ID())
+		}
+		out = append(out, rec.ID())
+	}
+	slices.Sort(out)
+	return out
+}
