@@ -183,10 +183,9 @@ func cutContext(enc *tokens.Encoder, text string, n int, markers []string) (stri
 		return "", fmt.Errorf("no instruction marker (%s) or blank line to cut before", strings.Join(markers, ", "))
 	}
 	ctx, instr := text[:at], text[at:]
-	ids := enc.Encode(ctx)
-	if len(ids) <= n {
-		return "", fmt.Errorf("the context part has only %d tokens, %d would have to go", len(ids), n)
+	kept, total := enc.DropLast(ctx, n)
+	if total <= n {
+		return "", fmt.Errorf("the context part has only %d tokens, %d would have to go", total, n)
 	}
-	kept := strings.ToValidUTF8(enc.Decode(ids[:len(ids)-n]), "")
 	return kept + instr, nil
 }

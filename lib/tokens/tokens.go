@@ -4,6 +4,7 @@ package tokens
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -107,16 +108,13 @@ func (e *Encoder) Count(s string) int { return len(e.Encode(s)) }
 // Decode turns token ids back into text.
 func (e *Encoder) Decode(ids []int) string { return e.tk.Decode(ids) }
 
-// Truncate keeps the first n tokens of s (or the last n when fromEnd), and
-// returns the kept text and how many tokens were cut.
-func (e *Encoder) Truncate(s string, n int, fromEnd bool) (string, int) {
+// DropLast removes the last n tokens of s, returning what is left and how
+// many tokens s had. A cut can split a multi-byte character across tokens;
+// the broken tail is dropped rather than written as invalid UTF-8.
+func (e *Encoder) DropLast(s string, n int) (string, int) {
 	ids := e.Encode(s)
-	if len(ids) <= n {
-		return s, 0
+	if n >= len(ids) {
+		return "", len(ids)
 	}
-	cutN := len(ids) - n
-	if fromEnd {
-		return e.Decode(ids[cutN:]), cutN
-	}
-	return e.Decode(ids[:n]), cutN
+	return strings.ToValidUTF8(e.Decode(ids[:len(ids)-n]), ""), len(ids)
 }

@@ -33,12 +33,15 @@ func TestLongTextIsChunkedButCloseAndFast(t *testing.T) {
 	}
 }
 
-func TestTruncate(t *testing.T) {
+func TestDropLast(t *testing.T) {
 	e := MustGet("cl100k_base")
 	s := "one two three four five six"
-	kept, cut := e.Truncate(s, 3, false)
-	if kept != "one two three" || cut != 3 {
-		t.Errorf("Truncate = %q, %d", kept, cut)
+	kept, total := e.DropLast(s, 3)
+	if kept != "one two three" || total != 6 {
+		t.Errorf("DropLast = %q, %d", kept, total)
+	}
+	if kept, total := e.DropLast(s, 9); kept != "" || total != 6 {
+		t.Errorf("DropLast past the start = %q, %d", kept, total)
 	}
 	if _, err := Get("nope"); err == nil {
 		t.Error("unknown encoding accepted")
