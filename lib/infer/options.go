@@ -155,7 +155,7 @@ func EngineFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "timeout-idle", Value: d.IdleTimeout, Category: catEngine, Usage: "streaming: longest pause between events"},
 		&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Category: catEngine, Usage: "one attempt, start to end"},
 		&cli.BoolFlag{Name: "resume", Category: catEngine, Usage: "continue an earlier run: read the ids already answered in -o FILE (and FILE.partial, even truncated or compressed) and send only the rest"},
-		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s) whose answered ids are copied to the output and not sent again (implies --resume)"},
+		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s) whose answers to the same requests are reused instead of sent again (implies --resume)"},
 		&cli.BoolFlag{Name: "retry-errors", Category: catEngine, Usage: "with --resume: send again the records that ended with \"error\""},
 		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
 		&cli.StringFlag{Name: "stats", Category: catEngine, Usage: "write run statistics as JSON to `FILE` (counts, latency and TTFT percentiles, tokens, throughput)"},

@@ -22,8 +22,10 @@ concurrency limit drops and grows back (--adaptive). Output is in input order th
 a reorder window of 16 × -j records (--unordered: completion order).
 
 Resume: a killed or interrupted -o FILE run leaves FILE.partial (and a journal of the
-answers not yet in it); run the same command with --resume and the ids already answered
-are copied, not sent again (--retry-errors re-sends those that ended with "error").
+answers not yet in it); run the same command with --resume and the records already
+answered for the same request (and --model) are written in their input position, not
+sent again; changed requests are sent again and ids no longer in the input are dropped
+(--retry-errors re-sends those that ended with "error").
 A kill -9 loses at most the -j requests in flight. Writing to stdout, use --resume-from
 with the earlier output; its last seconds may be lost, since only -o keeps a journal.
 SIGTERM/SIGINT stop reading, let requests in flight finish for --grace, write what is
