@@ -58,6 +58,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	}
 	var results []*Result
 	simulated := false
+	var partial partialSets
 	if importKind != "" {
 		imp, ok := reg.Importers[importKind]
 		if !ok {
@@ -74,6 +75,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			if !simulated {
 				simulated = fromSimulator(rec)
 			}
+			partial.add(rec)
 			bench := rec.String("bench")
 			a, ok := aggs[bench]
 			if !ok {
@@ -109,6 +111,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if simulated {
 		markSimulated(rows, tables)
 	}
+	partial.mark(rows, tables)
 	if rowsPath != "" {
 		if err := writeRows(rowsPath, rows); err != nil {
 			return err

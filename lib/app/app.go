@@ -107,11 +107,13 @@ func commonFlags(k Kind) []cli.Flag {
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (via FILE.partial, renamed when complete) instead of stdout", Category: "Common:"},
 		&cli.StringFlag{Name: "compress", Value: "auto", Usage: "output compression: auto (by -o extension, else the first input's; plain on a terminal), zstd, gzip, none", Category: "Common:"},
 		&cli.StringFlag{Name: "shard", Usage: "keep records whose hash(id) mod N is I: `I/N`, or auto from SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP", Category: "Common:"},
+		&cli.IntFlag{Name: "shards", Usage: "with --shard auto: the number of shards `N` when the array is not 0..N-1 (a re-run of some tasks); or set SHARDS", Category: "Common:"},
 		&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress line on stderr: auto (on a terminal), always, never", Category: "Common:"},
 		&cli.StringFlag{Name: "max-failures", Value: "0", Usage: "exit 4 when more records than `N` (or P%, or inf) failed in this stage; the output is complete either way", Category: "Common:"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "stderr log format: text or json", Category: "Common:"},
 	}
 	if k == Filter {
+		fs = append(fs, &cli.BoolFlag{Name: "allow-partial", Usage: "read a folder of parts even when shards are missing or unfinished (records say so in \"partial_shards\")", Category: "Common:"})
 		fs = append(fs, &cli.BoolFlag{Name: "skip-invalid", Usage: "skip (and count) input lines that are not valid records instead of exiting 3", Category: "Common:"})
 	}
 	return fs

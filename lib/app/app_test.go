@@ -35,13 +35,15 @@ func TestParseShard(t *testing.T) {
 		{"zero count", "0/0", nil, Shard{}, "0 <= I < N"},
 		{"not a fraction", "3", nil, Shard{}, "want I/N"},
 		{"words", "a/b", nil, Shard{}, "0 <= I < N"},
-		{"auto, array from 0", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "8"}, Shard{3, 8}, ""},
-		{"auto, array from 1", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "4"}, Shard{0, 4}, ""},
-		{"auto, stepped array", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_STEP": "2"}, Shard{2, 4}, ""},
-		{"auto, count from max", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "7", "SLURM_ARRAY_TASK_STEP": "2"}, Shard{3, 4}, ""},
-		{"auto, id off the step", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_STEP": "2"}, Shard{}, "does not fit"},
-		{"auto, id past the count", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_COUNT": "4"}, Shard{}, "does not fit"},
-		{"auto, id without count or max", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "1"}, Shard{}, "neither"},
+		{"auto, array from 0", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "8", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "7"}, Shard{3, 8}, ""},
+		{"auto, count only", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "8"}, Shard{3, 8}, ""},
+		{"auto, re-run of some tasks", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "15", "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "15", "SHARDS": "16"}, Shard{15, 16}, ""},
+		{"auto, re-run without N", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "15", "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "15"}, Shard{}, "SHARDS=N"},
+		{"auto, one task without N", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "1", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "0"}, Shard{}, "SHARDS=N"},
+		{"auto, array from 1", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "4"}, Shard{}, "not 0..N-1"},
+		{"auto, id past SHARDS", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_COUNT": "1", "SHARDS": "4"}, Shard{}, "not a shard of 4"},
+		{"auto, SHARDS over a 0..N-1 array", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "3", "SHARDS": "16"}, Shard{2, 16}, ""},
+		{"auto, bad SHARDS", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "0", "SHARDS": "x"}, Shard{}, "SHARDS"},
 		{"auto, non-numeric", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "2"}, Shard{}, "not an integer"},
 		{"auto, srun tasks", "auto", map[string]string{"SLURM_PROCID": "1", "SLURM_NTASKS": "3"}, Shard{1, 3}, ""},
 		{"auto, array wins over procid", "auto", map[string]string{"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_PROCID": "1", "SLURM_NTASKS": "3"}, Shard{0, 2}, ""},
@@ -49,7 +51,7 @@ func TestParseShard(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := ParseShard(tt.flag, env(tt.vars))
+			got, _, err := ParseShard(tt.flag, env(tt.vars), 0, "")
 			if tt.bad != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.bad) {
 					t.Fatalf("ParseShard(%q) = %v, %v; want an error with %q", tt.flag, got, err, tt.bad)

@@ -44,6 +44,7 @@ type Run struct {
 	skipInvalid  bool
 	signal       atomic.Pointer[os.Signal]
 	afterOutput  []func()
+	parts        *partsState
 	summary      []any
 
 	// Counters, read by the progress line and the summary.
@@ -69,12 +70,8 @@ func (r *Run) setup() error {
 	if r.maxFail, err = ParseMaxFailures(r.String("max-failures")); err != nil {
 		return Usagef("%v", err)
 	}
-	var note string
-	if r.Shard, note, err = ParseShard(r.String("shard"), r.env.Getenv); err != nil {
-		return Usagef("%v", err)
-	}
-	if note != "" {
-		r.Log.Info(note)
+	if err := r.setupShard(); err != nil {
+		return err
 	}
 	if r.compress, r.compressAuto, err = stream.ParseCompression(r.String("compress")); err != nil {
 		return Usagef("%v", err)
@@ -89,6 +86,9 @@ func (r *Run) setup() error {
 		if len(r.files) == 0 {
 			r.files = []string{"-"}
 		}
+		if r.files, err = r.expandFolders(r.files); err != nil {
+			return err
+		}
 		if err := stream.CheckNotInput(r.outPath, r.files); err != nil {
 			return Usagef("%v", err)
 		}
@@ -100,7 +100,7 @@ func (r *Run) setup() error {
 	} else if r.Args().Len() > 0 {
 		return Usagef("unexpected arguments %q", r.Args().Slice())
 	}
-	return nil
+	return r.startPart()
 }
 
 // Output opens the output stream on first use, so a run that fails before
@@ -190,7 +190,9 @@ func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
 			}
 			continue
 		}
-		if !r.Shard.Keep(rec.ID()) {
+		if keep, err := r.admit(in, n, rec); err != nil {
+			return err
+		} else if !keep {
 			r.Skipped.Add(1)
 			continue
 		}

@@ -1,0 +1,56 @@
+package aggregate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/report"
+)
+
+// partialSets collects the incomplete sets of parts the records came from
+// (app.PartialField, set under --allow-partial), so that no table made from
+// k of N shards passes for the whole run.
+type partialSets []string
+
+func (p *partialSets) add(rec *record.Record) {
+	if !rec.Has(app.PartialField) {
+		return
+	}
+	var v struct {
+		Present int   `json:"present"`
+		Of      int   `json:"of"`
+		Missing []int `json:"missing"`
+	}
+	if rec.Decode(app.PartialField, &v) != nil {
+		return
+	}
+	ms := make([]string, len(v.Missing))
+	for i, m := range v.Missing {
+		ms[i] = fmt.Sprint(m)
+	}
+	s := fmt.Sprintf("%d of %d shards (missing %s)", v.Present, v.Of, strings.Join(ms, ", "))
+	if !slices.Contains(*p, s) {
+		*p = append(*p, s)
+	}
+}
+
+// mark says so in every table and as a "shards" dimension of every row.
+func (p partialSets) mark(rows []report.Row, tables []report.Table) {
+	if len(p) == 0 {
+		return
+	}
+	what := strings.Join(p, "; ")
+	note := "Partial: computed from " + what + " (--allow-partial); the missing shards' records are not counted."
+	for i := range tables {
+		tables[i].Notes = append(tables[i].Notes, note)
+	}
+	for i := range rows {
+		if rows[i].Dims == nil {
+			rows[i].Dims = map[string]string{}
+		}
+		rows[i].Dims["shards"] = what
+	}
+}

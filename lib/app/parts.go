@@ -1,0 +1,215 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/parts"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/stream"
+)
+
+// PartialField marks every record read from an incomplete set of parts
+// (--allow-partial): {"present": k, "of": N, "missing": [...]}. It travels
+// with the records through later stages, so aggregate-ifs can say "k of N
+// shards" in every table even when it reads a pipe.
+const PartialField = "partial_shards"
+
+// partsState is a run's part output (-o DIR/ or -o …/part-IIIII-of-NNNNN.ext
+// with --shard) and its folder-of-parts inputs.
+type partsState struct {
+	path     string // the part being written, "" when the output is not a part
+	manifest *parts.Manifest
+
+	whole   map[string]bool       // inputs that are exactly this run's shard: no hash filter
+	partial map[string]obj        // inputs from an incomplete set: the PartialField value
+	seen    map[string]string     // id -> part, across the parts of folder inputs
+	sets    map[string]*parts.Set // by folder
+}
+
+type obj = map[string]any
+
+// setupShard resolves --shard (auto needs the output folder, whose parts say
+// N) and, when the output is a part, its file name.
+func (r *Run) setupShard() error {
+	out := r.String("output")
+	if out == "-" {
+		out = ""
+	}
+	shardFlag := r.String("shard")
+	dir := ""
+	toFolder := out != "" && (strings.HasSuffix(out, "/") || isDir(out))
+	pi, pn, _, named := parts.Parse(filepath.Base(out))
+	switch {
+	case toFolder:
+		dir = filepath.Clean(out)
+	case named:
+		dir = filepath.Dir(out)
+	}
+	shards := r.Int("shards")
+	var note string
+	var err error
+	if r.Shard, note, err = ParseShard(shardFlag, r.env.Getenv, shards, dir); err != nil {
+		return Usagef("%v", err)
+	}
+	if shards > 0 && shardFlag != "auto" {
+		return Usagef("--shards goes with --shard auto (with --shard I/N, N is the count)")
+	}
+	if note != "" {
+		r.Log.Info(note)
+	}
+	r.parts = &partsState{}
+	if dir == "" {
+		return nil
+	}
+	switch {
+	case toFolder && shardFlag == "":
+		return Usagef("-o %s is a folder: with --shard auto or I/N it gets this shard's part-IIIII-of-NNNNN file", out)
+	case named && (r.Shard.I != pi || r.Shard.N != pn):
+		return Usagef("-o %s is shard %d of %d, but this run is shard %s (--shard %q)", out, pi, pn, r.Shard, shardFlag)
+	}
+	if n, err := parts.FolderCount(dir); err != nil {
+		return Usagef("%v", err)
+	} else if n > 0 && n != r.Shard.N {
+		return Usagef("shard %s: %s holds parts of %d shards; a re-run keeps the first run's count, or write to an empty folder", r.Shard, dir, n)
+	}
+	if toFolder {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		out = filepath.Join(dir, parts.Name(r.Shard.I, r.Shard.N, partExt(r.String("compress"))))
+		if err := r.Set("output", out); err != nil {
+			return err
+		}
+	}
+	r.parts.path = out
+	return nil
+}
+
+// partExt is a new part's extension: zstd unless --compress says otherwise,
+// since parts are large and zstd parts concatenate.
+func partExt(compress string) string {
+	switch compress {
+	case "gzip":
+		return ".jsonl.gz"
+	case "none":
+		return ".jsonl"
+	}
+	return ".jsonl.zst"
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// startPart writes the part's manifest, marked not complete, before any
+// record, and completes it once the part file is in place.
+func (r *Run) startPart() error {
+	if r.parts == nil || r.parts.path == "" {
+		return nil
+	}
+	inputs, err := parts.HashInputs(r.files)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	job := r.Getenv("SLURM_ARRAY_JOB_ID")
+	if job != "" {
+		job += "_" + r.Getenv("SLURM_ARRAY_TASK_ID")
+		if n := r.Getenv("SLURM_RESTART_COUNT"); n != "" && n != "0" {
+			job += " (restart " + n + ")"
+		}
+	}
+	m := &parts.Manifest{
+		Shard: r.Shard.I, Count: r.Shard.N, Part: filepath.Base(r.parts.path), Input: inputs,
+		Version: Version, Tool: r.Tool, Command: parts.Command(os.Args),
+		Host: host, PID: os.Getpid(), Job: job, Started: time.Now().UTC(),
+	}
+	r.parts.manifest = m
+	mp := parts.ManifestPath(r.parts.path)
+	if err := m.Write(mp); err != nil {
+		return err
+	}
+	r.AfterOutput(func() {
+		_, perr := os.Stat(stream.PartialName(r.parts.path))
+		_, ferr := os.Stat(r.parts.path)
+		m.Complete = os.IsNotExist(perr) && ferr == nil
+		m.Records = int64(r.out.Records())
+		m.Failed = r.Failed.Load()
+		m.Ended = time.Now().UTC()
+		if err := m.Write(mp); err != nil {
+			r.Log.Error("writing the part's manifest", "file", mp, "err", err)
+		}
+	})
+	return nil
+}
+
+// expandFolders replaces each folder among the inputs by its parts in shard
+// order, after checking them as a set (parts.Check). A run that is itself
+// shard I of the folder's N reads part I alone, whole.
+func (r *Run) expandFolders(files []string) ([]string, error) {
+	var out []string
+	for _, f := range files {
+		if f == "-" || !isDir(f) {
+			out = append(out, f)
+			continue
+		}
+		ps := r.parts
+		only := -1
+		if n, err := parts.FolderCount(f); err == nil && r.Shard.N > 1 && n == r.Shard.N {
+			only = r.Shard.I
+		}
+		set, err := parts.Check(f, only, r.Bool("allow-partial"))
+		if err != nil {
+			return nil, &stream.LineError{File: f, Err: err}
+		}
+		if ps.sets == nil {
+			ps.sets, ps.whole, ps.partial, ps.seen = map[string]*parts.Set{}, map[string]bool{}, map[string]obj{}, map[string]string{}
+		}
+		ps.sets[f] = set
+		var mark obj
+		if len(set.Missing) > 0 && only < 0 {
+			mark = obj{"present": set.Present(), "of": set.Count, "missing": set.Missing}
+			r.Log.Warn(fmt.Sprintf("--allow-partial: reading %d of %d shards", set.Present(), set.Count), "folder", f, "missing", set.Missing)
+		}
+		for _, p := range set.Parts {
+			out = append(out, p.Path)
+			ps.whole[p.Path] = only >= 0
+			if mark != nil {
+				ps.partial[p.Path] = mark
+			}
+		}
+	}
+	return out, nil
+}
+
+// admit decides whether a record read from in belongs to this run: the
+// --shard filter, except for a part that is this run's shard; an id twice
+// across the parts of a folder is bad input.
+func (r *Run) admit(in *stream.Input, line int, rec *record.Record) (bool, error) {
+	ps := r.parts
+	if ps == nil || ps.sets == nil {
+		return r.Shard.Keep(rec.ID()), nil
+	}
+	whole, fromParts := ps.whole[in.Name]
+	if !fromParts {
+		return r.Shard.Keep(rec.ID()), nil
+	}
+	if prev, dup := ps.seen[rec.ID()]; dup {
+		return false, &stream.LineError{File: in.Name, Line: line, ID: rec.ID(), Err: fmt.Errorf("duplicated: this id is also in %s", prev)}
+	}
+	ps.seen[rec.ID()] = filepath.Base(in.Name)
+	if !whole && !r.Shard.Keep(rec.ID()) {
+		return false, nil
+	}
+	if mark := ps.partial[in.Name]; mark != nil && !rec.Has(PartialField) {
+		if err := rec.Set(PartialField, mark); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}

@@ -1,0 +1,179 @@
+// Package parts names, describes and checks the part files of a sharded run:
+// part-IIIII-of-NNNNN.<ext>, each with part-IIIII-of-NNNNN.manifest.json
+// beside it. The shard count travels in the name and the manifest so that it
+// is never guessed from how many tasks a (re-)submission happens to have, and
+// a folder of parts can be checked as a unit before anything reads it.
+package parts
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var nameRE = regexp.MustCompile(`^part-(\d{5,})-of-(\d{5,})(\..+)$`)
+
+// Name is the file name of shard i of n with extension ext (".jsonl.zst").
+func Name(i, n int, ext string) string { return fmt.Sprintf("part-%05d-of-%05d%s", i, n, ext) }
+
+// Parse reads a part file's base name. Manifests, FILE.partial and other
+// files beside the parts are not parts.
+func Parse(base string) (i, n int, ext string, ok bool) {
+	m := nameRE.FindStringSubmatch(base)
+	if m == nil || m[3] == ManifestExt || strings.HasSuffix(m[3], ".partial") || strings.Contains(m[3], ".partial.") {
+		return 0, 0, "", false
+	}
+	i, _ = strconv.Atoi(m[1])
+	n, _ = strconv.Atoi(m[2])
+	if n < 1 || i >= n {
+		return 0, 0, "", false
+	}
+	return i, n, m[3], true
+}
+
+// ManifestExt ends every manifest's name.
+const ManifestExt = ".manifest.json"
+
+// ManifestPath is the manifest beside a part file.
+func ManifestPath(part string) string {
+	dir, base := filepath.Split(part)
+	if i, n, _, ok := Parse(base); ok {
+		return filepath.Join(dir, fmt.Sprintf("part-%05d-of-%05d%s", i, n, ManifestExt))
+	}
+	return part + ManifestExt
+}
+
+// Input describes one input file of the run that wrote a part.
+type Input struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256,omitempty"` // empty for stdin
+}
+
+// Manifest is what part-….manifest.json holds.
+type Manifest struct {
+	Shard    int       `json:"shard"`
+	Count    int       `json:"count"`
+	Part     string    `json:"part"`
+	Input    []Input   `json:"input"`
+	Records  int64     `json:"records"`
+	Failed   int64     `json:"failed"`
+	Complete bool      `json:"complete"`
+	Version  string    `json:"ifkit_version"`
+	Tool     string    `json:"tool"`
+	Command  []string  `json:"command"`
+	Host     string    `json:"host,omitempty"`
+	PID      int       `json:"pid,omitempty"`
+	Job      string    `json:"slurm_job,omitempty"`
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended,omitzero"`
+}
+
+// InputKey identifies the input content (not its name or path) of a manifest.
+func (m *Manifest) InputKey() string {
+	var ks []string
+	for _, in := range m.Input {
+		if in.SHA256 == "" {
+			ks = append(ks, "stdin")
+			continue
+		}
+		ks = append(ks, in.SHA256)
+	}
+	return strings.Join(ks, "+")
+}
+
+// HashInputs describes the input files; "-" (stdin) has no size or hash.
+func HashInputs(files []string) ([]Input, error) {
+	var out []Input
+	for _, f := range files {
+		if f == "-" {
+			out = append(out, Input{Name: "-"})
+			continue
+		}
+		fh, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		h := sha256.New()
+		n, err := io.Copy(h, fh)
+		fh.Close()
+		if err != nil {
+			return nil, fmt.Errorf("hashing %s: %w", f, err)
+		}
+		out = append(out, Input{Name: f, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))})
+	}
+	return out, nil
+}
+
+// Write stores the manifest atomically (a reader sees the old or the new one).
+func (m *Manifest) Write(path string) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadManifest reads one manifest.
+func ReadManifest(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &m, nil
+}
+
+var secretFlag = regexp.MustCompile(`(?i)key|token|secret|password|passwd`)
+
+// Command is a command line as a manifest keeps it: URL credentials and the
+// values of flags named like secrets (but not --…-file paths) are replaced.
+// Secrets come from the environment, never argv, so this is a safety net.
+func Command(args []string) []string {
+	out := make([]string, len(args))
+	hide := false
+	for i, a := range args {
+		switch {
+		case hide:
+			a, hide = "REDACTED", false
+		case strings.HasPrefix(a, "-") && secretFlag.MatchString(a) && !strings.Contains(a, "-file"):
+			if k, _, ok := strings.Cut(a, "="); ok {
+				a = k + "=REDACTED"
+			} else {
+				hide = true
+			}
+		}
+		out[i] = redactURL(a)
+	}
+	return out
+}
+
+func redactURL(s string) string {
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return s
+	}
+	start := strings.LastIndexAny(s[:i], "= ") + 1
+	u, err := url.Parse(s[start:])
+	if err != nil || u.User == nil {
+		return s
+	}
+	u.User = url.User("REDACTED")
+	return s[:start] + u.String()
+}

@@ -1,0 +1,170 @@
+package parts
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestNameParse(t *testing.T) {
+	tests := []struct {
+		base   string
+		i, n   int
+		ext    string
+		isPart bool
+	}{
+		{Name(3, 16, ".jsonl.zst"), 3, 16, ".jsonl.zst", true},
+		{"part-00000-of-00001.jsonl", 0, 1, ".jsonl", true},
+		{"part-00016-of-00016.jsonl", 0, 0, "", false}, // index past the count
+		{"part-00001-of-00016.manifest.json", 0, 0, "", false},
+		{"part-00001-of-00016.jsonl.zst.partial", 0, 0, "", false},
+		{"part-00001-of-00016.jsonl.zst.partial.journal", 0, 0, "", false},
+		{"part-1-of-16.jsonl", 0, 0, "", false},
+		{"requests.jsonl.zst", 0, 0, "", false},
+	}
+	for _, tt := range tests {
+		i, n, ext, ok := Parse(tt.base)
+		if ok != tt.isPart || i != tt.i || n != tt.n || ext != tt.ext {
+			t.Errorf("Parse(%q) = %d, %d, %q, %v; want %d, %d, %q, %v", tt.base, i, n, ext, ok, tt.i, tt.n, tt.ext, tt.isPart)
+		}
+	}
+	if got := ManifestPath("out/part-00003-of-00016.jsonl.zst"); got != "out/part-00003-of-00016.manifest.json" {
+		t.Errorf("ManifestPath = %q", got)
+	}
+}
+
+func TestCommandHidesSecrets(t *testing.T) {
+	got := Command([]string{"infer-batch", "--api-key", "sk-1", "--token=abc", "--api-key-file", "k.txt", "--base-url", "http://u:pw@h:8000/v1", "--judge-base-url=https://a:b@j/v1", "in.jsonl"})
+	want := []string{"infer-batch", "--api-key", "REDACTED", "--token=REDACTED", "--api-key-file", "k.txt", "--base-url", "http://REDACTED@h:8000/v1", "--judge-base-url=https://REDACTED@j/v1", "in.jsonl"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Command = %q\nwant      %q", got, want)
+	}
+}
+
+// folder writes parts and manifests: each spec is "I/N" plus flags
+// (u: unfinished, x: other input, m: no manifest, d: a second extension, p: only .partial).
+func folder(t *testing.T, specs ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, s := range specs {
+		var i, n int
+		spec, flags, _ := strings.Cut(s, " ")
+		if _, err := fmt.Sscanf(spec, "%d/%d", &i, &n); err != nil {
+			t.Fatal(err)
+		}
+		part := filepath.Join(dir, Name(i, n, ".jsonl"))
+		if strings.Contains(flags, "p") {
+			os.WriteFile(part+".partial", nil, 0o644)
+			continue
+		}
+		os.WriteFile(part, []byte(`{"id":"x"}`+"\n"), 0o644)
+		if strings.Contains(flags, "d") {
+			os.WriteFile(filepath.Join(dir, Name(i, n, ".jsonl.gz")), nil, 0o644)
+		}
+		if strings.Contains(flags, "m") {
+			continue
+		}
+		m := &Manifest{Shard: i, Count: n, Complete: !strings.Contains(flags, "u"), Input: []Input{{Name: "r.jsonl", SHA256: "aaa"}}}
+		if strings.Contains(flags, "x") {
+			m.Input[0].SHA256 = "bbb"
+		}
+		if err := m.Write(ManifestPath(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name    string
+		specs   []string
+		only    int
+		partial bool
+		shards  []int  // the parts read, in order
+		missing []int  // left out under --allow-partial
+		bad     string // substring of the error
+	}{
+		{"complete", []string{"2/3", "0/3", "1/3"}, -1, false, []int{0, 1, 2}, nil, ""},
+		{"missing", []string{"0/3", "2/3"}, -1, false, nil, nil, "missing shard(s) 1"},
+		{"missing, allowed", []string{"0/3", "2/3"}, -1, true, []int{0, 2}, []int{1}, ""},
+		{"unfinished", []string{"0/3", "1/3 u", "2/3"}, -1, false, nil, nil, "unfinished: part-00001-of-00003.jsonl not complete"},
+		{"only .partial", []string{"0/2", "1/2 p"}, -1, false, nil, nil, "has only part-00001-of-00002.jsonl.partial"},
+		{"no manifest", []string{"0/2", "1/2 m"}, -1, false, nil, nil, "has no manifest"},
+		{"unfinished, allowed", []string{"0/3", "1/3 u", "2/3"}, -1, true, []int{0, 2}, []int{1}, ""},
+		{"leftover of another size", []string{"0/3", "1/3", "2/3", "0/2"}, -1, false, nil, nil, "foreign: part-00000-of-00002.jsonl (shard 0 of 2, the other parts are of 3)"},
+		{"foreign even when allowed", []string{"0/3", "1/3", "2/3", "1/2"}, -1, true, nil, nil, "foreign"},
+		{"other input", []string{"0/3", "1/3 x", "2/3"}, -1, true, nil, nil, "made from other input"},
+		{"duplicated", []string{"0/2", "1/2 d"}, -1, false, nil, nil, "duplicated: shard 1 has 2 part files"},
+		{"only one shard", []string{"0/3", "1/3 u", "2/3"}, 2, false, []int{2}, nil, ""},
+		{"only an unfinished shard", []string{"0/3", "1/3 u", "2/3"}, 1, true, nil, nil, "unfinished"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set, err := Check(folder(t, tt.specs...), tt.only, tt.partial)
+			if tt.bad != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.bad) {
+					t.Fatalf("Check = %v; want an error with %q", err, tt.bad)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, p := range set.Parts {
+				got = append(got, p.Shard)
+			}
+			if !slices.Equal(got, tt.shards) || !slices.Equal(set.Missing, tt.missing) {
+				t.Errorf("parts %v missing %v; want %v and %v", got, set.Missing, tt.shards, tt.missing)
+			}
+		})
+	}
+}
+
+func TestAuto(t *testing.T) {
+	sixteen := folder(t, "0/16", "1/16")
+	vars := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	rerun := []string{"SLURM_ARRAY_TASK_ID", "15", "SLURM_ARRAY_TASK_COUNT", "2", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_MAX", "15", "SLURM_ARRAY_TASK_STEP", "1"}
+	tests := []struct {
+		name   string
+		env    []string
+		shards int
+		dir    string
+		i, n   int
+		bad    string
+	}{
+		{"re-run takes N from the folder", rerun, 0, sixteen, 15, 16, ""},
+		{"re-run with --shards", rerun, 16, "", 15, 16, ""},
+		{"SHARDS and --shards disagree", append(rerun, "SHARDS", "8"), 16, "", 0, 0, "disagree"},
+		{"array size against the folder", []string{"SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT", "4", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_MAX", "3"}, 0, sixteen, 0, 0, "the array 0-3 means 4 shards, but " + sixteen + " holds parts of 16"},
+		{"SHARDS against the folder", append(rerun, "SHARDS", "8"), 0, sixteen, 0, 0, "holds parts of 16"},
+		{"empty folder", rerun, 0, t.TempDir(), 0, 0, "SHARDS=N"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			i, n, _, ok, err := Auto(vars(tt.env...), tt.shards, tt.dir)
+			if tt.bad != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.bad) {
+					t.Fatalf("Auto = %d/%d, %v; want an error with %q", i, n, err, tt.bad)
+				}
+				return
+			}
+			if err != nil || !ok || i != tt.i || n != tt.n {
+				t.Fatalf("Auto = %d/%d, %v, %v; want %d/%d", i, n, ok, err, tt.i, tt.n)
+			}
+		})
+	}
+}
