@@ -256,6 +256,8 @@ func unfinished(e *entry, i, n int) string {
 		return s + " has no manifest"
 	case e.manifest == nil:
 		return s + " has only " + filepath.Base(e.partial) + " (killed or still running)"
+	case len(e.parts) == 0 && e.manifest.Complete:
+		return s + " is gone (its manifest says it was complete)"
 	}
 	m := e.manifest
 	s += fmt.Sprintf(" not complete (started %s", m.Started.Format("2006-01-02 15:04:05"))

@@ -45,7 +45,8 @@ func TestCommandHidesSecrets(t *testing.T) {
 }
 
 // folder writes parts and manifests: each spec is "I/N" plus flags
-// (u: unfinished, x: other input, m: no manifest, d: a second extension, p: only .partial).
+// (u: unfinished, x: other input, m: no manifest, d: a second extension,
+// p: only .partial, g: the part file gone, its manifest left).
 func folder(t *testing.T, specs ...string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -66,6 +67,9 @@ func folder(t *testing.T, specs ...string) string {
 		}
 		if strings.Contains(flags, "m") {
 			continue
+		}
+		if strings.Contains(flags, "g") {
+			defer os.Remove(part)
 		}
 		m := &Manifest{Shard: i, Count: n, Complete: !strings.Contains(flags, "u"), Input: []Input{{Name: "r.jsonl", SHA256: "aaa"}}}
 		if strings.Contains(flags, "x") {
@@ -93,6 +97,7 @@ func TestCheck(t *testing.T) {
 		{"missing, allowed", []string{"0/3", "2/3"}, -1, true, []int{0, 2}, []int{1}, ""},
 		{"unfinished", []string{"0/3", "1/3 u", "2/3"}, -1, false, nil, nil, "unfinished: part-00001-of-00003.jsonl not complete"},
 		{"only .partial", []string{"0/2", "1/2 p"}, -1, false, nil, nil, "has only part-00001-of-00002.jsonl.partial"},
+		{"part deleted", []string{"0/2", "1/2 g"}, -1, false, nil, nil, "part-00001-of-00002 is gone"},
 		{"no manifest", []string{"0/2", "1/2 m"}, -1, false, nil, nil, "has no manifest"},
 		{"unfinished, allowed", []string{"0/3", "1/3 u", "2/3"}, -1, true, []int{0, 2}, []int{1}, ""},
 		{"leftover of another size", []string{"0/3", "1/3", "2/3", "0/2"}, -1, false, nil, nil, "foreign: part-00000-of-00002.jsonl (shard 0 of 2, the other parts are of 3)"},
