@@ -214,6 +214,11 @@ func execute(c *cli.Context, t Tool, sub string, action func(*Run) error, env En
 		return ExitUsage, err
 	}
 	r := &Run{Context: c, Tool: t.Name, Command: sub, Log: logger, env: env, started: time.Now(), kind: t.Kind, text: t.TextOutput}
+	defer func() {
+		if r.unlock != nil {
+			r.unlock()
+		}
+	}()
 	if err := r.setup(); err != nil {
 		r.closeInputs()
 		if _, ok := err.(*usageError); ok {
@@ -245,7 +250,7 @@ func execute(c *cli.Context, t Tool, sub string, action func(*Run) error, env En
 
 	var bar *progress.Bar
 	if t.Kind != Server {
-		bar = progress.Start(r.progressMode, env.Stderr, r.status)
+		bar = progress.Start(r.progressMode, env.Stderr, r.status, func(s string) { logger.Info("progress", "status", s) })
 	}
 	err = action(r)
 	bar.Stop()

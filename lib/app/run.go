@@ -44,6 +44,7 @@ type Run struct {
 	skipInvalid  bool
 	signal       atomic.Pointer[os.Signal]
 	afterOutput  []func()
+	unlock       func() // releases -o's lock (stream.Lock); nil without -o
 	parts        *partsState
 	summary      []any
 
@@ -79,6 +80,12 @@ func (r *Run) setup() error {
 	r.outPath = r.String("output")
 	if r.outPath == "-" {
 		r.outPath = ""
+	}
+	if r.outPath != "" {
+		// Before anything reads, renames or writes FILE.partial or a manifest.
+		if r.unlock, err = stream.Lock(r.outPath); err != nil {
+			return Usagef("%v", err)
+		}
 	}
 	if r.kind == Filter {
 		r.skipInvalid = r.Bool("skip-invalid")

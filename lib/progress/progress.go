@@ -1,6 +1,7 @@
 // Package progress draws one status line on stderr: redrawn in place on a
-// terminal, a plain log line at a slow interval otherwise, so batch logs stay
-// small. Counters are read from a callback on a single ticker goroutine.
+// terminal, otherwise a log record (text or JSON, as --log-format says) every
+// LogEvery, so a batch log stays small and `tail -f` on it still shows how far
+// a run is. Counters are read from a callback on a single ticker goroutine.
 package progress
 
 import (
@@ -37,27 +38,31 @@ func IsTerminal(f *os.File) bool {
 	return f != nil && term.IsTerminal(int(f.Fd())) && os.Getenv("TERM") != "dumb"
 }
 
+// LogEvery is how often a run that is not on a terminal logs its progress.
+const LogEvery = 30 * time.Second
+
 // Bar renders status lines until Stop.
 type Bar struct {
 	w      io.Writer
 	tty    bool
 	status func() string
+	log    func(string)
 	stop   chan struct{}
 	wg     sync.WaitGroup
 }
 
 // Start begins drawing when the mode and the terminal say so; it returns nil
-// (a no-op Bar) otherwise.
-func Start(mode Mode, stderr io.Writer, status func() string) *Bar {
+// (a no-op Bar) otherwise. Off a terminal each status goes to log.
+func Start(mode Mode, stderr io.Writer, status func() string, log func(string)) *Bar {
 	f, _ := stderr.(*os.File)
 	tty := IsTerminal(f)
 	if mode == Never || (mode == Auto && !tty) {
 		return nil
 	}
-	b := &Bar{w: stderr, tty: tty, status: status, stop: make(chan struct{})}
+	b := &Bar{w: stderr, tty: tty, status: status, log: log, stop: make(chan struct{})}
 	every := 250 * time.Millisecond
 	if !tty {
-		every = 10 * time.Second
+		every = LogEvery
 	}
 	b.wg.Add(1)
 	go b.loop(every)
@@ -79,7 +84,7 @@ func (b *Bar) loop(every time.Duration) {
 			if b.tty {
 				fmt.Fprintf(b.w, "\r\x1b[K%s", b.status())
 			} else {
-				fmt.Fprintf(b.w, "progress: %s\n", b.status())
+				b.log(b.status())
 			}
 		}
 	}

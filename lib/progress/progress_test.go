@@ -50,7 +50,7 @@ func TestStartOnlyWhenAsked(t *testing.T) {
 		{Always, &bytes.Buffer{}, true},
 	}
 	for _, tt := range tests {
-		b := Start(tt.mode, tt.w, func() string { return "x" })
+		b := Start(tt.mode, tt.w, func() string { return "x" }, func(string) {})
 		if (b != nil) != tt.active {
 			t.Errorf("Start(%s, %T) active = %v, want %v", tt.mode, tt.w, b != nil, tt.active)
 		}
