@@ -80,7 +80,11 @@ func Auto(getenv func(string) string, shards int, dir string) (i, n int, note st
 	if id < 0 || id >= n {
 		return 0, 0, "", true, fmt.Errorf("--shard auto: task id %d is not a shard of %d (from %s): array task ids are shard numbers 0..%d", id, n, from, n-1)
 	}
-	return id, n, fmt.Sprintf("shard %d/%d: task id %d of job %s, N from %s", id, n, id, getenv("SLURM_ARRAY_JOB_ID"), from), true, nil
+	job := ""
+	if j := getenv("SLURM_ARRAY_JOB_ID"); j != "" {
+		job = " of job " + j
+	}
+	return id, n, fmt.Sprintf("shard %d/%d: task id %d%s, N from %s", id, n, id, job, from), true, nil
 }
 
 func orNone(dir string) string {

@@ -108,8 +108,8 @@ func scan(dir string) (map[int]map[int]*entry, error) {
 			e.manifest, e.mErr = ReadManifest(path)
 		case strings.HasSuffix(ext, ".partial"):
 			get(i, n).partial = path
-		case strings.Contains(ext, ".partial.") || strings.Contains(ext, ".tmp-"):
-			// journals, resume copies, manifests being written
+		case strings.Contains(ext, ".partial.") || strings.Contains(ext, ".tmp-") || strings.HasSuffix(ext, ".lock"):
+			// journals, resume copies, manifests being written, writers' locks
 		default:
 			e := get(i, n)
 			e.parts = append(e.parts, path)
