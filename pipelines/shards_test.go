@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/record"
@@ -31,10 +32,10 @@ func TestShardRecipes(t *testing.T) {
 	xargsParts := parts(t, xargsOut, 3, want)
 
 	slurmOut := filepath.Join(dir, "slurm")
-	for task := 1; task <= 3; task++ { // an array 1-3: MIN 1, so task 1 is shard 0
+	for task := range 3 { // an array 0-2: task I is shard I of 3
 		RunScript(t, "slurm/infer-array.sbatch", []string{
 			"OPENAI_BASE_URL=" + url, "REQUESTS=" + requests, "OUT=" + slurmOut, "JOBS=4",
-			fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d", task), "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_JOB_ID=42",
+			fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d", task), "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_JOB_ID=42",
 		})
 	}
 	slurmParts := parts(t, slurmOut, 3, want)
@@ -43,6 +44,24 @@ func TestShardRecipes(t *testing.T) {
 			t.Errorf("part %d differs between xargs %v and Slurm %v", i, xargsParts[i], slurmParts[i])
 		}
 	}
+
+	// The parts are a unit: with their manifests, judge reads the folder as
+	// one input, and refuses it while a part is missing.
+	judged := filepath.Join(dir, "judged.jsonl")
+	if out, err := exec.Command(Bin("judge"), "-o", judged, xargsOut+"/").CombinedOutput(); err != nil {
+		t.Fatalf("judge %s/: %v\n%s", xargsOut, err, out)
+	}
+	if got := ids(t, judged); !slices.Equal(got, want) {
+		t.Errorf("judge over the xargs parts gave %d ids, want the %d requests once each", len(got), len(want))
+	}
+	p1 := filepath.Join(xargsOut, "part-00001-of-00003.jsonl.zst")
+	moved := filepath.Join(dir, "moved")
+	os.Rename(p1, moved)
+	out, err := exec.Command(Bin("judge"), xargsOut+"/").CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 || !strings.Contains(string(out), "part-00001-of-00003") {
+		t.Errorf("judge over the xargs parts with part 1 gone: %v, want exit 3 naming it\n%s", err, out)
+	}
+	os.Rename(moved, p1)
 
 	// A rerun resumes: every part keeps its records, answered once.
 	RunScript(t, "xargs-shards.sh", []string{"OPENAI_BASE_URL=" + url, "JOBS=4"}, requests, xargsOut, "3", "2")

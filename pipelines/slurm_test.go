@@ -354,6 +354,49 @@ func TestSlurm(t *testing.T) {
 		merge(t, out)
 	})
 
+	t.Run("pipeline.sh: judge array and report after the inference array", func(t *testing.T) {
+		out := filepath.Join("out", "pipeline")
+		cmd := exec.Command("pipelines/slurm/pipeline.sh")
+		cmd.Dir = co
+		cmd.Env = c.env("OPENAI_BASE_URL="+url, "REQUESTS="+requests, "OUT="+out, "SHARDS=4", "JOBS=4")
+		stdout, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("pipeline.sh: %v\n%s", err, stdout)
+		}
+		jobs := strings.Fields(string(stdout))
+		if len(jobs) != 3 {
+			t.Fatalf("pipeline.sh printed %q, want three job ids", stdout)
+		}
+		waitFor(t, 120*time.Second, func() bool {
+			st, _ := c.run(t, co, nil, "squeue", "-h", "-j", strings.Join(jobs, ","))
+			return strings.TrimSpace(st) == ""
+		}, func() string {
+			st, _ := c.run(t, co, nil, "squeue", "-j", strings.Join(jobs, ","), "-o", "%i %T %r")
+			logs, _ := filepath.Glob(filepath.Join(co, out, "*", "logs", "*"))
+			var b strings.Builder
+			for _, l := range logs {
+				data, _ := os.ReadFile(l)
+				fmt.Fprintf(&b, "--- %s\n%s", l, data)
+			}
+			return "the pipeline's jobs did not finish:\n" + st + b.String()
+		})
+		if code := c.exitCode(t, jobs[2]); code != "0:0" {
+			logs, _ := filepath.Glob(filepath.Join(co, out, "*", "logs", "*"))
+			t.Fatalf("the report job ended %s; logs: %v", code, logs)
+		}
+		report, _ := os.ReadFile(filepath.Join(co, out, "report.txt"))
+		if !strings.Contains(string(report), "IFScale") {
+			t.Errorf("report.txt has no IFScale table:\n%s", report)
+		}
+		judged := filepath.Join(c.dir, "pipeline-judged.jsonl")
+		if o, err := exec.Command(Bin("split-subtasks"), "-o", judged, filepath.Join(co, out, "judged")+"/").CombinedOutput(); err != nil {
+			t.Fatalf("reading the judged parts: %v\n%s", err, o)
+		}
+		if got := ids(t, judged); !slices.Equal(got, want) {
+			t.Errorf("the judged parts hold %d ids, want the %d requests once each", len(got), len(want))
+		}
+	})
+
 	t.Run("two attempts of one task at once", func(t *testing.T) {
 		out := filepath.Join(co, "out", "twice")
 		env := []string{"OPENAI_BASE_URL=" + slow, "REQUESTS=" + requests, "OUT=" + out, "JOBS=1", "SHARDS=4"}

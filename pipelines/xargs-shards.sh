@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The same sharding without a scheduler: N infer-batch processes, P at a time,
-# each answering the records whose hash(id) mod N is its index, into its own
-# part file; rerunning continues every part (--resume). The union of the parts
-# is exactly the input, and the parts concatenate.
+# each answering the records whose hash(id) mod N is its index, into
+# OUTDIR/part-IIIII-of-NNNNN.jsonl.zst with a manifest beside it, as the Slurm
+# array does (docs/cluster.md); rerunning continues every part (--resume), and
+# OUTDIR is one input to the next stage, checked as a set (exit 3 naming a
+# missing, unfinished or foreign part).
 #
 #   OPENAI_BASE_URL=http://gpu01:8000/v1 pipelines/xargs-shards.sh requests.jsonl.zst out/parts 8 4
-#   cat out/parts/part-*.jsonl.zst | judge | aggregate-ifs
+#   judge out/parts/ | aggregate-ifs
 #
 # Arguments: REQUESTS OUTDIR [N shards, default 4] [P at a time, default N].
 # Environment: JOBS (requests in flight per process, default 16; the server sees
@@ -17,8 +19,12 @@ n=${3:-4}
 p=${4:-$n}
 mkdir -p "$out"
 export requests out n MODEL="${MODEL:-}" JOBS="${JOBS:-16}" INFER_ARGS="${INFER_ARGS:-}"
+here=$(cd "$(dirname "$0")/.." && pwd)
+# From a checkout, the project's own programs come first.
+if [[ -x $here/bin/infer-batch ]]; then PATH=$here/bin:$PATH; fi
+# One process per shard, one writer per part (a second run of the same shard
+# exits 2); xargs exits 123 when any of them failed.
 seq 0 $((n - 1)) | xargs -P "$p" -I{} bash -c '
-  part=$(printf "%s/part-%05d-of-%05d.jsonl.zst" "$out" {} "$n")
   # shellcheck disable=SC2086 # INFER_ARGS is a list of flags
   exec infer-batch --shard {}/"$n" --resume -j "$JOBS" ${MODEL:+--model "$MODEL"} \
-    --progress never $INFER_ARGS -o "$part" "$requests"'
+    --progress never $INFER_ARGS -o "$out/" "$requests"'

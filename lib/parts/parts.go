@@ -57,6 +57,10 @@ type Input struct {
 	Name   string `json:"name"`
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256,omitempty"` // empty for stdin
+	// PartsOf is, for an input that is itself a part of a sharded run, the
+	// input key of that run: the parts of a judge array are each made from a
+	// different inference part, but all from the parts of one input.
+	PartsOf string `json:"parts_of,omitempty"`
 }
 
 // Manifest is what part-….manifest.json holds.
@@ -82,6 +86,10 @@ type Manifest struct {
 func (m *Manifest) InputKey() string {
 	var ks []string
 	for _, in := range m.Input {
+		if in.PartsOf != "" {
+			ks = append(ks, "parts("+in.PartsOf+")")
+			continue
+		}
 		if in.SHA256 == "" {
 			ks = append(ks, "stdin")
 			continue
@@ -109,7 +117,13 @@ func HashInputs(files []string) ([]Input, error) {
 		if err != nil {
 			return nil, fmt.Errorf("hashing %s: %w", f, err)
 		}
-		out = append(out, Input{Name: f, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))})
+		in := Input{Name: f, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}
+		if _, _, _, ok := Parse(filepath.Base(f)); ok {
+			if m, err := ReadManifest(ManifestPath(f)); err == nil {
+				in.PartsOf = m.InputKey()
+			}
+		}
+		out = append(out, in)
 	}
 	return out, nil
 }

@@ -179,3 +179,34 @@ func TestAuto(t *testing.T) {
 		})
 	}
 }
+
+// The parts of a stage run per shard (the judge array) are each made from a
+// different upstream part, yet form one set: their manifests key the input by
+// the upstream run's input.
+func TestChainedPartsAreOneSet(t *testing.T) {
+	up, down := t.TempDir(), t.TempDir()
+	for i := range 2 {
+		part := filepath.Join(up, Name(i, 2, ".jsonl"))
+		os.WriteFile(part, []byte(fmt.Sprintf(`{"id":"r%d"}`+"\n", i)), 0o644)
+		m := &Manifest{Shard: i, Count: 2, Complete: true, Input: []Input{{Name: "req.jsonl", SHA256: "aaa"}}}
+		if err := m.Write(ManifestPath(part)); err != nil {
+			t.Fatal(err)
+		}
+		in, err := HashInputs([]string{part})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in[0].PartsOf != "aaa" {
+			t.Fatalf("input %s: PartsOf %q, want the upstream input key aaa", part, in[0].PartsOf)
+		}
+		out := filepath.Join(down, Name(i, 2, ".jsonl"))
+		os.WriteFile(out, []byte(fmt.Sprintf(`{"id":"r%d"}`+"\n", i)), 0o644)
+		dm := &Manifest{Shard: i, Count: 2, Complete: true, Input: in}
+		if err := dm.Write(ManifestPath(out)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Check(down, -1, false); err != nil {
+		t.Errorf("the per-shard parts of one upstream set are refused: %v", err)
+	}
+}
