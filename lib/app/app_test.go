@@ -318,3 +318,53 @@ func TestExitFor(t *testing.T) {
 		}
 	}
 }
+
+// One writer per output: a second run with the same -o, started while the
+// first holds it, exits 2 naming the first one's PID and leaves its output be.
+func TestOneWriterPerOutput(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "o.jsonl")
+	var code2 int
+	var stderr2 string
+	code, _, stderr := runFilter(t, func(r *Run) error {
+		code2, _, stderr2 = runFilter(t, func(r *Run) error { return r.Map(func(*record.Record) error { return nil }) }, "{\"id\":2}\n", "-o", path)
+		return r.Map(func(*record.Record) error { return nil })
+	}, "{\"id\":1}\n", "-o", path)
+	if code != 0 {
+		t.Fatalf("first writer: exit %d: %s", code, stderr)
+	}
+	if want := fmt.Sprintf("PID %d", os.Getpid()); code2 != ExitUsage || !strings.Contains(stderr2, want) {
+		t.Errorf("second writer: exit %d, stderr %q; want exit 2 naming %s", code2, stderr2, want)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "{\"id\":1}\n" {
+		t.Errorf("output %q, want the first writer's record only", data)
+	}
+	if _, err := os.Stat(path + ".lock"); !os.IsNotExist(err) {
+		t.Errorf("the lock file is left behind: %v", err)
+	}
+}
+
+// Off a terminal the progress line says how long is left, from the share of
+// the input file read so far.
+func TestProgressETA(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, "{\"id\":%d,\"pad\":%q}\n", i+1000, strings.Repeat("x", 2000))
+	}
+	os.WriteFile(in, []byte(b.String()), 0o644)
+	var status string
+	code, _, stderr := runFilter(t, func(r *Run) error {
+		return r.Map(func(rec *record.Record) error {
+			if r.Written.Load() == 1000 {
+				status = r.status()
+			}
+			return nil
+		})
+	}, "", "-o", filepath.Join(t.TempDir(), "o.jsonl"), in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(status, "ETA ") {
+		t.Errorf("status halfway through a file: %q, want an ETA", status)
+	}
+}

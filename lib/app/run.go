@@ -46,6 +46,9 @@ type Run struct {
 	afterOutput  []func()
 	unlock       func() // releases -o's lock (stream.Lock); nil without -o
 	parts        *partsState
+	inputBytes   atomic.Int64 // the input files' total size; -1 when one is a pipe
+	reading      atomic.Pointer[stream.Input]
+	doneBytes    atomic.Int64 // the sizes of the inputs read to the end
 	summary      []any
 
 	// Counters, read by the progress line and the summary.
@@ -143,6 +146,16 @@ func (r *Run) output() (*stream.Output, error) {
 // Bad lines end the run with exit 3 unless --skip-invalid; fn may return
 // Invalid(err) for records whose content the stage cannot use.
 func (r *Run) Records(fn func(*record.Record) error) error {
+	var size int64
+	for _, name := range r.files {
+		st, err := os.Stat(name)
+		if err != nil || !st.Mode().IsRegular() {
+			size = -1 // stdin or a pipe: no ETA
+			break
+		}
+		size += st.Size()
+	}
+	r.inputBytes.Store(size)
 	for i, name := range r.files {
 		in := r.first
 		if i > 0 {
@@ -151,7 +164,9 @@ func (r *Run) Records(fn func(*record.Record) error) error {
 				return openError(name, err)
 			}
 		}
+		r.reading.Store(in)
 		err := r.readAll(in, fn)
+		r.doneBytes.Add(in.Size)
 		in.Close()
 		if err != nil {
 			return err
@@ -331,7 +346,26 @@ func (r *Run) status() string {
 	if r.Status != nil {
 		s += ", " + r.Status()
 	}
+	if eta, ok := r.eta(el); ok {
+		s += ", ETA " + eta.String()
+	}
 	return s
+}
+
+// eta extrapolates from the share of the input files read so far (compressed
+// bytes) to the number of records, and from the write rate to the time left.
+func (r *Run) eta(elapsed float64) (time.Duration, bool) {
+	in, size := r.reading.Load(), r.inputBytes.Load()
+	if size <= 0 || in == nil {
+		return 0, false
+	}
+	done := float64(r.doneBytes.Load()+in.Consumed.Load()) / float64(size)
+	read, written := float64(r.Read.Load()), float64(r.Written.Load())
+	if done <= 0 || written <= 0 || elapsed <= 0 {
+		return 0, false
+	}
+	left := max(read/min(done, 1)-written, 0) / (written / elapsed)
+	return time.Duration(left) * time.Second, true
 }
 
 func (r *Run) closeInputs() {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -28,6 +29,22 @@ type Input struct {
 	br          *bufio.Reader
 	line        int
 	buf         []byte
+	// Size is the file's size on disk (0 for stdin or a pipe); Consumed
+	// counts the bytes read from it so far, compressed, so progress can say
+	// how much of a file is left.
+	Size     int64
+	Consumed atomic.Int64
+}
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // Open opens a file name, or stdin for "" and "-", and sniffs its compression.
@@ -43,7 +60,10 @@ func Open(name string, stdin io.Reader) (*Input, error) {
 			return nil, err
 		}
 		in.closers = append(in.closers, f.Close)
-		src = f
+		src = countingReader{f, &in.Consumed}
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			in.Size = st.Size()
+		}
 	}
 	raw := bufio.NewReaderSize(src, 1<<20)
 	c, err := sniff(raw)
