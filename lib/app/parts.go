@@ -152,6 +152,9 @@ func (r *Run) startPart() error {
 // order, after checking them as a set (parts.Check). A run that is itself
 // shard I of the folder's N reads part I alone, whole.
 func (r *Run) expandFolders(files []string) ([]string, error) {
+	if r.IsSet("import") {
+		return files, nil // official result files (and folders of them) are read by the importer as given
+	}
 	var out []string
 	for _, f := range files {
 		if f == "-" || !isDir(f) {
