@@ -3,7 +3,6 @@ package eifbench
 import (
 	_ "embed"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // sampleJSON is the project's own English sample set, in the official file
@@ -81,7 +81,7 @@ func LoadTasks(opt GenOptions) ([]*Task, error) {
 			}
 			subset = s
 		}
-		b, err := os.ReadFile(f)
+		b, err := stream.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}

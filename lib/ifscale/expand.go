@@ -3,12 +3,12 @@ package ifscale
 import (
 	_ "embed"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // The project's wording of the official task text (write a business report,
@@ -46,7 +46,7 @@ type expander struct {
 func NewExpander(opt expand.Options) (expand.Expander, error) {
 	task := defaultTask
 	if opt.Template != "" {
-		b, err := os.ReadFile(opt.Template)
+		b, err := stream.ReadFile(opt.Template)
 		if err != nil {
 			return nil, app.Usagef("--template: %v", err)
 		}

@@ -174,6 +174,20 @@ func TestDefaultVocab(t *testing.T) {
 	}
 }
 
+// A vocabulary saved with a BOM (Notepad, Excel) has the same terms: a BOM
+// glued to the first term would make it a word no reply ever contains.
+func TestLoadVocabSkipsBOM(t *testing.T) {
+	dir := t.TempDir()
+	plain, bom := filepath.Join(dir, "plain.txt"), filepath.Join(dir, "bom.txt")
+	os.WriteFile(plain, []byte("debt\nESG\nyield\n"), 0o644)
+	os.WriteFile(bom, []byte("\xef\xbb\xbfdebt\nESG\nyield\n"), 0o644)
+	a, err1 := LoadVocab(plain)
+	b, err2 := LoadVocab(bom)
+	if err1 != nil || err2 != nil || !slices.Equal(a, b) {
+		t.Errorf("LoadVocab: %q (%v) without a BOM, %q (%v) with one", a, err1, b, err2)
+	}
+}
+
 func TestPromptLayout(t *testing.T) {
 	p := Prompt("Write.", []string{"ESG", "debt"})
 	want := "Write.\n\n### CONSTRAINTS\n1. Include the exact word: 'ESG'.\n2. Include the exact word: 'debt'.\n"

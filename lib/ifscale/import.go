@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // perSampleColumns is the header of the official per_sample.csv.
@@ -77,7 +77,7 @@ func ImportPerSample(files []string, opt aggregate.Options) (*aggregate.Result, 
 	}
 	var all []Sample
 	for _, f := range files {
-		fh, err := os.Open(f)
+		fh, err := stream.OpenText(f)
 		if err != nil {
 			return nil, err
 		}

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // The project's own 500-term business vocabulary, one term per line.
@@ -30,7 +31,7 @@ func DefaultVocab() []string {
 // LoadVocab reads a vocabulary file: one term per line, or the first column
 // of a header-less CSV such as the official pruned_rules.csv.
 func LoadVocab(path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := stream.OpenText(path)
 	if err != nil {
 		return nil, err
 	}

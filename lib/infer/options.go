@@ -8,12 +8,12 @@
 package infer
 
 import (
-	"os"
 	"strings"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/ifkit/ifkit/lib/tokens"
 	"github.com/urfave/cli/v2"
 )
@@ -177,7 +177,7 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.Model = r.String(prefix + "model")
 	keyEnv := envName(prefix, "API_KEY")
 	if f := r.String(prefix + "api-key-file"); f != "" {
-		b, err := os.ReadFile(f)
+		b, err := stream.ReadFile(f)
 		if err != nil {
 			return o, app.Usagef("--%sapi-key-file: %v", prefix, err)
 		}

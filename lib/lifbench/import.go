@@ -11,6 +11,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // ImportScores reads the official per-item score CSVs (data/scores/
@@ -51,7 +52,7 @@ func readScoreCSV(path string) ([]sample, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: the file name does not name a LIFBench task (want <scenario>-<task>.csv)", path)
 	}
-	f, err := os.Open(path)
+	f, err := stream.OpenText(path)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -34,7 +33,7 @@ type officialDocs struct {
 // a label object is OneDoc, an info object with doc_list MultiDoc, an info
 // list List.
 func ImportOfficial(path string, opt GenOptions, emit func(*record.Record) error) error {
-	b, err := os.ReadFile(path)
+	b, err := stream.ReadFile(path)
 	if err != nil {
 		return err
 	}

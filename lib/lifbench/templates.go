@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // The embedded templates are the project's own wording, laid out like the
@@ -69,7 +70,7 @@ func EmbeddedTemplates() *Templates {
 
 // LoadTemplates reads a tasks.json-shaped file.
 func LoadTemplates(path string) (*Templates, error) {
-	b, err := os.ReadFile(path)
+	b, err := stream.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

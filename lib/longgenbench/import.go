@@ -2,12 +2,12 @@ package longgenbench
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // official is one record of Dataset_short.json / Dataset_long.json.
@@ -49,7 +49,7 @@ func officialScenario(typ string, number int) (scenario, error) {
 // the prompt, entry type, prefix, entry count and check sets (keys kept as
 // written, e.g. zero-padded day numbers) become context and gold.
 func ImportOfficial(path string, emit func(*record.Record) error) error {
-	b, err := os.ReadFile(path)
+	b, err := stream.ReadFile(path)
 	if err != nil {
 		return err
 	}

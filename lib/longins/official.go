@@ -2,7 +2,6 @@ package longins
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // officialExam is one entry of the official data/<MODE>/<length>.json: an
@@ -41,7 +41,7 @@ func ModeLengthOf(path string) (mode string, length int, ok bool) {
 // GIST_256.json: 22 exams with no question at all) are kept: the official
 // scorer gives them F1 0 and counts them.
 func ImportOfficial(path, mode string, length int, emit func(*record.Record) error) error {
-	b, err := os.ReadFile(path)
+	b, err := stream.ReadFile(path)
 	if err != nil {
 		return err
 	}

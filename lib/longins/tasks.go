@@ -6,12 +6,12 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // The project's own task source: tasks whose answers a program can check
@@ -77,7 +77,7 @@ func LoadTasks(paths ...string) ([]Task, error) {
 	var all []Task
 	names := map[string]string{}
 	for _, p := range paths {
-		b, err := os.ReadFile(p)
+		b, err := stream.ReadFile(p)
 		if err != nil {
 			return nil, err
 		}

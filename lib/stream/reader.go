@@ -94,7 +94,39 @@ func Open(name string, stdin io.Reader) (*Input, error) {
 		in.r = raw
 	}
 	in.br = bufio.NewReaderSize(in.r, 1<<20)
+	if b, _ := in.br.Peek(len(BOM)); bytes.Equal(b, BOM) {
+		in.br.Discard(len(BOM))
+	}
 	return in, nil
+}
+
+// BOM is the UTF-8 byte order mark some editors (Notepad, Excel's "CSV UTF-8")
+// put at the start of a text file. At the start of any input it is skipped,
+// never taken as data: in front of the first vocabulary term or record id it
+// would silently change what matches.
+var BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// ReadFile reads a whole text file the user names (a vocabulary, corpus,
+// template, official dataset, key file), without a leading BOM.
+func ReadFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	return bytes.TrimPrefix(b, BOM), err
+}
+
+// OpenText opens a text file the user names for streaming, without a leading BOM.
+func OpenText(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(f)
+	if b, _ := br.Peek(len(BOM)); bytes.Equal(b, BOM) {
+		br.Discard(len(BOM))
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{br, f}, nil
 }
 
 // Close releases the file and decoder.

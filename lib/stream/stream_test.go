@@ -100,6 +100,8 @@ func TestSniffAndRead(t *testing.T) {
 		{"zstd", zstdBytes(t, plain), Zstd},
 		{"zstd after a skippable frame", skippable, Zstd},
 		{"gzip members concatenated", append(gzipBytes(t, joinLines(lines[:200])), gzipBytes(t, joinLines(lines[200:]))...), Gzip},
+		{"plain after a BOM", append(append([]byte{}, BOM...), plain...), None},
+		{"gzip of a file that starts with a BOM", gzipBytes(t, append(append([]byte{}, BOM...), plain...)), Gzip},
 		{"zstd frames concatenated", append(append(zstdBytes(t, joinLines(lines[:1])), zstdBytes(t, joinLines(lines[1:300]))...), zstdBytes(t, joinLines(lines[300:]))...), Zstd},
 	}
 	for _, tt := range tests {
@@ -595,6 +597,28 @@ func TestParseCompression(t *testing.T) {
 	for name, want := range map[string]Compression{"a.jsonl.zst": Zstd, "a.ZSTD": Zstd, "dir.gz/a.jsonl": None, "a.jsonl.gz": Gzip, "a.jsonl": None, "-": None} {
 		if got := ByExtension(name); got != want {
 			t.Errorf("ByExtension(%s) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestReadFileSkipsBOM(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{"bom": "\xef\xbb\xbfdebt\nESG\n", "plain": "debt\nESG\n", "bom only in the middle": "debt\n\xef\xbb\xbfESG\n"} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(data), 0o644)
+		b, err := ReadFile(p)
+		want := strings.TrimPrefix(data, "\xef\xbb\xbf")
+		if err != nil || string(b) != want {
+			t.Errorf("ReadFile(%s) = %q, %v; want %q", name, b, err, want)
+		}
+		f, err := OpenText(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ = io.ReadAll(f)
+		f.Close()
+		if string(b) != want {
+			t.Errorf("OpenText(%s) reads %q, want %q", name, b, want)
 		}
 	}
 }
