@@ -368,3 +368,23 @@ func TestProgressETA(t *testing.T) {
 		t.Errorf("status halfway through a file: %q, want an ETA", status)
 	}
 }
+
+// `-o F < F` would truncate the input it is about to read: refused (exit 2).
+func TestOutputIsStdin(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.jsonl")
+	os.WriteFile(path, []byte("{\"id\":1}\n"), 0o644)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var stderr bytes.Buffer
+	tool := Tool{Name: "t", Usage: "test filter", Description: "Example:\n  t < in.jsonl", Kind: Filter, Action: func(r *Run) error { return r.Map(func(*record.Record) error { return nil }) }}
+	code := RunTool(tool, []string{"t", "-o", path}, Env{Stdin: f, Stdout: os.Stdout, Stderr: &stderr, Getenv: env(nil)})
+	if code != ExitUsage || !strings.Contains(stderr.String(), "stdin") {
+		t.Errorf("-o F < F: exit %d, %s; want exit 2 naming stdin", code, stderr.String())
+	}
+	if data, _ := os.ReadFile(path); string(data) != "{\"id\":1}\n" {
+		t.Errorf("the input became %q", data)
+	}
+}

@@ -84,12 +84,6 @@ func (r *Run) setup() error {
 	if r.outPath == "-" {
 		r.outPath = ""
 	}
-	if r.outPath != "" {
-		// Before anything reads, renames or writes FILE.partial or a manifest.
-		if r.unlock, err = stream.Lock(r.outPath); err != nil {
-			return Usagef("%v", err)
-		}
-	}
 	if r.kind == Filter {
 		r.skipInvalid = r.Bool("skip-invalid")
 		r.files = r.Args().Slice()
@@ -99,8 +93,8 @@ func (r *Run) setup() error {
 		if r.files, err = r.expandFolders(r.files); err != nil {
 			return err
 		}
-		if err := stream.CheckNotInput(r.outPath, r.files); err != nil {
-			return Usagef("%v", err)
+		if err := r.claimOutput(r.files); err != nil {
+			return err
 		}
 		// The first input is opened now: auto compression mirrors it.
 		if r.first, err = stream.Open(r.files[0], r.env.Stdin); err != nil {
@@ -109,6 +103,8 @@ func (r *Run) setup() error {
 		r.inCompress = &r.first.Compression
 	} else if r.Args().Len() > 0 {
 		return Usagef("unexpected arguments %q", r.Args().Slice())
+	} else if err := r.claimOutput(nil); err != nil {
+		return err
 	}
 	return r.startPart()
 }

@@ -541,6 +541,10 @@ func TestCheckNotInput(t *testing.T) {
 	if err := os.Symlink(in, link); err != nil {
 		t.Fatal(err)
 	}
+	partialIn := PartialName(filepath.Join(dir, "x.jsonl"))
+	if err := os.WriteFile(partialIn, []byte("{\"id\":1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	hard := filepath.Join(dir, "hard.jsonl")
 	if err := os.Link(in, hard); err != nil {
 		t.Fatal(err)
@@ -559,10 +563,21 @@ func TestCheckNotInput(t *testing.T) {
 		{"new file", filepath.Join(dir, "new.jsonl"), []string{in}, false},
 		{"stdout", "-", []string{in}, false},
 		{"stdin input", other, []string{"-"}, false},
+		{"its .partial is an input", filepath.Join(dir, "x.jsonl"), []string{partialIn}, true},
+		{"stdin is the output", in, []string{"-"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckNotInput(tt.out, tt.inputs)
+			stdin := io.Reader(strings.NewReader(""))
+			if tt.name == "stdin is the output" {
+				f, err := os.Open(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				stdin = f
+			}
+			err := CheckNotInput(tt.out, tt.inputs, stdin)
 			if errors.Is(err, ErrSameFile) != tt.same {
 				t.Errorf("CheckNotInput(%s, %v) = %v, want same=%v", tt.out, tt.inputs, err, tt.same)
 			}

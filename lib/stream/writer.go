@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -60,7 +62,8 @@ func Create(path string, c Compression, stdout *os.File) (*Output, error) {
 	} else {
 		o.Path = path
 		o.tmp = PartialName(path)
-		f, err := os.Create(o.tmp)
+		// O_NOFOLLOW: never write through a symbolic link planted at FILE.partial.
+		f, err := os.OpenFile(o.tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o666)
 		if err != nil {
 			return nil, err
 		}
@@ -301,21 +304,35 @@ var errClosed = errors.New("write to a closed output")
 // ErrSameFile is returned when -o names one of the inputs.
 var ErrSameFile = errors.New("refusing to overwrite an input file")
 
-// CheckNotInput fails when out is the same file as one of the inputs.
-func CheckNotInput(out string, inputs []string) error {
+// CheckNotInput fails when out, or the FILE.partial a run writes first, is
+// the same file as one of the inputs, stdin included (`-o F < F`): the run
+// would truncate what it is about to read.
+func CheckNotInput(out string, inputs []string, stdin io.Reader) error {
 	if out == "" || out == "-" {
 		return nil
 	}
-	ost, err := os.Stat(out)
-	if err != nil {
-		return nil
-	}
-	for _, in := range inputs {
-		if in == "" || in == "-" {
+	for _, o := range []string{out, PartialName(out)} {
+		ost, err := os.Stat(o)
+		if err != nil {
 			continue
 		}
-		if ist, err := os.Stat(in); err == nil && os.SameFile(ost, ist) {
-			return fmt.Errorf("-o %s: %w %s", out, ErrSameFile, in)
+		for _, in := range inputs {
+			var ist os.FileInfo
+			if in == "" || in == "-" {
+				f, ok := stdin.(*os.File)
+				if !ok {
+					continue
+				}
+				if ist, err = f.Stat(); err != nil {
+					continue
+				}
+				in = "stdin"
+			} else if ist, err = os.Stat(in); err != nil {
+				continue
+			}
+			if os.SameFile(ost, ist) {
+				return fmt.Errorf("-o %s: %w %s (%s)", out, ErrSameFile, in, o)
+			}
 		}
 	}
 	return nil
