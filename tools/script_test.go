@@ -50,11 +50,16 @@ func atoi(ts *testscript.TestScript, s string) int {
 	return n
 }
 
-// gen-lines N FILE writes N records with ids r0..rN-1 and fields a stage must
-// carry unchanged: a big integer, number spellings, nesting, escapes, unicode.
+// gen-lines N FILE [FIRST] writes N records with ids rFIRST..r(FIRST+N-1)
+// (FIRST defaults to 0) and fields a stage must carry unchanged: a big
+// integer, number spellings, nesting, escapes, unicode.
 func cmdGenLines(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: gen-lines N FILE")
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: gen-lines N FILE [FIRST]")
+	}
+	first := 0
+	if len(args) == 3 {
+		first = atoi(ts, args[2])
 	}
 	words := strings.Fields("alpha beta gamma delta the of and a to in is that it for on are as with they at be this from or one had by word but not what all were when your can said there use an each which how their if will up other about out many then them these so some her would make like into time has look two more write see number way could people than first water been call who its now find long down day did get come made may part")
 	rng := rand.New(rand.NewPCG(uint64(len(args[1])), 7))
@@ -65,7 +70,7 @@ func cmdGenLines(ts *testscript.TestScript, neg bool, args []string) {
 			text.WriteString(words[rng.IntN(len(words))])
 			text.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, `{"id":"r%d","user":{"big":12345678901234567890123,"f":1.50,"e":1E+3,"s":"<a&b> \u00e9 日本 \"q\""},"n":%d,"text":%q}`+"\n", i, rng.Uint32(), text.String())
+		fmt.Fprintf(&b, `{"id":"r%d","user":{"big":12345678901234567890123,"f":1.50,"e":1E+3,"s":"<a&b> \u00e9 日本 \"q\""},"n":%d,"text":%q}`+"\n", first+i, rng.Uint32(), text.String())
 	}
 	if err := os.WriteFile(ts.MkAbs(args[1]), b.Bytes(), 0o644); err != nil {
 		ts.Fatalf("%v", err)

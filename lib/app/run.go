@@ -46,7 +46,8 @@ type Run struct {
 	afterOutput  []func()
 	unlock       func() // releases -o's lock (stream.Lock); nil without -o
 	parts        *partsState
-	inputBytes   atomic.Int64 // the input files' total size; -1 when one is a pipe
+	ids          map[string]idPlace // every id read, for the duplicate check
+	inputBytes   atomic.Int64       // the input files' total size; -1 when one is a pipe
 	reading      atomic.Pointer[stream.Input]
 	doneBytes    atomic.Int64 // the sizes of the inputs read to the end
 	summary      []any
@@ -214,6 +215,12 @@ func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
 			r.Skipped.Add(1)
 			continue
 		}
+		if prev, dup := r.firstSeen(in.Name, n, rec.ID()); dup {
+			if err := r.invalid(&stream.LineError{File: in.Name, Line: n, ID: rec.ID(), Err: fmt.Errorf("duplicate id: already read at %s", prev)}); err != nil {
+				return err
+			}
+			continue
+		}
 		r.Read.Add(1)
 		if err := fn(rec); err != nil {
 			var inv *invalidError
@@ -226,6 +233,27 @@ func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
 			return err
 		}
 	}
+}
+
+// firstSeen records where an id was first read. An id twice is bad input in
+// every stage: two answers to one request would be counted twice by
+// aggregate-ifs, or resume would keep one at random. Under --skip-invalid the
+// first is kept and the rest counted as invalid.
+func (r *Run) firstSeen(file string, line int, id string) (prev string, dup bool) {
+	if r.ids == nil {
+		r.ids = map[string]idPlace{}
+	}
+	if p, ok := r.ids[id]; ok {
+		return fmt.Sprintf("%s:%d", p.file, p.line), true
+	}
+	r.ids[id] = idPlace{file, line}
+	return "", false
+}
+
+// idPlace is where an id was first read (file shares the input name's bytes).
+type idPlace struct {
+	file string
+	line int
 }
 
 func (r *Run) invalid(le *stream.LineError) error {
