@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ifkit/ifkit/lib/progress"
+	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/urfave/cli/v2"
 )
@@ -132,6 +133,9 @@ func RunTool(t Tool, args []string, env Env) int {
 	}
 	code := ExitOK
 	var runErr error
+	// Logs, errors and help go to stderr through the redaction point; the
+	// progress bar gets the terminal itself (it prints counts only).
+	stderr := redact.Writer(env.Stderr)
 	a := &cli.App{
 		Name:            t.Name,
 		Usage:           t.Usage,
@@ -140,7 +144,7 @@ func RunTool(t Tool, args []string, env Env) int {
 		Version:         Version,
 		Reader:          env.Stdin,
 		Writer:          env.Stdout,
-		ErrWriter:       env.Stderr,
+		ErrWriter:       stderr,
 		HideHelpCommand: true,
 		// urfave would os.Exit inside Run and skip our flushes; we map errors ourselves.
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -183,14 +187,14 @@ func RunTool(t Tool, args []string, env Env) int {
 	if err := a.Run(args); err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
-			fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, err)
+			fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
 			return ExitUsage
 		}
-		fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, err)
+		fmt.Fprintf(stderr, "%s: %v\n", t.Name, err)
 		return ExitFailure
 	}
 	if runErr != nil {
-		fmt.Fprintf(env.Stderr, "%s: %v\n", t.Name, runErr)
+		fmt.Fprintf(stderr, "%s: %v\n", t.Name, runErr)
 	}
 	return code
 }
@@ -210,7 +214,7 @@ func execute(c *cli.Context, t Tool, sub string, action func(*Run) error, env En
 			return ExitUsage, Usagef("flag %s after a file name: flags go before file names", a)
 		}
 	}
-	logger, err := newLogger(c.String("log-format"), env.Stderr, t.Name)
+	logger, err := newLogger(c.String("log-format"), redact.Writer(env.Stderr), t.Name)
 	if err != nil {
 		return ExitUsage, err
 	}

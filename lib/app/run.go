@@ -14,6 +14,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/progress"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/urfave/cli/v2"
 )
@@ -62,7 +63,7 @@ type Run struct {
 func (r *Run) Getenv(k string) string { return r.env.Getenv(k) }
 
 // Stderr is where a tool may print human-readable reports.
-func (r *Run) Stderr() io.Writer { return r.env.Stderr }
+func (r *Run) Stderr() io.Writer { return redact.Writer(r.env.Stderr) }
 
 func (r *Run) setup() error {
 	var err error
@@ -295,7 +296,7 @@ func (r *Run) Write(rec *record.Record) error {
 	if err != nil {
 		return err
 	}
-	if err := o.WriteFunc(rec.AppendJSON); err != nil {
+	if err := o.WriteFunc(func(dst []byte) []byte { return redactTail(dst, rec.AppendJSON) }); err != nil {
 		return err
 	}
 	r.Written.Add(1)
@@ -312,7 +313,21 @@ func (w textWriter) Write(p []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return o.Write(p)
+	if _, err := o.Write(redact.Bytes(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// redactTail appends a record line to dst and masks any secret in it
+// (lib/redact): every record a tool writes passes here.
+func redactTail(dst []byte, appendLine func([]byte) []byte) []byte {
+	n := len(dst)
+	dst = appendLine(dst)
+	if redact.Found(dst[n:]) {
+		dst = append(dst[:n], redact.Bytes(dst[n:])...) // Bytes made a copy
+	}
+	return dst
 }
 
 // Emit writes a generated record if its id belongs to this shard.

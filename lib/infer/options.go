@@ -13,6 +13,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/ifkit/ifkit/lib/tokens"
 	"github.com/urfave/cli/v2"
@@ -169,6 +170,7 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	for _, v := range r.StringSlice(prefix + "base-url") {
 		for _, u := range strings.Split(v, ",") {
 			if u = strings.TrimSpace(u); u != "" {
+				redact.AddURL(u)
 				o.BaseURLs = append(o.BaseURLs, u)
 			}
 		}
@@ -182,9 +184,14 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 			return o, app.Usagef("--%sapi-key-file: %v", prefix, err)
 		}
 		o.APIKey = strings.TrimSpace(string(b))
+		redact.Add(o.APIKey) // before the check below can print anything
+		if strings.ContainsAny(o.APIKey, "\r\n") {
+			return o, app.Usagef("--%sapi-key-file %s holds more than one line: a key file holds the key alone", prefix, f)
+		}
 	} else {
 		o.APIKey = strings.TrimSpace(r.Getenv(keyEnv))
 	}
+	redact.Add(o.APIKey)
 	o.Stream = r.Bool(prefix + "stream")
 	o.RPM, o.TPM = r.Float64(prefix+"rpm"), r.Float64(prefix+"tpm")
 	o.MaxModelLen = r.Int(prefix + "max-model-len")

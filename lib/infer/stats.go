@@ -11,6 +11,7 @@ import (
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/progress"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
@@ -315,7 +316,7 @@ func (e *engine) writeStats() error {
 	if err != nil {
 		return err
 	}
-	b = []byte(e.client.Redact(string(b)))
+	b = []byte(redact.String(string(b)))
 	tmp := e.opt.StatsFile + ".partial"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("--stats: %w", err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/redact"
 )
 
 // Verdicts of a check (DESIGN §2).
@@ -68,8 +69,6 @@ func (v YesNo) Parse(reply string) (string, error) {
 // VerdictError is the error of a reply --strict-verdict rejects: it fails
 // the record (kind "verdict") rather than guessing, and aggregate-ifs counts it.
 func VerdictError(reply string) *record.Error {
-	if len(reply) > 200 {
-		reply = reply[:200] + "..."
-	}
+	reply = redact.Excerpt(reply, 200)
 	return &record.Error{Stage: "judge", Kind: "verdict", Message: fmt.Sprintf("--strict-verdict: the judge's reply is not a single yes or no: %q", reply)}
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ifkit/ifkit/lib/redact"
 	"io"
 	"net"
 	"net/http"
@@ -60,20 +61,12 @@ func NewTransport(concurrency int, connect time.Duration) *http.Transport {
 // (local servers without auth).
 func New(concurrency int, connect time.Duration, key string) *Client {
 	// No client-wide Timeout: each call sets its own deadlines.
+	redact.Add(key)
 	return &Client{HTTP: &http.Client{Transport: NewTransport(concurrency, connect)}, key: strings.TrimSpace(key)}
 }
 
 // Close drops idle connections.
 func (c *Client) Close() { c.HTTP.CloseIdleConnections() }
-
-// Redact removes the API key from a text that may echo it (an error body, a
-// URL) so it can go into records and logs.
-func (c *Client) Redact(s string) string {
-	if c.key == "" || len(c.key) < 4 {
-		return s
-	}
-	return strings.ReplaceAll(s, c.key, "[redacted]")
-}
 
 // NormalizeBase turns a user's base URL into the form requests are built on:
 // scheme and host required, "/v1" added when there is no path (OpenAI's
@@ -203,7 +196,7 @@ func (c *Client) Complete(ctx context.Context, call Call) (*Completion, error) {
 
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, call.Base+call.Path, bytes.NewReader(call.Body))
 	if err != nil {
-		return nil, &Error{Kind: KindClient, Message: c.Redact(err.Error())}
+		return nil, &Error{Kind: KindClient, Message: redact.String(err.Error())}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if call.Stream {
@@ -282,13 +275,13 @@ func (c *Client) failure(parent, actx context.Context, err error) error {
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return &Error{Kind: KindTimeout, Message: c.Redact(err.Error()), Retryable: true}
+		return &Error{Kind: KindTimeout, Message: redact.String(err.Error()), Retryable: true}
 	}
-	return &Error{Kind: KindNetwork, Message: c.Redact(err.Error()), Retryable: true}
+	return &Error{Kind: KindNetwork, Message: redact.String(err.Error()), Retryable: true}
 }
 
 func (c *Client) statusError(resp *http.Response, body []byte) *Error {
-	e := &Error{Status: resp.StatusCode, Message: c.Redact(errorMessage(body, resp.Status))}
+	e := &Error{Status: resp.StatusCode, Message: errorMessage(body, resp.Status)}
 	e.RetryAfter = RetryAfter(resp.Header, time.Now())
 	switch s := resp.StatusCode; {
 	case s == 429:
@@ -358,10 +351,7 @@ func errorMessage(body []byte, status string) string {
 	if msg == "" {
 		msg = status
 	}
-	if len(msg) > 1000 {
-		msg = msg[:1000] + "…"
-	}
-	return msg
+	return redact.Excerpt(msg, 1000)
 }
 
 // RetryAfter reads retry-after-ms (OpenAI) or Retry-After in seconds or as an

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/redact"
 )
 
 func unmarshal(b []byte, v any) error { return record.Unmarshal(b, v) }
@@ -78,7 +79,7 @@ func (c *Client) parseBody(b []byte) (*Completion, error) {
 		return nil, &Error{Kind: KindBadResponse, Message: "response is not JSON: " + shorten(b), Retryable: true}
 	}
 	if len(v.Error) > 0 && string(v.Error) != "null" {
-		return nil, &Error{Kind: KindServer, Message: c.Redact(errorMessage(b, "error in body")), Retryable: true}
+		return nil, &Error{Kind: KindServer, Message: errorMessage(b, "error in body"), Retryable: true}
 	}
 	if len(v.Choices) == 0 {
 		return nil, &Error{Kind: KindBadResponse, Message: "response has no choices: " + shorten(b), Retryable: true}
@@ -90,6 +91,10 @@ func (c *Client) parseBody(b []byte) (*Completion, error) {
 		comp.Reasoning = ch.Message.reasoning()
 	} else if ch.Text != nil {
 		comp.Text = *ch.Text
+	} else {
+		// Not an empty answer: a reply without one, which must not be recorded
+		// as a success.
+		return nil, &Error{Kind: KindBadResponse, Message: "response choice has no message or text: " + shorten(b), Retryable: true}
 	}
 	if ch.FinishReason != nil {
 		comp.FinishReason = *ch.FinishReason
@@ -100,13 +105,8 @@ func (c *Client) parseBody(b []byte) (*Completion, error) {
 	return comp, nil
 }
 
-func shorten(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
-}
+// shorten is an excerpt of a reply for an error message.
+func shorten(b []byte) string { return redact.Excerpt(string(b), 200) }
 
 // readStream reads an SSE answer. progress is called on every event (first
 // is true for the first one). A stream that ends without [DONE] and without a
@@ -145,7 +145,7 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 				return nil, &Error{Kind: KindBadResponse, Message: "stream event is not JSON: " + shorten(data), Retryable: true}
 			}
 			if len(v.Error) > 0 && string(v.Error) != "null" {
-				return nil, &Error{Kind: KindServer, Message: c.Redact(errorMessage(data, "error in stream")), Retryable: true}
+				return nil, &Error{Kind: KindServer, Message: errorMessage(data, "error in stream"), Retryable: true}
 			}
 			if v.Fingerprint != "" {
 				comp.Fingerprint = v.Fingerprint
@@ -204,7 +204,7 @@ func (c *Client) Models(ctx context.Context, base string, timeout time.Duration)
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return nil, errors.New(c.Redact(err.Error()))
+		return nil, errors.New(redact.String(err.Error()))
 	}
 	defer resp.Body.Close()
 	b, err := readLimited(resp.Body)
