@@ -3,7 +3,7 @@ MODULE  := github.com/ifkit/ifkit
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X $(MODULE)/lib/app.Version=$(VERSION)
 
-.PHONY: build test demo bench clean
+.PHONY: build test fuzz demo bench clean
 
 build:
 	go build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./tools/...
@@ -12,6 +12,17 @@ build:
 test:
 	go vet ./...
 	go test -race -timeout 20m ./...
+
+# Each fuzz test (lib/**/fuzz_test.go) for FUZZTIME; `make test` runs their
+# seed corpora (and any failing input saved under testdata/fuzz) every time.
+FUZZTIME ?= 10s
+fuzz:
+	@for pkg in $$(go list ./lib/...); do \
+	  for fz in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$fz"; \
+	    go test $$pkg -run '^$$' -fuzz "^$$fz\$$" -fuzztime $(FUZZTIME) || exit 1; \
+	  done; \
+	done
 
 # Every benchmark end to end against a local llm-sim; results under out/.
 demo: build
