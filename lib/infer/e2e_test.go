@@ -563,10 +563,24 @@ func TestResumeFollowsInput(t *testing.T) {
 	if !strings.Contains(string(recs[1].Raw("request")), "question number one") || string(recs[1].AppendJSON(nil)) == first["r00001"] {
 		t.Fatalf("changed r00001 not sent again: %s", recs[1].AppendJSON(nil))
 	}
-	if !strings.Contains(stderr, "dropped_not_in_input=3") || !strings.Contains(stderr, "sent_again_changed=1") {
-		t.Fatalf("the log does not count the dropped and changed records: %s", stderr)
+	if !strings.Contains(stderr, "ids_not_in_input=3") || !strings.Contains(stderr, "sent_again_changed=1") {
+		t.Fatalf("the log does not count the ids that left and the changed records: %s", stderr)
 	}
-	if left, _ := filepath.Glob(stream.PartialName(out) + "*"); len(left) > 0 {
-		t.Fatalf("left behind: %v", left)
+	// The answers of the ids that left are paid for: moved aside, said at WARN.
+	if !strings.Contains(stderr, "level=WARN") || !strings.Contains(stderr, "records=3") {
+		t.Fatalf("the log does not warn that 3 answers were moved aside: %s", stderr)
+	}
+	var aside []string
+	for _, rec := range readRecords(t, AsideName(out)) {
+		if got := string(rec.AppendJSON(nil)); got != first[rec.ID()] {
+			t.Fatalf("%s moved aside changed:\n%s\n%s", rec.ID(), got, first[rec.ID()])
+		}
+		aside = append(aside, rec.ID())
+	}
+	if got := strings.Join(aside, ","); got != "r00000,r00002,r00005" {
+		t.Fatalf("%s holds %s, want r00000,r00002,r00005", AsideName(out), got)
+	}
+	if left, _ := filepath.Glob(stream.PartialName(out) + "*"); len(left) != 1 {
+		t.Fatalf("left behind: %v, want only the aside file", left)
 	}
 }

@@ -297,7 +297,16 @@ func (e *engine) run() error {
 		err = e.r.Ctx.Err()
 	}
 	if e.earlier != nil && err == nil {
-		r.Log.Info("--resume: done with the earlier outputs", "sent_again_changed", changed, "dropped_not_in_input", len(e.earlier.byID))
+		kept, aerr := e.earlier.setAside(e.opt.Output)
+		if aerr != nil {
+			return aerr // before the sources that still hold them are removed
+		}
+		r.Log.Info("--resume: done with the earlier outputs", "sent_again_changed", changed, "ids_not_in_input", len(e.earlier.byID))
+		if kept > 0 {
+			r.Log.Warn("--resume: earlier answers whose ids are not in the input were moved aside, not deleted", "file", AsideName(e.opt.Output), "records", kept)
+		} else if len(e.earlier.byID) > 0 && e.opt.Output == "" {
+			r.Log.Warn("--resume: earlier records whose ids are not in the input are not in this output (they stay in the --resume-from files)", "ids", len(e.earlier.byID))
+		}
 	}
 	return err
 }

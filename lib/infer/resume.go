@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/record"
@@ -251,6 +253,57 @@ func (x *earlier) take(e *engine, rec *record.Record) (old *record.Record, c can
 		return nil, c, false, fmt.Errorf("--resume: read back %s: %w", x.f.Name(), err)
 	}
 	return old, c, false, nil
+}
+
+// AsideName is where --resume keeps the earlier answers of ids that are no
+// longer in the input: FILE.partial.aside, appended to by every such run.
+func AsideName(out string) string { return stream.PartialName(out) + ".aside" }
+
+// setAside writes the earlier answers left untaken — their ids are not in
+// this input (a smaller or another input file) — to AsideName(out), so a
+// resume never deletes a paid answer; errors are not kept. It runs before
+// the sources are removed, and returns how many records it kept.
+func (x *earlier) setAside(out string) (int, error) {
+	if x == nil || len(x.byID) == 0 || out == "" {
+		return 0, nil
+	}
+	ids := make([]string, 0, len(x.byID))
+	for id := range x.byID {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	if err := x.w.Flush(); err != nil {
+		return 0, err
+	}
+	f, err := os.OpenFile(AsideName(out), os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return 0, fmt.Errorf("--resume: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	n := 0
+	for _, id := range ids {
+		for _, c := range x.byID[id] {
+			if c.errored {
+				continue
+			}
+			buf := make([]byte, c.n)
+			if _, err := x.f.ReadAt(buf, c.off); err != nil {
+				f.Close()
+				return n, fmt.Errorf("--resume: read back %s: %w", x.f.Name(), err)
+			}
+			w.Write(buf)
+			w.WriteByte('\n')
+			n++
+		}
+	}
+	err = w.Flush()
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
 }
 
 // close removes the spill file: the earlier records it holds are still in
