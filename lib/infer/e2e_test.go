@@ -304,6 +304,10 @@ func TestKill9Resume(t *testing.T) {
 				if _, err := os.Stat(out); err == nil {
 					t.Fatalf("a killed run left a complete-looking %s; stderr: %s", out, stderr)
 				}
+				// The journal is compressed, and what it holds reads back.
+				if b, err := os.ReadFile(journalName(out)); err != nil || !bytes.HasPrefix(b, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+					t.Fatalf("the killed run's journal is not zstd (%v)", err)
+				}
 			}
 			code, _, stderr := runBatch(t, nil, args...)
 			if code != 0 {

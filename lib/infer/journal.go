@@ -7,11 +7,16 @@ import (
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
+	"github.com/klauspost/compress/zstd"
 )
 
 // journal is FILE.partial.journal: every record that got an answer (or a
-// final error) from an endpoint is appended here, uncompressed, with one
-// write as soon as it completes. The output itself is buffered, compressed
+// final error) from an endpoint is appended here, with one write as soon as
+// it completes. It is one zstd frame flushed after each record: a flushed
+// block is complete on disk, so a kill -9 loses nothing that was written
+// (the reader takes every record before the cut), while the encoder's window
+// still sees the records before, so long prompts that repeat one context do
+// not make the journal many times the size of the output. The output itself is buffered, compressed
 // and ordered, so a record can wait there (behind a slow request in the
 // reorder window, or for the next flush) for seconds; a kill -9 in that time
 // would otherwise lose answers that were paid for. --resume reads the journal
@@ -20,6 +25,7 @@ import (
 type journal struct {
 	mu   sync.Mutex
 	f    *os.File
+	enc  *zstd.Encoder
 	r    *app.Run
 	name string
 	buf  []byte
@@ -33,7 +39,14 @@ func openJournal(r *app.Run, name string) *journal {
 		r.Log.Warn("cannot write the journal; a kill -9 may lose answers that were still buffered", "file", name, "err", err.Error())
 		return nil
 	}
-	j := &journal{f: f, r: r, name: name}
+	// The output's settings (lib/stream): fastest level, a 2 MiB window.
+	enc, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithWindowSize(1<<21), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		f.Close()
+		r.Log.Warn("cannot write the journal; a kill -9 may lose answers that were still buffered", "file", name, "err", err.Error())
+		return nil
+	}
+	j := &journal{f: f, enc: enc, r: r, name: name}
 	r.AfterOutput(func() {
 		j.close()
 		os.Remove(name)
@@ -51,7 +64,11 @@ func (j *journal) add(rec *record.Record) {
 		return
 	}
 	j.buf = append(rec.AppendJSON(j.buf[:0]), '\n')
-	if _, err := j.f.Write(j.buf); err != nil {
+	_, err := j.enc.Write(j.buf)
+	if err == nil {
+		err = j.enc.Flush()
+	}
+	if err != nil {
 		j.r.Log.Warn("journal write failed; continuing without it", "file", j.name, "err", err.Error())
 		j.f.Close()
 		j.f = nil
@@ -68,6 +85,7 @@ func (j *journal) close() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.f != nil {
+		j.enc.Close()
 		j.f.Close()
 		j.f = nil
 	}
