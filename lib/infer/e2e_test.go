@@ -588,3 +588,25 @@ func TestResumeFollowsInput(t *testing.T) {
 		t.Fatalf("left behind: %v, want only the aside file", left)
 	}
 }
+
+// Bad input stops the reading, not the requests already in flight: the
+// records before the bad line are answered, written (FILE.partial), and the
+// run exits 3 naming the line.
+func TestBadInputKeepsRecordsInFlight(t *testing.T) {
+	opt := sim.DefaultOptions()
+	opt.Latency = 300 * time.Millisecond
+	s := startSim(t, opt)
+	in := writeInput(t, 12, 4)
+	f, _ := os.OpenFile(in, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{\"id\":\"broken\",\n")
+	f.Close()
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	code, _, stderr := runBatch(t, nil, "--base-url", s.BaseURL(), "--model", sim.DefaultModel, "-j", "16", "-o", out, in)
+	if code != app.ExitBadInput || !strings.Contains(stderr, in+":13") {
+		t.Fatalf("exit %d, want 3 naming %s:13:\n%s", code, in, stderr)
+	}
+	recs := readRecords(t, stream.PartialName(out))
+	if ok, _ := exactlyOnce(t, recs, 12); ok != 12 {
+		t.Fatalf("%d of the 12 records before the bad line were answered and kept:\n%s", ok, stderr)
+	}
+}

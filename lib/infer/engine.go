@@ -12,6 +12,7 @@ import (
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/ifkit/ifkit/lib/tokens"
 )
 
@@ -117,6 +118,12 @@ func (e *engine) graceOnSignal() {
 	case <-e.reqCtx.Done():
 		return
 	}
+	e.drain()
+}
+
+// drain gives the requests in flight --grace to finish (and be written),
+// then cancels the rest.
+func (e *engine) drain() {
 	if e.opt.Grace > 0 {
 		e.r.Log.Info("draining requests in flight", "grace", e.opt.Grace.String(), "in_flight", e.st.inflight.Load())
 		t := time.NewTimer(e.opt.Grace)
@@ -279,7 +286,15 @@ func (e *engine) run() error {
 		}()
 		return nil
 	})
-	if err != nil && !errors.Is(err, context.Canceled) {
+	var bad *stream.LineError
+	switch {
+	case err == nil, errors.Is(err, context.Canceled):
+	case errors.As(err, &bad):
+		// Bad input stops the reading, but the records before it that are
+		// in flight are paid for: they finish within --grace and are
+		// written before the exit 3 that names the line.
+		go e.drain()
+	default:
 		// A fatal error: do not wait for requests in flight.
 		e.cancelReq()
 	}
