@@ -27,6 +27,7 @@ type engine struct {
 	r       *app.Run
 	opt     Options
 	model   string
+	checked bool // the endpoints were checked (resolveModel)
 	client  *oai.Client
 	eps     *balancer
 	lim     *limiter
@@ -73,7 +74,7 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats()}
 	e.client = oai.New(opt.Concurrency, opt.ConnectTimeout, opt.APIKey)
 	defer e.client.Close()
-	e.eps = newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor)
+	e.eps = newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)
 	e.lim = newLimiter(opt.Concurrency, opt.Adaptive)
 	e.rpm, e.tpm = newBucket(opt.RPM), newBucket(opt.TPM)
 	if opt.needTokens() {
@@ -138,24 +139,38 @@ func (e *engine) drain() {
 	e.cancelReq()
 }
 
-// resolveModel asks /v1/models when no model was given. It runs when the
-// first record needs a call, so a run (a judge on deterministic records)
-// that calls nothing needs no endpoint.
+// resolveModel checks every endpoint with GET /v1/models before the first
+// request, and takes the model from it when --model was not given. It runs
+// when the first record needs a call, so a run (a judge on deterministic
+// records) that calls nothing needs no endpoint. When no endpoint answers at
+// all (connection refused, DNS, TLS, 401/403) the run ends at once naming
+// each one and why: a mistyped URL must not wait out every record's retries.
+// Once one has answered, an outage is held (balancer.hold), not burned.
 func (e *engine) resolveModel() error {
-	if e.model != "" {
+	if e.checked {
 		return nil
 	}
+	e.checked = true
 	if len(e.opt.BaseURLs) == 0 {
 		return e.noEndpoint()
 	}
-	if e.model = e.opt.Model; e.model != "" {
-		return nil
-	}
+	e.model = e.opt.Model
 	var errs []string
+	up := 0
 	for _, base := range e.opt.BaseURLs {
 		ms, err := e.client.Models(e.r.Ctx, base, max(e.opt.ConnectTimeout, 10*time.Second))
-		if err != nil {
+		var oe *oai.Error
+		switch {
+		case err == nil:
+			up++
+		case e.model != "" && errors.As(err, &oe) && oe.Status != 0 && oe.Kind != oai.KindAuth:
+			up++ // it answered; /v1/models is optional when --model names the model
+			continue
+		default:
 			errs = append(errs, fmt.Sprintf("%s: %v", oai.Label(base), err))
+			continue
+		}
+		if e.model != "" {
 			continue
 		}
 		switch len(ms) {
@@ -166,7 +181,6 @@ func (e *engine) resolveModel() error {
 				attrs = append(attrs, "max_model_len", ms[0].MaxModelLen, "hint", "--max-model-len checks prompts before sending")
 			}
 			e.r.Log.Info("model from /v1/models", attrs...)
-			return nil
 		case 0:
 			return app.Usagef("%s/models lists no model; give --model", oai.Label(base))
 		default:
@@ -177,7 +191,14 @@ func (e *engine) resolveModel() error {
 			return app.Usagef("%s serves several models (%s); choose one with --model", oai.Label(base), strings.Join(ids, ", "))
 		}
 	}
-	return fmt.Errorf("no --model given and no endpoint answered /v1/models: %s", strings.Join(errs, "; "))
+	if up == 0 || e.model == "" {
+		return fmt.Errorf("no endpoint answered GET /v1/models: %s", strings.Join(errs, "; "))
+	}
+	for _, msg := range errs {
+		e.r.Log.Warn("endpoint does not answer at start-up; requests go to the others while it fails", "error", msg)
+	}
+	e.eps.answered()
+	return nil
 }
 
 // run is the pipeline: this goroutine reads and dispatches, workers call the
@@ -410,6 +431,7 @@ func (e *engine) work(it *item) {
 	var last *oai.Error
 	var avoid *endpoint
 	attempts := 0
+	tries := 0 // attempts that count against --max-retries: not those an outage failed
 	for {
 		if !holding {
 			if e.lim.acquire(e.stop) != nil {
@@ -422,7 +444,12 @@ func (e *engine) work(it *item) {
 			it.drop = true
 			return
 		}
+		if e.eps.hold(e.stop, e.opt.OutageWait) != nil {
+			it.drop = true
+			return
+		}
 		attempts++
+		tries++
 		ep := e.eps.pick(avoid, time.Now())
 		e.st.sent()
 		comp, err := e.client.Complete(e.reqCtx, oai.Call{Base: ep.base, Path: c.path, Body: c.body, Stream: c.stream,
@@ -450,7 +477,10 @@ func (e *engine) work(it *item) {
 		if last.Kind == oai.KindRateLimited {
 			e.lim.throttled(now)
 		}
-		if !last.Retryable || attempts > e.opt.MaxRetries {
+		if sick && e.eps.inOutage() {
+			tries-- // held, not burned: the record waits for the endpoint
+		}
+		if !last.Retryable || tries > e.opt.MaxRetries {
 			break
 		}
 		if e.stop.Err() != nil {
@@ -462,7 +492,7 @@ func (e *engine) work(it *item) {
 		avoid = ep
 		e.lim.release()
 		holding = false
-		if sleep(e.stop, backoff(attempts, last.RetryAfter, &e.opt)) != nil {
+		if sleep(e.stop, backoff(max(tries, 1), last.RetryAfter, &e.opt)) != nil {
 			it.drop = true
 			return
 		}

@@ -26,6 +26,10 @@ func TestWindowBoundsHeadOfLine(t *testing.T) {
 	var calls atomic.Int64
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet { // the start-up check of /v1/models
+			fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
+			return
+		}
 		b, _ := io.ReadAll(r.Body)
 		calls.Add(1)
 		if bytes.Contains(b, []byte("question number 0\"")) {
@@ -71,6 +75,10 @@ func TestAuthFailureExit4KeyRedacted(t *testing.T) {
 	const key = "sk-echoed-secret-77aa"
 	var calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet { // the start-up check passes; the key is refused later
+			fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
+			return
+		}
 		calls.Add(1)
 		w.WriteHeader(http.StatusUnauthorized)
 		fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided: %s"}}`, r.Header.Get("Authorization"))

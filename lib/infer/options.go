@@ -55,6 +55,7 @@ type Options struct {
 	StatsFile       string
 	PauseAfter      int           // consecutive failures that pause an endpoint
 	PauseFor        time.Duration // first pause; doubles per failed probe, capped at 2 min
+	OutageWait      time.Duration // how long records wait when every endpoint is down (0: not at all)
 	TruncationRatio float64       // warn when the server counts fewer prompt tokens than this share of the estimate
 }
 
@@ -76,6 +77,7 @@ func Defaults() Options {
 		Grace:           25 * time.Second,
 		PauseAfter:      5,
 		PauseFor:        5 * time.Second,
+		OutageWait:      10 * time.Minute,
 		TruncationRatio: 0.5,
 	}
 }
@@ -158,6 +160,7 @@ func EngineFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "resume", Category: catEngine, Usage: "continue an earlier run: read the ids already answered in -o FILE (and FILE.partial, even truncated or compressed) and send only the rest"},
 		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s) whose answers to the same requests are reused instead of sent again (implies --resume)"},
 		&cli.BoolFlag{Name: "retry-errors", Category: catEngine, Usage: "with --resume: send again the records that ended with \"error\""},
+		&cli.DurationFlag{Name: "outage-wait", Value: d.OutageWait, Category: catEngine, Usage: "when every endpoint fails (network errors, 5xx) after one has answered, records wait this long for one to come back instead of using up their retries (0: no waiting)"},
 		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
 		&cli.StringFlag{Name: "stats", Category: catEngine, Usage: "write run statistics as JSON to `FILE` (counts, latency and TTFT percentiles, tokens, throughput)"},
 	}
@@ -219,6 +222,7 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 		o.Output = ""
 	}
 	o.Grace = r.Duration("grace")
+	o.OutageWait = r.Duration("outage-wait")
 	o.StatsFile = r.String("stats")
 	return o, o.validate()
 }

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -138,7 +139,7 @@ func TestBucketOverdraw(t *testing.T) {
 }
 
 func TestBalancer(t *testing.T) {
-	b := newBalancer([]string{"http://a/v1", "http://b/v1", "http://c/v1"}, 2, time.Second)
+	b := newBalancer([]string{"http://a/v1", "http://b/v1", "http://c/v1"}, 2, time.Second, slog.New(slog.DiscardHandler))
 	now := time.Now()
 	x, y, z := b.pick(nil, now), b.pick(nil, now), b.pick(nil, now)
 	if x == y || y == z || x == z {

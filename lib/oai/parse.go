@@ -218,7 +218,7 @@ func (c *Client) Models(ctx context.Context, base string, timeout time.Duration)
 		Data []Model `json:"data"`
 	}
 	if err := unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("%s/models: not a model list: %s", Label(base), shorten(b))
+		return nil, &Error{Kind: KindBadResponse, Status: resp.StatusCode, Message: fmt.Sprintf("%s/models: not a model list: %s", Label(base), shorten(b))}
 	}
 	return v.Data, nil
 }
