@@ -267,3 +267,23 @@ func TestModels(t *testing.T) {
 		t.Fatalf("%+v %v", ms, err)
 	}
 }
+
+// A stream cut inside an event is truncated_stream (retried), not a
+// malformed reply; a garbled complete event is bad_response.
+func TestStreamCutMidEvent(t *testing.T) {
+	c := New(1, time.Second, "")
+	for in, kind := range map[string]string{
+		"data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"cont": KindTruncatedStream,
+		"data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\ndata: <html>\n\n":                       KindBadResponse,
+	} {
+		_, err := c.readStream(strings.NewReader(in), time.Now(), func(bool) {})
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != kind || !e.Retryable {
+			t.Errorf("%q: %v, want retryable %s", in, err, kind)
+		}
+	}
+	comp, err := c.readStream(strings.NewReader("data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]"), time.Now(), func(bool) {})
+	if err != nil || comp.Text != "ok" {
+		t.Errorf("[DONE] without a final newline: %v %+v", err, comp)
+	}
+}

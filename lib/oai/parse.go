@@ -142,6 +142,10 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 			}
 			var v body
 			if err := unmarshal(data, &v); err != nil {
+				if eof {
+					// The connection ended inside an event: cut, not malformed.
+					return nil, &Error{Kind: KindTruncatedStream, Message: fmt.Sprintf("stream cut inside event %d", events), Retryable: true}
+				}
 				return nil, &Error{Kind: KindBadResponse, Message: "stream event is not JSON: " + shorten(data), Retryable: true}
 			}
 			if len(v.Error) > 0 && string(v.Error) != "null" {
