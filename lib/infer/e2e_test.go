@@ -445,9 +445,12 @@ func TestRetryErrorsResumeFrom(t *testing.T) {
 	s := startSim(t, sim.DefaultOptions())
 	in := writeInput(t, 5, 4)
 	prev := filepath.Join(t.TempDir(), "prev.jsonl")
-	// r00000 answered, r00001 failed, r00002 torn (a killed writer); the rest absent.
+	// r00000 answered, r00001 failed for a while (a 5xx: transient, sent again
+	// anyway), r00003 failed for good (404: kept unless --retry-errors),
+	// r00002 torn (a killed writer); r00004 absent.
 	os.WriteFile(prev, []byte(`{"id":"r00000","response":{"text":"old"}}
-{"id":"r00001","error":{"stage":"infer-batch","kind":"server_error","message":"x","attempts":6}}
+{"id":"r00001","error":{"stage":"infer-batch","kind":"server_error","status":503,"message":"x","attempts":6}}
+{"id":"r00003","error":{"stage":"infer-batch","kind":"not_found","status":404,"message":"no such model","attempts":1}}
 {"id":"r00002","resp`), 0o644)
 	for _, tt := range []struct {
 		retry bool

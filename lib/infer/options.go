@@ -159,7 +159,7 @@ func EngineFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Category: catEngine, Usage: "one attempt, start to end"},
 		&cli.BoolFlag{Name: "resume", Category: catEngine, Usage: "continue an earlier run: read the ids already answered in -o FILE (and FILE.partial, even truncated or compressed) and send only the rest"},
 		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s) whose answers to the same requests are reused instead of sent again (implies --resume)"},
-		&cli.BoolFlag{Name: "retry-errors", Category: catEngine, Usage: "with --resume: send again the records that ended with \"error\""},
+		&cli.BoolFlag{Name: "retry-errors", Category: catEngine, Usage: "with --resume: send again every record that ended with \"error\" (transient ones — network, timeout, 408/429/5xx, bad or cut replies — are sent again anyway; this adds 400/401/403/404/422 and context_length)"},
 		&cli.DurationFlag{Name: "outage-wait", Value: d.OutageWait, Category: catEngine, Usage: "when every endpoint fails (network errors, 5xx) after one has answered, records wait this long for one to come back instead of using up their retries (0: no waiting)"},
 		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
 		&cli.StringFlag{Name: "stats", Category: catEngine, Usage: "write run statistics as JSON to `FILE` (counts, latency and TTFT percentiles, tokens, throughput)"},

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
 )
@@ -129,12 +130,14 @@ func (e *engine) resume() error {
 				if _, ok := answered[k]; ok {
 					return nil
 				}
-				if e.opt.RetryErrors {
+				var re record.Error
+				c.ours = rec.Decode("error", &re) == nil && re.Stage == e.r.Tool
+				// This tool's transient failures are sent again by default: a
+				// rerun after an outage finishes the job.
+				if e.opt.RetryErrors || c.ours && oai.Transient(re.Kind, re.Status) {
 					retried++
 					return nil
 				}
-				var re record.Error
-				c.ours = rec.Decode("error", &re) == nil && re.Stage == e.r.Tool
 			}
 			spilled++
 			return ix.add(k.id, c, line)

@@ -167,6 +167,19 @@ const (
 	KindClient          = "client_error"
 )
 
+// Transient reports whether an error of this kind (and HTTP status) may go
+// away by itself: the endpoint was down, slow, overloaded or cut the reply.
+// --resume sends such records again by default; the others (400, 401, 403,
+// 404, 422, context_length) would fail the same way, and are kept unless
+// --retry-errors.
+func Transient(kind string, status int) bool {
+	switch kind {
+	case KindNetwork, KindTimeout, KindRateLimited, KindServer, KindTruncatedStream, KindBadResponse:
+		return true
+	}
+	return status == 408 || status == 429 || status >= 500
+}
+
 type timeoutCause struct{ what string }
 
 func (t *timeoutCause) Error() string { return t.what }
