@@ -2,8 +2,13 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/redact"
 )
 
 // MaxFailures is the --max-failures threshold: a count, or a percentage of the
@@ -39,4 +44,72 @@ func (m MaxFailures) Exceeded(failed, total int) bool {
 		return total > 0 && float64(failed)*100 > m.Percent*float64(total)
 	}
 	return m.Count >= 0 && failed > m.Count
+}
+
+// failureGroups counts this stage's failed records by stage, kind and HTTP
+// status, keeping the first message of each as its example, so the closing
+// summary says why records failed rather than only how many.
+type failureGroups struct {
+	mu    sync.Mutex
+	m     map[failureKey]*failureGroup
+	order []failureKey
+}
+
+type failureKey struct {
+	stage, kind string
+	status      int
+}
+
+type failureGroup struct {
+	n       int
+	example string
+}
+
+// CountFailure counts a record that failed in this stage (Fail does it for
+// the records it fails; a tool that keeps an earlier failure calls it).
+func (r *Run) CountFailure(e *record.Error) {
+	r.Failed.Add(1)
+	g := &r.failures
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	k := failureKey{e.Stage, e.Kind, e.Status}
+	if g.m == nil {
+		g.m = map[failureKey]*failureGroup{}
+	}
+	f := g.m[k]
+	if f == nil {
+		f = &failureGroup{example: e.Message}
+		g.m[k] = f
+		g.order = append(g.order, k)
+	}
+	f.n++
+}
+
+// logFailures prints one line per kind of failure, most frequent first, and
+// how to continue.
+func (r *Run) logFailures() {
+	g := &r.failures
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.order) == 0 {
+		return
+	}
+	keys := append([]failureKey(nil), g.order...)
+	slices.SortStableFunc(keys, func(a, b failureKey) int { return g.m[b].n - g.m[a].n })
+	for i, k := range keys {
+		if i == 10 {
+			r.Log.Warn(fmt.Sprintf("… and %d more kinds of failure", len(keys)-10))
+			break
+		}
+		f := g.m[k]
+		what := k.kind
+		if k.status != 0 {
+			what += " " + strconv.Itoa(k.status)
+		}
+		ex := redact.Excerpt(f.example, 200)
+		r.Log.Warn(fmt.Sprintf("%s: %s — %d records", what, ex, f.n), "event", "failed_records", "stage", k.stage, "kind", k.kind, "status", k.status, "records", f.n, "example", ex)
+	}
+	if r.defines("resume") {
+		r.Log.Warn("to continue: the same command with --resume sends the transient failures again; --resume --retry-errors sends every failed record again", "event", "continue")
+	}
 }

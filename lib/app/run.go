@@ -47,6 +47,7 @@ type Run struct {
 	afterOutput  []func()
 	unlock       func() // releases -o's lock (stream.Lock); nil without -o
 	parts        *partsState
+	failures     failureGroups
 	ids          map[string]idPlace // every id read, for the duplicate check
 	inputBytes   atomic.Int64       // the input files' total size; -1 when one is a pipe
 	reading      atomic.Pointer[stream.Input]
@@ -346,7 +347,7 @@ func (r *Run) Fail(rec *record.Record, e *record.Error) {
 		e.Stage = r.Tool
 	}
 	rec.Fail(e)
-	r.Failed.Add(1)
+	r.CountFailure(e)
 }
 
 // Map is a one-in, one-out stage: fn changes the record; a *record.Error it
@@ -456,6 +457,7 @@ func (r *Run) finish(err error) (int, error) {
 	}
 	attrs = append(attrs, r.summary...)
 	r.Log.Info("summary", attrs...)
+	r.logFailures()
 	if err != nil {
 		return exitFor(err), err
 	}

@@ -262,7 +262,9 @@ func (e *engine) run() error {
 		if old != nil {
 			it.rec, it.old = old, true
 			if c.ours {
-				r.Failed.Add(1)
+				var re record.Error
+				old.Decode("error", &re)
+				r.CountFailure(&re)
 				e.st.failed.Add(1)
 			}
 		} else if err := e.prepareItem(it); err != nil {

@@ -137,3 +137,39 @@ func TestRPM(t *testing.T) {
 		t.Fatalf("30 requests within %v at --rpm 1200", span)
 	}
 }
+
+// The closing summary says why records failed: one line per kind and status
+// with a count and an example message, then how to continue.
+func TestFailureSummaryByKind(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			fmt.Fprint(w, `{"data":[{"id":"x"}]}`)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		if bytes.Contains(b, []byte("question number 7\"")) {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"error":{"message":"max_tokens is too large"}}`)
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, `{"error":{"message":"the model \"x\" does not exist"}}`)
+	}))
+	defer srv.Close()
+	code, _, stderr := runBatch(t, nil, "--base-url", srv.URL, "--model", "x", writeInput(t, 50, 4))
+	if code != app.ExitTooManyFail {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		`not_found 404: the model \"x\" does not exist — 49 records`,
+		`bad_request 400: max_tokens is too large — 1 records`,
+		"--resume --retry-errors",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Index(stderr, "not_found 404") > strings.Index(stderr, "bad_request 400") {
+		t.Errorf("the most frequent failure is not first:\n%s", stderr)
+	}
+}
