@@ -107,7 +107,7 @@ func commonFlags(k Kind) []cli.Flag {
 	fs := []cli.Flag{
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (via FILE.partial, renamed when complete) instead of stdout", Category: "Common:"},
 		&cli.BoolFlag{Name: "force", Usage: "with -o, in a tool that can --resume: start over even though FILE.partial holds an earlier run's answers, moving them aside to FILE.partial.bak-N", Category: "Common:"},
-		&cli.StringFlag{Name: "compress", Value: "auto", Usage: "output compression: auto (by -o extension, else the first input's; plain on a terminal), zstd, gzip, none", Category: "Common:"},
+		&cli.StringFlag{Name: "compress", Value: "auto", Usage: "output compression: auto (by -o extension; without -o the first input's when stdout is a file, plain on a pipe or terminal), zstd, gzip, none", Category: "Common:"},
 		&cli.StringFlag{Name: "shard", Usage: "keep records whose hash(id) mod N is I: `I/N`, or auto from SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP", Category: "Common:"},
 		&cli.IntFlag{Name: "shards", Usage: "with --shard auto: the number of shards `N` when the array is not 0..N-1 (a re-run of some tasks); or set SHARDS", Category: "Common:"},
 		&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress line on stderr: auto (on a terminal), always, never", Category: "Common:"},

@@ -125,9 +125,12 @@ func (r *Run) output() (*stream.Output, error) {
 		switch {
 		case r.outPath != "":
 			c = stream.ByExtension(r.outPath)
-		case r.text || progress.IsTerminal(r.env.Stdout):
+		case r.text || !isRegular(r.env.Stdout):
+			// A pipe feeds the next stage (compressing it would only cost
+			// CPU on both sides) and a terminal is read by a person.
 			c = stream.None
 		case r.inCompress != nil:
+			// `stage < in.jsonl.zst > out.jsonl.zst`: keep the file's form.
 			c = *r.inCompress
 		default:
 			c = stream.None
@@ -469,4 +472,13 @@ func (r *Run) finish(err error) (int, error) {
 		return ExitTooManyFail, fmt.Errorf("%d of %d records failed (--max-failures %s); the output is complete, failed records carry \"error\"", r.Failed.Load(), total, r.String("max-failures"))
 	}
 	return ExitOK, nil
+}
+
+// isRegular reports whether stdout is a regular file (a redirect to disk).
+func isRegular(f *os.File) bool {
+	if f == nil {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode().IsRegular()
 }
