@@ -255,7 +255,7 @@ func execute(c *cli.Context, t Tool, sub string, action func(*Run) error, env En
 
 	var bar *progress.Bar
 	if t.Kind != Server {
-		bar = progress.Start(r.progressMode, env.Stderr, r.status, func(s string) { logger.Info("progress", "status", s) })
+		bar = progress.Start(drawMode(r.progressMode, env.Stdout), env.Stderr, r.status, func(s string) { logger.Info("progress", "status", s) })
 	}
 	err = action(r)
 	bar.Stop()

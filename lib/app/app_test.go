@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ifkit/ifkit/lib/progress"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
 )
@@ -386,5 +387,30 @@ func TestOutputIsStdin(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(path); string(data) != "{\"id\":1}\n" {
 		t.Errorf("the input became %q", data)
+	}
+}
+
+func TestDrawMode(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	file, _ := os.Create(filepath.Join(t.TempDir(), "out"))
+	defer file.Close()
+	for _, tt := range []struct {
+		mode progress.Mode
+		out  *os.File
+		want progress.Mode
+	}{
+		{progress.Auto, pw, progress.Never}, // an earlier stage of a pipeline
+		{progress.Auto, file, progress.Auto},
+		{progress.Always, pw, progress.Always},
+		{progress.Never, file, progress.Never},
+	} {
+		if got := drawMode(tt.mode, tt.out); got != tt.want {
+			t.Errorf("drawMode(%s, %s) = %s, want %s", tt.mode, tt.out.Name(), got, tt.want)
+		}
 	}
 }

@@ -482,3 +482,16 @@ func isRegular(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode().IsRegular()
 }
+
+// drawMode is --progress for a stage whose stdout is f. The stages of a
+// pipeline share one terminal: under auto only the last one (its stdout is
+// not a pipe) draws the line, so they do not overwrite each other.
+func drawMode(m progress.Mode, f *os.File) progress.Mode {
+	if m != progress.Auto || f == nil {
+		return m
+	}
+	if st, err := f.Stat(); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
+		return progress.Never
+	}
+	return m
+}

@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 )
@@ -82,7 +85,7 @@ func (b *Bar) loop(every time.Duration) {
 			return
 		case <-t.C:
 			if b.tty {
-				fmt.Fprintf(b.w, "\r\x1b[K%s", b.status())
+				fmt.Fprintf(b.w, "\r\x1b[K%s", Fit(b.status(), width(b.w)))
 			} else {
 				b.log(b.status())
 			}
@@ -97,4 +100,34 @@ func (b *Bar) Stop() {
 	}
 	close(b.stop)
 	b.wg.Wait()
+}
+
+// width is the terminal's width in columns: COLUMNS when set, else the tty's
+// size, else 80.
+func width(w io.Writer) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := w.(*os.File); ok {
+		if n, _, err := term.GetSize(int(f.Fd())); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 80
+}
+
+// Fit shortens a status line to fewer than cols columns (a line as wide as
+// the terminal would wrap, and \r would then redraw only its last row),
+// cutting at the last ", " that fits so no field is shown half.
+func Fit(s string, cols int) string {
+	limit := cols - 1
+	if limit < 1 || utf8.RuneCountInString(s) <= limit {
+		return s
+	}
+	r := []rune(s)[:limit-1]
+	cut := string(r)
+	if i := strings.LastIndex(cut, ", "); i > 0 {
+		cut = cut[:i]
+	}
+	return cut + "…"
 }

@@ -57,3 +57,24 @@ func TestStartOnlyWhenAsked(t *testing.T) {
 		b.Stop() // safe on nil, and returns once the drawing goroutine ended
 	}
 }
+
+func TestFit(t *testing.T) {
+	s := "infer-batch: 1200 read, 1100 written, 3 failed, 85 rec/s, in flight 64, ETA 2m10s"
+	tests := []struct {
+		cols int
+		want string
+	}{
+		{200, s},
+		{len(s) + 1, s},
+		{60, "infer-batch: 1200 read, 1100 written, 3 failed, 85 rec/s…"},
+		{30, "infer-batch: 1200 read…"},
+		{8, "infer-…"},
+		{0, s},
+	}
+	for _, tt := range tests {
+		got := Fit(s, tt.cols)
+		if got != tt.want || (tt.cols > 1 && len([]rune(got)) >= tt.cols) {
+			t.Errorf("Fit(%d) = %q, want %q", tt.cols, got, tt.want)
+		}
+	}
+}
