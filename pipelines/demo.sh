@@ -5,8 +5,10 @@
 # one), not any real model. Results: OUT/<bench>/report.md and report.jsonl,
 # and OUT/summary.md with every report.
 #
-#   pipelines/demo.sh [OUT]      (the programs must be on PATH: make demo does that)
+#   pipelines/demo.sh [OUT]      (finds or builds the programs itself: pipelines/lib.sh)
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 out=${1:-out}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"

@@ -13,6 +13,8 @@
 # Inference and judging resume where an interrupted run stopped (delete the
 # output directory to start afresh).
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 usage() {
 	sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'

@@ -15,6 +15,8 @@
 # Rerun with the same --out to resume: the replies already there are kept while the requests,
 # the model and INFER_ARGS stay the same.
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 base_url=${OPENAI_BASE_URL:-}
 model=${MODEL:-}

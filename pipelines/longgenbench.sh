@@ -13,6 +13,8 @@
 # resume where an earlier, interrupted run stopped (delete the directory to
 # start afresh).
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 usage() {
 	cat <<'EOF'

@@ -15,6 +15,8 @@
 # same --out to resume: the replies already there are kept while the
 # requests, the model and INFER_ARGS stay the same.
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 
 usage() {
 	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'

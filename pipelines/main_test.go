@@ -20,9 +20,11 @@ func TestMain(m *testing.M) { testbin.Main(m, "..") }
 // Bin is the path of one built program.
 func Bin(name string) string { return filepath.Join(testbin.Dir, name) }
 
-// Env is the environment for pipeline scripts: the built programs first on PATH.
+// Env is the environment for pipeline scripts: the programs this test built
+// (IFKIT_BIN, which pipelines/lib.sh puts first) rather than a checkout's bin/
+// from an earlier build.
 func Env(extra ...string) []string {
-	env := append(os.Environ(), "PATH="+testbin.Dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env := append(os.Environ(), "PATH="+testbin.Dir+string(os.PathListSeparator)+os.Getenv("PATH"), "IFKIT_BIN="+testbin.Dir)
 	return append(env, extra...)
 }
 

@@ -13,15 +13,14 @@
 # Environment: JOBS (requests in flight per process, default 16; the server sees
 # P × JOBS), MODEL, INFER_ARGS (more infer-batch flags).
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 requests=${1:?usage: xargs-shards.sh REQUESTS OUTDIR [N] [P]}
 out=${2:?usage: xargs-shards.sh REQUESTS OUTDIR [N] [P]}
 n=${3:-4}
 p=${4:-$n}
 mkdir -p "$out"
 export requests out n MODEL="${MODEL:-}" JOBS="${JOBS:-16}" INFER_ARGS="${INFER_ARGS:-}"
-here=$(cd "$(dirname "$0")/.." && pwd)
-# From a checkout, the project's own programs come first.
-if [[ -x $here/bin/infer-batch ]]; then PATH=$here/bin:$PATH; fi
 # One process per shard, one writer per part (a second run of the same shard
 # exits 2); xargs exits 123 when any of them failed.
 seq 0 $((n - 1)) | xargs -P "$p" -I{} bash -c '
