@@ -2,13 +2,14 @@
 # LIFBench end to end: contexts → prompts → replies → rubric scores → ARS/IFP/IFS.
 #
 #   pipelines/lifbench.sh [--base-url URL] [--model NAME] [--out DIR] [--lengths L] [--seed S]
-#                         [--templates tasks.json] [--rubric official|strict] [-j N] [--official FILE...]
+#                         [--templates tasks.json] [--rubric official|strict] [-j N] [--max-failures N|P%] [--official FILE...]
 #
 # The endpoint comes from --base-url or OPENAI_BASE_URL (any OpenAI-compatible server: vLLM,
 # SGLang, OpenAI, or llm-sim for a test run); OPENAI_API_KEY is read by infer-batch from the
 # environment. Stage outputs are written to DIR (default out/lifbench):
 #   contexts.jsonl.zst  requests.jsonl.zst  replies.jsonl.zst  judged.jsonl.zst
 #   report.md  report.jsonl (tidy rows: ARS, IFP, IFS)
+# --max-failures (default 10%): failed records infer-batch tolerates before the script exits 4.
 # --official FILE (repeatable) imports official context files (data/meta/*_input.json)
 # instead of generating contexts. Extra infer-batch flags can go in INFER_ARGS, e.g.
 #   INFER_ARGS="--max-model-len 131072 --truncate-context" pipelines/lifbench.sh ...
@@ -26,6 +27,7 @@ seed=0
 templates=
 rubric=official
 jobs=${JOBS:-16}
+max_failures=10%
 official=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -37,6 +39,7 @@ while [ $# -gt 0 ]; do
     --templates) templates=$2; shift 2 ;;
     --rubric) rubric=$2; shift 2 ;;
     -j) jobs=$2; shift 2 ;;
+    --max-failures) max_failures=$2; shift 2 ;;
     --official) official+=("$2"); shift 2 ;;
     -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "lifbench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -46,10 +49,6 @@ if [ -z "$base_url" ]; then
   echo "lifbench.sh: give --base-url or set OPENAI_BASE_URL" >&2
   exit 2
 fi
-# The programs come from PATH, else from the repo's bin/ (make build).
-here=$(cd "$(dirname "$0")/.." && pwd)
-PATH=$PATH:$here/bin
-
 mkdir -p "$out"
 if [ ${#official[@]} -gt 0 ]; then
   : > "$out/contexts.jsonl.zst"
@@ -65,7 +64,7 @@ expand_args=(--seed "$seed")
 expand-templates "${expand_args[@]}" -o "$out/requests.jsonl.zst" "$out/contexts.jsonl.zst"
 
 # --resume reuses earlier replies to the same requests (and --model) only.
-infer_args=(--base-url "$base_url" -j "$jobs" --max-failures inf --resume)
+infer_args=(--base-url "$base_url" -j "$jobs" --max-failures "$max_failures" --resume)
 [ -n "$model" ] && infer_args+=(--model "$model")
 # shellcheck disable=SC2086 # INFER_ARGS is a list of flags
 infer-batch "${infer_args[@]}" ${INFER_ARGS:-} -o "$out/replies.jsonl.zst" "$out/requests.jsonl.zst"

@@ -34,13 +34,14 @@ usage: longgenbench.sh [options]
   -j N                  requests in flight for the model (default 16)
   --judge-j N           requests in flight for the judge (default 32)
   --out DIR             output directory (default out/longgenbench)
+  --max-failures N|P%   failed records each stage tolerates before exiting 4 (default: 10%)
 EOF
 }
 
 base_url=${OPENAI_BASE_URL:-}
 judge_url=${JUDGE_BASE_URL:-}
 model="" judge_model="" judge_mode=llm version=short scenarios=diary,menu,skyscraper,urban
-count=100 seed=0 official="" max_tokens="" jobs=16 judge_jobs=32 out=out/longgenbench
+count=100 seed=0 official="" max_tokens="" jobs=16 judge_jobs=32 out=out/longgenbench max_failures=10%
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base-url) base_url=$2; shift 2 ;;
@@ -57,6 +58,7 @@ while [ $# -gt 0 ]; do
 	-j) jobs=$2; shift 2 ;;
 	--judge-j) judge_jobs=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--max-failures) max_failures=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "longgenbench.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -77,13 +79,13 @@ expand=(expand-templates -o "$out/requests.jsonl")
 [ -n "$max_tokens" ] && expand+=(--max-tokens "$max_tokens")
 "${expand[@]}" "$out/items.jsonl"
 
-infer=(infer-batch --base-url "$base_url" -j "$jobs" --resume -o "$out/responses.jsonl.zst")
+infer=(infer-batch --base-url "$base_url" -j "$jobs" --max-failures "$max_failures" --resume -o "$out/responses.jsonl.zst")
 [ -n "$model" ] && infer+=(--model "$model")
 "${infer[@]}" "$out/requests.jsonl"
 
 split-subtasks -o "$out/checks.jsonl.zst" "$out/responses.jsonl.zst"
 
-judge=(judge --judge "$judge_mode" -o "$out/judged.jsonl.zst")
+judge=(judge --judge "$judge_mode" --max-failures "$max_failures" -o "$out/judged.jsonl.zst")
 if [ "$judge_mode" != lexical ]; then
 	judge+=(--judge-base-url "$judge_url" -j "$judge_jobs" --resume)
 	[ -n "$judge_model" ] && judge+=(--judge-model "$judge_model")
