@@ -6,21 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ifkit/ifkit/lib/testbin"
 )
 
 // The scripts run as the README shows them: executed directly, from a clean
 // PATH without the ifkit programs, they find the checkout's bin/ themselves.
 func TestScriptsRunFromACleanPath(t *testing.T) {
 	url := StartSim(t, "--skill", "1")
-	co := t.TempDir()
-	root, _ := filepath.Abs(".")
-	for name, target := range map[string]string{"pipelines": root, "bin": testbin.Dir} {
-		if err := os.Symlink(target, filepath.Join(co, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	co := checkout(t, t.TempDir())
 	entries, _ := os.ReadDir(".")
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".sh") && e.Name() != "lib.sh" {
@@ -39,7 +31,7 @@ func TestScriptsRunFromACleanPath(t *testing.T) {
 
 	// Without programs anywhere, the script says what to do (exit 2).
 	bare := t.TempDir()
-	os.Symlink(root, filepath.Join(bare, "pipelines"))
+	os.Symlink(filepath.Join(co, "pipelines"), filepath.Join(bare, "pipelines"))
 	cmd = exec.Command("./pipelines/ifscale.sh")
 	cmd.Dir, cmd.Env = bare, clean
 	out, err = cmd.CombinedOutput()
