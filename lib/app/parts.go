@@ -26,7 +26,6 @@ type partsState struct {
 
 	whole   map[string]bool       // inputs that are exactly this run's shard: no hash filter
 	partial map[string]obj        // inputs from an incomplete set: the PartialField value
-	seen    map[string]string     // id -> part, across the parts of folder inputs
 	sets    map[string]*parts.Set // by folder
 }
 
@@ -171,7 +170,7 @@ func (r *Run) expandFolders(files []string) ([]string, error) {
 			return nil, &stream.LineError{File: f, Err: err}
 		}
 		if ps.sets == nil {
-			ps.sets, ps.whole, ps.partial, ps.seen = map[string]*parts.Set{}, map[string]bool{}, map[string]obj{}, map[string]string{}
+			ps.sets, ps.whole, ps.partial = map[string]*parts.Set{}, map[string]bool{}, map[string]obj{}
 		}
 		ps.sets[f] = set
 		var mark obj
@@ -191,9 +190,9 @@ func (r *Run) expandFolders(files []string) ([]string, error) {
 }
 
 // admit decides whether a record read from in belongs to this run: the
-// --shard filter, except for a part that is this run's shard; an id twice
-// across the parts of a folder is bad input.
-func (r *Run) admit(in *stream.Input, line int, rec *record.Record) (bool, error) {
+// --shard filter, except for a part that is this run's shard. (An id twice,
+// across parts too, is bad input: readAll's duplicate check.)
+func (r *Run) admit(in *stream.Input, rec *record.Record) (bool, error) {
 	ps := r.parts
 	if ps == nil || ps.sets == nil {
 		return r.Shard.Keep(rec.ID()), nil
@@ -202,10 +201,6 @@ func (r *Run) admit(in *stream.Input, line int, rec *record.Record) (bool, error
 	if !fromParts {
 		return r.Shard.Keep(rec.ID()), nil
 	}
-	if prev, dup := ps.seen[rec.ID()]; dup {
-		return false, &stream.LineError{File: in.Name, Line: line, ID: rec.ID(), Err: fmt.Errorf("duplicated: this id is also in %s", prev)}
-	}
-	ps.seen[rec.ID()] = filepath.Base(in.Name)
 	if !whole && !r.Shard.Keep(rec.ID()) {
 		return false, nil
 	}

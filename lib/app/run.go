@@ -214,7 +214,7 @@ func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
 			}
 			continue
 		}
-		if keep, err := r.admit(in, n, rec); err != nil {
+		if keep, err := r.admit(in, rec); err != nil {
 			return err
 		} else if !keep {
 			r.Skipped.Add(1)
