@@ -35,8 +35,8 @@ func FuzzParseBody(f *testing.F) {
 	})
 }
 
-// Any SSE stream ends in an answer or an *Error; one cut before [DONE] and
-// before a finish_reason is truncated_stream.
+// Any SSE stream ends in an answer or an *Error; one that ends before [DONE]
+// and before a finish_reason is never an answer.
 func FuzzReadStream(f *testing.F) {
 	for _, s := range []string{
 		"data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n",

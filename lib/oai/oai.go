@@ -165,6 +165,7 @@ const (
 	KindAuth            = "auth"
 	KindNotFound        = "not_found"
 	KindClient          = "client_error"
+	KindAborted         = "aborted"
 )
 
 // Transient reports whether an error of this kind (and HTTP status) may go
@@ -174,7 +175,7 @@ const (
 // --retry-errors.
 func Transient(kind string, status int) bool {
 	switch kind {
-	case KindNetwork, KindTimeout, KindRateLimited, KindServer, KindTruncatedStream, KindBadResponse:
+	case KindNetwork, KindTimeout, KindRateLimited, KindServer, KindTruncatedStream, KindBadResponse, KindAborted:
 		return true
 	}
 	return status == 408 || status == 429 || status >= 500
@@ -264,8 +265,25 @@ func (c *Client) Complete(ctx context.Context, call Call) (*Completion, error) {
 		}
 		return nil, c.failure(ctx, actx, err)
 	}
+	if !finished(comp.FinishReason) {
+		// Ollama stops a runaway reply (31 identical tokens) this way: partial
+		// text, no finish_reason, zero usage. Not an answer, and not the
+		// endpoint's ill health: sent again, never recorded as a success.
+		return nil, &Error{Kind: KindAborted, Retryable: true, Message: fmt.Sprintf("reply ended without a finish_reason (%q) after %d characters: aborted by the server", comp.FinishReason, len(comp.Text))}
+	}
 	comp.Latency = time.Since(start)
 	return comp, nil
+}
+
+// finished reports whether a finish_reason says the reply ended normally:
+// OpenAI's values and those of the servers that follow it (vLLM, SGLang,
+// TGI, llama.cpp, Ollama). A reply cut at max_tokens ("length") is a success.
+func finished(reason string) bool {
+	switch reason {
+	case "stop", "length", "tool_calls", "function_call", "content_filter", "eos", "eos_token", "stop_sequence", "end_turn", "max_tokens":
+		return true
+	}
+	return false
 }
 
 func readLimited(r io.Reader) ([]byte, error) {

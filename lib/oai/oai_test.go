@@ -83,7 +83,8 @@ func TestStream(t *testing.T) {
 			`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}`,
 			`[DONE]`}, "Hello", "hm", "stop", "", true},
 		{"completions", []string{`{"choices":[{"text":"a"}]}`, `{"choices":[{"text":"b","finish_reason":"length"}]}`, `[DONE]`}, "ab", "", "length", "", false},
-		{"cut off", []string{`{"choices":[{"delta":{"content":"Hel"}}]}`}, "", "", "", KindTruncatedStream, false},
+		{"ended without finish_reason", []string{`{"choices":[{"delta":{"content":"Hel"}}]}`}, "", "", "", KindAborted, false},
+		{"[DONE] without finish_reason", []string{`{"choices":[{"delta":{"content":"Hel"}}]}`, `[DONE]`}, "", "", "", KindAborted, false},
 		{"error event", []string{`{"error":{"message":"engine died"}}`}, "", "", "", KindServer, false},
 	}
 	for _, tt := range tests {
@@ -285,5 +286,26 @@ func TestStreamCutMidEvent(t *testing.T) {
 	comp, err := c.readStream(strings.NewReader("data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]"), time.Now(), func(bool) {})
 	if err != nil || comp.Text != "ok" {
 		t.Errorf("[DONE] without a final newline: %v %+v", err, comp)
+	}
+}
+
+// A reply without a finish_reason (Ollama's abort of a runaway reply: partial
+// text, zero usage) is an aborted error, retried; "length" stays a success.
+func TestAbortedReply(t *testing.T) {
+	for body, kind := range map[string]string{
+		`{"choices":[{"message":{"content":"the the the"},"finish_reason":""}],"usage":{"prompt_tokens":0,"completion_tokens":0}}`: KindAborted,
+		`{"choices":[{"message":{"content":"the the the"}}]}`:                                                                      KindAborted,
+		`{"choices":[{"message":{"content":"cut"},"finish_reason":"length"}]}`:                                                     "",
+		`{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}]}`:                                                        "",
+	} {
+		base := serve(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, body) })
+		_, err := New(1, time.Second, "").Complete(context.Background(), Call{Base: base, Path: PathChat, Body: []byte(`{}`)})
+		var e *Error
+		switch {
+		case kind == "" && err != nil:
+			t.Errorf("%s: %v, want a success", body, err)
+		case kind != "" && (!errors.As(err, &e) || e.Kind != kind || !e.Retryable || !Transient(e.Kind, e.Status)):
+			t.Errorf("%s: %v, want a retryable, transient %s", body, err, kind)
+		}
 	}
 }

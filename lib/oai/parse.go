@@ -109,8 +109,9 @@ func (c *Client) parseBody(b []byte) (*Completion, error) {
 func shorten(b []byte) string { return redact.Excerpt(string(b), 200) }
 
 // readStream reads an SSE answer. progress is called on every event (first
-// is true for the first one). A stream that ends without [DONE] and without a
-// finish_reason was cut off: that is a retryable truncated_stream.
+// is true for the first one). A stream cut inside an event is a retryable
+// truncated_stream; one that ends without [DONE] and without a finish_reason
+// was aborted by the server (retryable too).
 func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bool)) (*Completion, error) {
 	br := bufio.NewReaderSize(r, 32<<10)
 	comp := &Completion{}
@@ -179,7 +180,10 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 		}
 	}
 	if !done && comp.FinishReason == "" {
-		return nil, &Error{Kind: KindTruncatedStream, Message: fmt.Sprintf("stream ended after %d events without finish_reason or [DONE]", events), Retryable: true}
+		// The server closed the stream between events without saying why:
+		// aborted (a connection cut mid-body is a network error, mid-event
+		// a truncated_stream, above).
+		return nil, &Error{Kind: KindAborted, Message: fmt.Sprintf("stream ended after %d events without finish_reason or [DONE]", events), Retryable: true}
 	}
 	comp.Text, comp.Reasoning = text.String(), reasoning.String()
 	return comp, nil
