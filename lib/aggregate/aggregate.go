@@ -56,6 +56,9 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if !contains(Formats, format) {
 		return app.Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
 	}
+	if opt.Decimals < 0 || opt.Decimals > 12 {
+		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)
+	}
 	var results []*Result
 	simulated := false
 	var partial partialSets

@@ -445,8 +445,9 @@ func (r *Run) finish(err error) (int, error) {
 			r.Log.Warn("partial output kept; rerun (with --resume where the tool has it) to complete it", "file", stream.PartialName(out.Path), "records", out.Records())
 		}
 	}
-	if r.kind == Server {
-		return exitFor(err), err
+	var ue *usageError
+	if r.kind == Server || errors.As(err, &ue) {
+		return exitFor(err), err // a usage error ran nothing worth summing up
 	}
 	attrs := []any{"read", r.Read.Load(), "written", r.Written.Load(), "failed", r.Failed.Load(), "seconds", fmt.Sprintf("%.2f", time.Since(r.started).Seconds())}
 	if n := r.Invalid.Load(); n > 0 {

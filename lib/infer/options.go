@@ -235,6 +235,8 @@ func (o *Options) validate() error {
 		return app.Usagef("--max-retries %d: want 0 or more", o.MaxRetries)
 	case o.RPM < 0 || o.TPM < 0:
 		return app.Usagef("--rpm/--tpm: want 0 (no limit) or more")
+	case o.Grace < 0 || o.OutageWait < 0:
+		return app.Usagef("--grace %v, --outage-wait %v: want 0 or more", o.Grace, o.OutageWait)
 	case o.MaxModelLen < 0:
 		return app.Usagef("--max-model-len %d: want 0 (no check) or more", o.MaxModelLen)
 	case o.TruncateContext && o.MaxModelLen == 0:

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/app"
@@ -25,6 +26,14 @@ func Flags() []cli.Flag {
 func Action(reg map[string]Factory) func(*app.Run) error {
 	return func(r *app.Run) error {
 		opt := Options{Rubric: r.String("rubric"), Mode: r.String("judge"), StrictVerdict: r.Bool("strict-verdict"), Prompt: r.String("judge-prompt")}
+		switch {
+		case opt.Rubric != "official" && opt.Rubric != "strict":
+			return app.Usagef("--rubric %q: want official or strict", opt.Rubric)
+		case opt.Mode != "llm" && opt.Mode != "lexical":
+			return app.Usagef("--judge %q: want llm or lexical", opt.Mode)
+		case !slices.Contains([]string{"", "3shot", "zeroshot", "en", "zh"}, opt.Prompt):
+			return app.Usagef("--judge-prompt %q: want 3shot or zeroshot (LongGenBench), en or zh (EifBench)", opt.Prompt)
+		}
 		if opt.Mode == "lexical" || len(r.StringSlice("judge-base-url")) == 0 {
 			// No request is sent, so the engine's flags (--resume, -j, --stats,
 			// ...) do nothing; say so rather than let a resume seem to work.

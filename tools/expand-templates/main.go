@@ -52,6 +52,9 @@ Example:
 			}
 			if r.IsSet("max-tokens") {
 				v := r.Int("max-tokens")
+				if v < 1 {
+					return app.Usagef("--max-tokens %d: want at least 1", v)
+				}
 				opt.MaxTokens = &v
 			}
 			return expand.Run(r, expanders, opt)
