@@ -1,8 +1,11 @@
 package eifbench
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -163,7 +166,13 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 	}
 	models := map[string]bool{}
 	subsets := map[string]bool{}
-	for key, t := range a.tasks {
+	// Tasks and sub-instructions in a fixed order: the means are float sums,
+	// and the same input must give byte-identical output.
+	taskKeys := slices.SortedFunc(maps.Keys(a.tasks), func(x, y [2]string) int {
+		return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1]))
+	})
+	for _, key := range taskKeys {
+		t := a.tasks[key]
 		model := key[0]
 		models[model] = true
 		subsets[t.subset] = true
@@ -179,7 +188,8 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			cla, ila, all := t.levels()
 			c.add(cla, ila, all)
 			get(cellKey{model, sub, "sub_instructions", strconv.Itoa(t.subs)}).add(cla, ila, all)
-			for _, s := range t.bySub {
+			for _, i := range slices.Sorted(maps.Keys(t.bySub)) {
+				s := t.bySub[i]
 				ok := 0.0
 				if s.met == s.judged {
 					ok = 1

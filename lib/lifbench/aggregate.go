@@ -1,7 +1,9 @@
 package lifbench
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -106,7 +108,11 @@ func ars(samples []sample) (per map[*Task]float64, overall float64, n int) {
 	}
 	per = map[*Task]float64{}
 	var num, den float64
-	for t, xs := range by {
+	for _, t := range Tasks { // a fixed order: float sums must not follow map order
+		xs := by[t]
+		if len(xs) == 0 {
+			continue
+		}
 		per[t] = mean(xs)
 		num += t.Total() * per[t]
 		den += t.Total()
@@ -126,7 +132,11 @@ func ifp(samples []sample) map[string]float64 {
 		by[s.task] = append(by[s.task], s)
 	}
 	num, den := map[string]float64{}, map[string]float64{}
-	for t, ss := range by {
+	for _, t := range Tasks {
+		ss := by[t]
+		if len(ss) == 0 {
+			continue
+		}
 		for i, ps := range t.Points {
 			var m float64
 			for _, s := range ss {
@@ -155,7 +165,11 @@ func ifs(samples []sample, key func(sample) string) (float64, int) {
 		by[s.task] = append(by[s.task], s)
 	}
 	var vals []float64
-	for _, ss := range by {
+	for _, t := range Tasks {
+		ss := by[t]
+		if len(ss) == 0 {
+			continue
+		}
 		groups := map[string][]float64{}
 		var all []float64
 		for _, s := range ss {
@@ -163,8 +177,8 @@ func ifs(samples []sample, key func(sample) string) (float64, int) {
 			all = append(all, s.score)
 		}
 		var gm []float64
-		for _, g := range groups {
-			gm = append(gm, mean(g))
+		for _, k := range slices.Sorted(maps.Keys(groups)) {
+			gm = append(gm, mean(groups[k]))
 		}
 		m := mean(all)
 		if sd := stdev(gm); !math.IsNaN(sd) && m > 0 {
@@ -271,8 +285,11 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 			r7 = append(r7, cell(lo), strconv.Itoa(ln))
 			t7.Rows = append(t7.Rows, r7)
 			row(m, "ARS", lo, ln, "task", "overall", "length", l)
-			for c, v := range ifp(byLen[l]) {
-				row(m, "IFP", v, ln, "capability", c, "length", l)
+			byCap := ifp(byLen[l])
+			for _, c := range Capabilities {
+				if v, ok := byCap[c]; ok {
+					row(m, "IFP", v, ln, "capability", c, "length", l)
+				}
 			}
 			for _, p := range perspectives[:2] {
 				v, nt := ifs(byLen[l], p.key)

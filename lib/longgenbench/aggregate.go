@@ -2,7 +2,9 @@ package longgenbench
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -151,7 +153,10 @@ type Metrics struct {
 func (c *cell) metrics() Metrics {
 	m := Metrics{Records: len(c.parents), Checks: c.all.checks, Judged: c.all.judged, Missing: c.all.checks - c.all.judged, JudgeFailed: c.judgeFailed, Accuracy: map[string]float64{}}
 	var crSum, words float64
-	for _, p := range c.parents {
+	// Parents in id order: these are float sums, and the same input must
+	// give byte-identical output.
+	for _, id := range slices.Sorted(maps.Keys(c.parents)) {
+		p := c.parents[id]
 		crSum += p.CR()
 		if len(p.Error) > 0 {
 			m.InferFailed++
