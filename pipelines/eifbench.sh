@@ -31,6 +31,8 @@ Flags:
   -j N                  requests in flight to the model (default: 16)
   --judge-j N           judge requests in flight (default: 32)
   --max-failures N|P%   failed records each stage tolerates before exiting 4 (default: 10%)
+  --retry-errors        the rerun also sends records that failed for good (transient failures are
+                        sent again by any rerun); INFER_ARGS / JUDGE_ARGS add flags to those stages
 TXT
 }
 
@@ -46,18 +48,13 @@ gen=(gen-context eifbench)
 expand=(expand-templates)
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--base-url) base_url=$2; shift 2 ;;
-	--model) model=$2; shift 2 ;;
 	--judge-base-url) judge_url=$2; shift 2 ;;
 	--judge-model) judge_model=$2; shift 2 ;;
 	--official | --subset) gen+=("$1" "$2"); shift 2 ;;
 	--max-tokens) expand+=(--max-tokens "$2"); shift 2 ;;
-	--out) out=$2; shift 2 ;;
-	-j) jobs=$2; shift 2 ;;
 	--judge-j) judge_jobs=$2; shift 2 ;;
-	--max-failures) max_failures=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
-	*) echo "eifbench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+	*) ifkit_common_flag "$@" || { echo "eifbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac
 done
 if [ -z "$base_url" ]; then
@@ -78,9 +75,9 @@ judge_args=(${JUDGE_ARGS:-})
 "${gen[@]}" -o "$out/items.jsonl"
 "${expand[@]}" -o "$out/requests.jsonl" "$out/items.jsonl"
 infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
-	--resume "${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl"
+	--resume ${retry_errors:+"$retry_errors"} "${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl"
 split-subtasks -o "$out/checks.jsonl.zst" "$out/responses.jsonl.zst"
 judge --judge-base-url "$judge_url" ${judge_model:+--judge-model "$judge_model"} -j "$judge_jobs" \
-	--max-failures "$max_failures" --resume "${judge_args[@]}" -o "$out/judged.jsonl.zst" "$out/checks.jsonl.zst"
+	--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${judge_args[@]}" -o "$out/judged.jsonl.zst" "$out/checks.jsonl.zst"
 aggregate-ifs --format md --decimals 4 --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
 cat "$out/report.md"

@@ -29,3 +29,29 @@ ifkit_find_programs() {
 }
 
 ifkit_find_programs
+
+# The flags every script accepts the same way. In a script's argument loop,
+#   *) ifkit_common_flag "$@" || { echo "x.sh: unknown argument $1" >&2; exit 2; }; shift "$ifkit_shift" ;;
+# sets base_url, model, out, jobs, max_failures or retry_errors from $1 (and
+# $2) and ifkit_shift to the words used; it fails when $1 is not one of them.
+#   --retry-errors  the rerun also sends the records that failed for good
+#                   (400/401/403/404/422, context_length); transient failures
+#                   are sent again by any rerun
+# Extra infer-batch and judge flags come from INFER_ARGS and JUDGE_ARGS.
+ifkit_common_flag() {
+	ifkit_shift=2
+	case $1 in
+	--base-url) base_url=$2 ;;
+	--model) model=$2 ;;
+	--out) out=$2 ;;
+	-j) jobs=$2 ;;
+	--max-failures) max_failures=$2 ;;
+	--retry-errors) retry_errors=--retry-errors; ifkit_shift=1 ;;
+	*) return 1 ;;
+	esac
+	if [[ $ifkit_shift == 2 && $# -lt 2 ]]; then
+		echo "$(basename "$0"): $1 needs a value" >&2
+		exit 2
+	fi
+}
+retry_errors=

@@ -10,6 +10,8 @@
 #   contexts.jsonl.zst  requests.jsonl.zst  replies.jsonl.zst  judged.jsonl.zst
 #   report.md  report.jsonl (tidy rows: ARS, IFP, IFS)
 # --max-failures (default 10%): failed records infer-batch tolerates before the script exits 4.
+# --retry-errors: the rerun also sends records that failed for good (transient failures are
+# sent again by any rerun).
 # --official FILE (repeatable) imports official context files (data/meta/*_input.json)
 # instead of generating contexts. Extra infer-batch flags can go in INFER_ARGS, e.g.
 #   INFER_ARGS="--max-model-len 131072 --truncate-context" pipelines/lifbench.sh ...
@@ -31,18 +33,13 @@ max_failures=10%
 official=()
 while [ $# -gt 0 ]; do
   case $1 in
-    --base-url) base_url=$2; shift 2 ;;
-    --model) model=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
     --lengths) lengths=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --templates) templates=$2; shift 2 ;;
     --rubric) rubric=$2; shift 2 ;;
-    -j) jobs=$2; shift 2 ;;
-    --max-failures) max_failures=$2; shift 2 ;;
     --official) official+=("$2"); shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
-    *) echo "lifbench.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+    *) ifkit_common_flag "$@" || { echo "lifbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
   esac
 done
 if [ -z "$base_url" ]; then
@@ -64,7 +61,7 @@ expand_args=(--seed "$seed")
 expand-templates "${expand_args[@]}" -o "$out/requests.jsonl.zst" "$out/contexts.jsonl.zst"
 
 # --resume reuses earlier replies to the same requests (and --model) only.
-infer_args=(--base-url "$base_url" -j "$jobs" --max-failures "$max_failures" --resume)
+infer_args=(--base-url "$base_url" -j "$jobs" --max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"})
 [ -n "$model" ] && infer_args+=(--model "$model")
 # shellcheck disable=SC2086 # INFER_ARGS is a list of flags
 infer-batch "${infer_args[@]}" ${INFER_ARGS:-} -o "$out/replies.jsonl.zst" "$out/requests.jsonl.zst"

@@ -35,6 +35,8 @@ usage: longgenbench.sh [options]
   --judge-j N           requests in flight for the judge (default 32)
   --out DIR             output directory (default out/longgenbench)
   --max-failures N|P%   failed records each stage tolerates before exiting 4 (default: 10%)
+  --retry-errors        the rerun also sends records that failed for good (transient failures are
+                        sent again by any rerun); INFER_ARGS / JUDGE_ARGS add flags to those stages
 EOF
 }
 
@@ -44,8 +46,6 @@ model="" judge_model="" judge_mode=llm version=short scenarios=diary,menu,skyscr
 count=100 seed=0 official="" max_tokens="" jobs=16 judge_jobs=32 out=out/longgenbench max_failures=10%
 while [ $# -gt 0 ]; do
 	case $1 in
-	--base-url) base_url=$2; shift 2 ;;
-	--model) model=$2; shift 2 ;;
 	--judge-base-url) judge_url=$2; shift 2 ;;
 	--judge-model) judge_model=$2; shift 2 ;;
 	--judge) judge_mode=$2; shift 2 ;;
@@ -55,12 +55,9 @@ while [ $# -gt 0 ]; do
 	--seed) seed=$2; shift 2 ;;
 	--official) official=$2; shift 2 ;;
 	--max-tokens) max_tokens=$2; shift 2 ;;
-	-j) jobs=$2; shift 2 ;;
 	--judge-j) judge_jobs=$2; shift 2 ;;
-	--out) out=$2; shift 2 ;;
-	--max-failures) max_failures=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
-	*) echo "longgenbench.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+	*) ifkit_common_flag "$@" || { echo "longgenbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac
 done
 if [ -z "$base_url" ]; then
@@ -79,7 +76,8 @@ expand=(expand-templates -o "$out/requests.jsonl")
 [ -n "$max_tokens" ] && expand+=(--max-tokens "$max_tokens")
 "${expand[@]}" "$out/items.jsonl"
 
-infer=(infer-batch --base-url "$base_url" -j "$jobs" --max-failures "$max_failures" --resume -o "$out/responses.jsonl.zst")
+# shellcheck disable=SC2206 # INFER_ARGS and JUDGE_ARGS are word lists on purpose
+infer=(infer-batch --base-url "$base_url" -j "$jobs" --max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} ${INFER_ARGS:-} -o "$out/responses.jsonl.zst")
 [ -n "$model" ] && infer+=(--model "$model")
 "${infer[@]}" "$out/requests.jsonl"
 
@@ -87,7 +85,8 @@ split-subtasks -o "$out/checks.jsonl.zst" "$out/responses.jsonl.zst"
 
 judge=(judge --judge "$judge_mode" --max-failures "$max_failures" -o "$out/judged.jsonl.zst")
 if [ "$judge_mode" != lexical ]; then
-	judge+=(--judge-base-url "$judge_url" -j "$judge_jobs" --resume)
+	# shellcheck disable=SC2206
+	judge+=(--judge-base-url "$judge_url" -j "$judge_jobs" --resume ${retry_errors:+"$retry_errors"} ${JUDGE_ARGS:-})
 	[ -n "$judge_model" ] && judge+=(--judge-model "$judge_model")
 fi
 "${judge[@]}" "$out/checks.jsonl.zst"

@@ -35,6 +35,8 @@ Flags:
   --out DIR             output directory (default: out/longins)
   -j N                  requests in flight (default: 16)
   --max-failures N|P%   failed records infer-batch tolerates before exiting 4 (default: 10%)
+  --retry-errors        the rerun also sends records that failed for good (transient failures are
+                        sent again by any rerun); INFER_ARGS / JUDGE_ARGS add flags to those stages
 TXT
 }
 
@@ -47,15 +49,10 @@ gen=(gen-context longins)
 expand=(expand-templates)
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--base-url) base_url=$2; shift 2 ;;
-	--model) model=$2; shift 2 ;;
 	--lengths | --modes | --seed | --error-rate | --tasks | --official) gen+=("$1" "$2"); shift 2 ;;
 	--max-tokens | --temperature) expand+=("$1" "$2"); shift 2 ;;
-	--out) out=$2; shift 2 ;;
-	-j) jobs=$2; shift 2 ;;
-	--max-failures) max_failures=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
-	*) echo "longins.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+	*) ifkit_common_flag "$@" || { echo "longins.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac
 done
 if [ -z "$base_url" ]; then
@@ -71,7 +68,7 @@ infer_args=(${INFER_ARGS:-})
 "${expand[@]}" -o "$out/requests.jsonl.zst" "$out/items.jsonl.zst"
 # --resume reuses earlier replies to the same requests (and --model) only.
 infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
-	--resume "${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl.zst"
+	--resume ${retry_errors:+"$retry_errors"} "${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl.zst"
 judge -o "$out/judged.jsonl.zst" "$out/responses.jsonl.zst"
 aggregate-ifs --format md --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
 cat "$out/report.md"

@@ -29,6 +29,17 @@ func TestScriptsRunFromACleanPath(t *testing.T) {
 		t.Fatalf("./pipelines/ifscale.sh from a clean PATH: %v\n%s", err, out)
 	}
 
+	// The five scripts share their common flags (pipelines/lib.sh): each takes
+	// --retry-errors and -j, and refuses an unknown flag (exit 2).
+	for _, name := range []string{"lifbench", "ifscale", "longins", "longgenbench", "eifbench"} {
+		cmd := exec.Command("./pipelines/"+name+".sh", "--retry-errors", "-j", "4", "--max-failures", "5%", "--no-such-flag")
+		cmd.Dir, cmd.Env = co, clean
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "unknown argument --no-such-flag") {
+			t.Errorf("%s.sh --retry-errors -j 4 --max-failures 5%% --no-such-flag: %v, want exit 2 naming only the unknown flag:\n%s", name, err, out)
+		}
+	}
+
 	// Without programs anywhere, the script says what to do (exit 2).
 	bare := t.TempDir()
 	os.Symlink(filepath.Join(co, "pipelines"), filepath.Join(bare, "pipelines"))
