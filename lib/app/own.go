@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/ifkit/ifkit/lib/stream"
+	"github.com/urfave/cli/v2"
 )
 
 // claimOutput is the one output-ownership rule every tool follows before it
@@ -86,25 +88,18 @@ func backupName(f string) (string, error) {
 
 // defines reports whether the tool (or subcommand) has a flag called name.
 func (r *Run) defines(name string) bool {
+	var flags []cli.Flag
+	if r.App != nil {
+		flags = append(flags, r.App.Flags...)
+	}
 	for _, c := range r.Lineage() {
-		if c.Command == nil {
-			continue
-		}
-		for _, f := range c.Command.Flags {
-			for _, n := range f.Names() {
-				if n == name {
-					return true
-				}
-			}
+		if c.Command != nil {
+			flags = append(flags, c.Command.Flags...)
 		}
 	}
-	if r.App != nil {
-		for _, f := range r.App.Flags {
-			for _, n := range f.Names() {
-				if n == name {
-					return true
-				}
-			}
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			return true
 		}
 	}
 	return false

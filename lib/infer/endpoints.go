@@ -116,8 +116,7 @@ func (b *balancer) done(ep *endpoint, healthy bool, now time.Time) time.Duration
 			b.log.Info("endpoint answers again: outage over", "endpoint", ep.label, "lasted", now.Sub(b.outage).Round(time.Second).String())
 			b.outage, b.gaveUp = time.Time{}, false
 		}
-		close(b.wake)
-		b.wake = make(chan struct{})
+		b.wakeHolders()
 		return 0
 	}
 	ep.failures++
@@ -136,9 +135,16 @@ func (b *balancer) done(ep *endpoint, healthy bool, now time.Time) time.Duration
 		ep.pausedUntil = now.Add(d)
 		ep.paused++
 		ep.fails = 0
+		b.wakeHolders() // they wait for this probe: the next one is due at pausedUntil
 		return d
 	}
 	return 0
+}
+
+// wakeHolders makes the records held in an outage look again. Called locked.
+func (b *balancer) wakeHolders() {
+	close(b.wake)
+	b.wake = make(chan struct{})
 }
 
 type endpointStats struct {
