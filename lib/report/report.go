@@ -106,7 +106,9 @@ func escapeCells(cells []string) []string {
 	return out
 }
 
-// WriteCSV prints each table as a CSV block with a "# title" line before it.
+// WriteCSV prints each table as a CSV block with a "# title" line before it
+// and its notes (simulated replies, partial shards, …) as "# " lines after
+// it: a CSV must not lose what the Markdown says about the numbers.
 func WriteCSV(w io.Writer, tables []Table) error {
 	cw := csv.NewWriter(w)
 	for i, t := range tables {
@@ -118,6 +120,9 @@ func WriteCSV(w io.Writer, tables []Table) error {
 		}
 		cw.Write(t.Columns)
 		cw.WriteAll(t.Rows)
+		for _, n := range t.Notes {
+			cw.Write([]string{"# " + n})
+		}
 	}
 	cw.Flush()
 	return cw.Error()

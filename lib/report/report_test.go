@@ -39,7 +39,7 @@ func TestTables(t *testing.T) {
 	if err := WriteCSV(&csv, tables); err != nil {
 		t.Fatal(err)
 	}
-	if want := "# T\na,b|c\n1,x|y\n"; csv.String() != want {
+	if want := "# T\na,b|c\n1,x|y\n# note\n"; csv.String() != want {
 		t.Errorf("csv:\n%q\nwant %q", csv.String(), want)
 	}
 	var js bytes.Buffer
