@@ -17,3 +17,13 @@ func ModelOf(rec *record.Record) string {
 	}
 	return "unknown"
 }
+
+// ServerTruncated reports whether the server cut the record's prompt
+// (response.server_truncated, set by infer-batch): its reply answers a
+// shorter prompt than the benchmark asked, so every table counts it.
+func ServerTruncated(rec *record.Record) bool {
+	var resp struct {
+		Cut bool `json:"server_truncated"`
+	}
+	return rec.Has("response") && rec.Decode("response", &resp) == nil && resp.Cut
+}

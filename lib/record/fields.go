@@ -45,6 +45,14 @@ type Response struct {
 	// Fingerprint is the server's system_fingerprint; "llm-sim" marks replies
 	// of the test double, which every report then says.
 	Fingerprint string `json:"system_fingerprint,omitempty"`
+	// PromptTokensSent is the client's count of the prompt it sent and
+	// Tokenizer what counted it ("server", "hf:FILE", "o200k_base~" for an
+	// estimate); ServerTruncated is set when the server's usage.prompt_tokens
+	// fell short of that count by more than the tokenizer's tolerance: the
+	// server cut the prompt and the reply answers something else (issue 11).
+	PromptTokensSent int    `json:"prompt_tokens_sent,omitempty"`
+	Tokenizer        string `json:"tokenizer,omitempty"`
+	ServerTruncated  bool   `json:"server_truncated,omitempty"`
 }
 
 // Point is one rubric score point.

@@ -16,13 +16,28 @@ import (
 
 // Row is one metric value with its dimensions (DESIGN §4: bench, model,
 // metric, value and n always; task, length, density, ... as needed).
+//
+// The one metric-row schema (docs/lake.md): Dims hold string dimensions and
+// human labels ("length": "4k"), Nums the numeric dimensions written as JSON
+// numbers (length_tokens, density, depth, position, seed); Unit says what
+// Value is in (ratio|percent|count|tokens|words: the papers' own units);
+// NFailed and NTruncated count the records behind the row that failed or
+// were cut by the server; Run, Version and Created are the provenance that
+// aggregate-ifs stamps on every row.
 type Row struct {
-	Bench  string
-	Model  string
-	Metric string
-	Dims   map[string]string
-	Value  float64 // NaN is written as null
-	N      int
+	Bench      string
+	Model      string
+	Metric     string
+	Dims       map[string]string
+	Nums       map[string]float64
+	Value      float64 // NaN is written as null
+	Unit       string
+	N          int
+	NFailed    int
+	NTruncated int
+	Run        string
+	Version    string
+	Created    string
 }
 
 // MarshalJSON flattens Dims into the object, keys sorted after the fixed ones.
