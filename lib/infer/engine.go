@@ -71,18 +71,17 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 	if err := opt.validate(); err != nil {
 		return err
 	}
+	if opt.Batch.Active() {
+		return processBatch(r, opt, prepare, apply)
+	}
 	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats()}
 	e.client = oai.New(opt.Concurrency, opt.ConnectTimeout, opt.APIKey)
 	defer e.client.Close()
 	e.eps = newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)
 	e.lim = newLimiter(opt.Concurrency, opt.Adaptive)
 	e.rpm, e.tpm = newBucket(opt.RPM), newBucket(opt.TPM)
-	if opt.needTokens() {
-		enc, err := tokens.Get(opt.Tokenizer)
-		if err != nil {
-			return app.Usagef("--tokenizer: %v", err)
-		}
-		e.enc = enc
+	if err := e.loadTokenizer(); err != nil {
+		return err
 	}
 	if opt.Resume {
 		err := e.resume()
@@ -109,6 +108,17 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 		err = serr
 	}
 	return err
+}
+
+func (e *engine) loadTokenizer() error {
+	if e.opt.needTokens() {
+		enc, err := tokens.Get(e.opt.Tokenizer)
+		if err != nil {
+			return app.Usagef("--tokenizer: %v", err)
+		}
+		e.enc = enc
+	}
+	return nil
 }
 
 // graceOnSignal lets requests in flight finish for --grace after a signal,

@@ -182,6 +182,7 @@ type Server struct {
 
 	mu    sync.Mutex
 	stats Stats
+	bat   batchStore // /v1/files, /v1/batches (batch.go)
 
 	srv *http.Server
 	ln  net.Listener
@@ -312,6 +313,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.getModel(w, r, strings.TrimPrefix(p, "/v1/models/"))
 	case p == "/health":
 		w.WriteHeader(http.StatusOK)
+	case batchPath(p):
+		s.serveBatchAPI(w, r)
 	default:
 		s.clientError(w, http.StatusNotFound, fmt.Sprintf("llm-sim has no endpoint %s %s", r.Method, p), "invalid_request_error", "not_found")
 	}
@@ -319,7 +322,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func knownPath(p string) bool {
 	switch p {
-	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health":
+	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/v1/files", "/v1/batches":
 		return true
 	}
 	return strings.HasPrefix(p, "/v1/models/")
