@@ -50,6 +50,11 @@ Latency: a request waits for one of --max-concurrency slots (queueing as in vLLM
 --latency (plus prompt_tokens / --prefill-tokens-per-sec) to the first token, then streams at
 --tokens-per-sec; a non-streaming reply is sent when it is fully generated.
 
+Batches: /v1/files (multipart upload with purpose=batch, content download) and /v1/batches
+(create, retrieve, cancel, list) as OpenAI's, with its statuses validating → in_progress →
+finalizing → completed (or failed, cancelling → cancelled); a batch's requests go through the
+same latency model, concurrency cap, solvers and faults, and files are kept in memory.
+
 Faults: a fraction --fail-rate of completion requests fail, the kind drawn by --faults weights
 from an RNG seeded by --seed and the request's arrival number (so a retry may succeed):
 429 (with Retry-After), 500, 503, reset (connection closed with no response), stall (nothing
