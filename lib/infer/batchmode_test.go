@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -210,6 +211,108 @@ func TestBatchFlagUsage(t *testing.T) {
 		code, _, stderr := runBatch(t, nil, append(tc.args, in)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// --batch-api through llm-sim writes what an online run writes; chat and
+// completions requests go to separate batches, each split at
+// --batch-max-requests.
+func TestBatchAPIMatchesOnline(t *testing.T) {
+	s := startSim(t, sim.DefaultOptions())
+	in := batchInput(t, 45, true) // 15 completions, 30 chat
+	code, online, stderr := runBatch(t, nil, "--max-failures", "inf", "--base-url", s.BaseURL(), "--model", sim.DefaultModel, "-j", "4", in)
+	if code != 0 {
+		t.Fatalf("online: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	code, _, stderr = runBatch(t, nil, "--max-failures", "inf", "--batch-api", "--batch-poll", "20ms", "--batch-max-requests", "12",
+		"--base-url", s.BaseURL(), "--model", sim.DefaultModel, "-o", out, in)
+	if code != 0 {
+		t.Fatalf("--batch-api: exit %d: %s", code, stderr)
+	}
+	sameRuns(t, "--batch-api", outcomes(t, parseLines(t, online)), outcomes(t, readRecords(t, out)))
+	// 30 chat requests in batches of 12, 12, 6; 15 completions in 12, 3.
+	if n := s.Stats().ByPath["/v1/batches"]; n != 5 {
+		t.Fatalf("%d batches created, want 5", n)
+	}
+	if _, err := os.Stat(BatchStateName(out)); err == nil {
+		t.Fatalf("a finished run left %s", BatchStateName(out))
+	}
+	if !strings.Contains(stderr, "status=completed") {
+		t.Fatalf("no batch progress in the log: %s", stderr)
+	}
+}
+
+// A run killed while it polls leaves the batch ids beside FILE.partial; the
+// same command with --resume polls the same batches (none is created again)
+// and writes every record; without --resume it refuses.
+func TestBatchAPIKillResumesPolling(t *testing.T) {
+	opt := sim.DefaultOptions()
+	opt.Latency = 30 * time.Millisecond
+	opt.MaxConcurrency = 1 // 40 requests: about 1.2 s of batch
+	s := startSim(t, opt)
+	in := batchInput(t, 40, false)
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	args := []string{"--max-failures", "inf", "--batch-api", "--batch-poll", "50ms", "--base-url", s.BaseURL(), "--model", sim.DefaultModel, "-o", out, in}
+	cmd, stderr := childBatch(t, args...)
+	state := BatchStateName(out)
+	waitFor(t, "the batch state file", func() bool {
+		b, _ := os.ReadFile(state)
+		return bytes.Contains(b, []byte("batch_id"))
+	})
+	time.Sleep(100 * time.Millisecond) // polling
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if s.Stats().ByPath["/v1/batches"] != 1 {
+		t.Fatalf("batches created: %v; stderr %s", s.Stats().ByPath, stderr)
+	}
+	if code, _, stderr := runBatch(t, nil, args...); code != 2 || !strings.Contains(stderr, "--resume polls them") {
+		t.Fatalf("without --resume: exit %d: %s", code, stderr)
+	}
+	code, _, errs := runBatch(t, nil, append([]string{"--resume"}, args...)...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errs)
+	}
+	if n := s.Stats().ByPath["/v1/batches"]; n != 1 {
+		t.Fatalf("the resumed run created %d batches in all, want the 1 it polled", n)
+	}
+	if n := s.Stats().ByPath["/v1/chat/completions"]; n != 40 {
+		t.Fatalf("the server answered %d requests for 40", n)
+	}
+	recs := readRecords(t, out)
+	if len(recs) != 42 || recs[0].ID() != "c000" || !recs[0].Has("response") || !strings.Contains(errs, "polling a batch the earlier run created") {
+		t.Fatalf("%d records; stderr %s", len(recs), errs)
+	}
+	if _, err := os.Stat(state); err == nil {
+		t.Fatalf("a finished run left %s", state)
+	}
+}
+
+// SIGTERM with --cancel-on-exit cancels the batch at the provider.
+func TestBatchAPICancelOnExit(t *testing.T) {
+	opt := sim.DefaultOptions()
+	opt.Latency = 50 * time.Millisecond
+	opt.MaxConcurrency = 1
+	s := startSim(t, opt)
+	in := batchInput(t, 40, false)
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	cmd, stderr := childBatch(t, "--batch-api", "--cancel-on-exit", "--batch-poll", "50ms", "--base-url", s.BaseURL(), "--model", sim.DefaultModel, "-o", out, in)
+	waitFor(t, "the batch state file", func() bool {
+		b, _ := os.ReadFile(BatchStateName(out))
+		return bytes.Contains(b, []byte("batch_id"))
+	})
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if !strings.Contains(stderr.String(), "batch cancelled") {
+		t.Fatalf("stderr: %s", stderr)
+	}
+	cl := &batchapi.Client{HTTP: oai.New(1, time.Second, "").HTTP, Base: s.BaseURL()}
+	st, _ := readBatchState(BatchStateName(out))
+	for _, b := range st {
+		got, err := cl.Get(context.Background(), b.BatchID)
+		if err != nil || (got.Status != batchapi.StatusCancelling && got.Status != batchapi.StatusCancelled) {
+			t.Fatalf("batch %s: %v %v", b.BatchID, got.Status, err)
 		}
 	}
 }
