@@ -62,6 +62,8 @@ func (o *Options) validateBatch() error {
 		}
 	}
 	switch {
+	case o.Dispatch != "" && o.Dispatch != DispatchInput && o.Dispatch != DispatchPrefix:
+		return app.Usagef("--dispatch %q: want input or prefix", o.Dispatch)
 	case n > 1:
 		return app.Usagef("--batch-export, --batch-import and --batch-api are different ways to run: give one")
 	case b.CancelOnExit && !b.API:

@@ -259,6 +259,24 @@ func (e *engine) run() error {
 		}
 	}
 
+	start := func(it *item) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.work(it)
+			complete(it)
+		}()
+	}
+	var disp *dispatcher // --dispatch prefix (dispatch.go)
+	dispatched := make(chan struct{})
+	if e.opt.Dispatch == DispatchPrefix {
+		disp = newDispatcher(e.opt.window())
+		go func() {
+			defer close(dispatched)
+			e.dispatch(disp, start, complete)
+		}()
+	}
+
 	changed := 0
 	err := r.Records(func(rec *record.Record) error {
 		it := &item{rec: rec}
@@ -304,6 +322,14 @@ func (e *engine) run() error {
 			complete(it)
 			return nil
 		}
+		if disp != nil {
+			if !disp.add(it) {
+				it.drop = true
+				complete(it)
+				return e.stopErr()
+			}
+			return nil
+		}
 		// A slot for the first attempt: dispatch waits here, so at most -j
 		// requests are in flight.
 		if err := e.lim.acquire(e.stop); err != nil {
@@ -311,14 +337,16 @@ func (e *engine) run() error {
 			complete(it)
 			return e.stopErr()
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e.work(it)
-			complete(it)
-		}()
+		start(it)
 		return nil
 	})
+	if disp != nil {
+		disp.close()
+		<-dispatched
+		if disp.grouped > 0 {
+			r.Log.Info("--dispatch prefix: records sent ahead of their input position to share a prompt prefix", "records", disp.grouped)
+		}
+	}
 	var bad *stream.LineError
 	switch {
 	case err == nil, errors.Is(err, context.Canceled):

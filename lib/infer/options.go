@@ -58,6 +58,7 @@ type Options struct {
 	OutageWait      time.Duration // how long records wait when every endpoint is down (0: not at all)
 	TruncationRatio float64       // warn when the server counts fewer prompt tokens than this share of the estimate
 	Batch           BatchOptions  // OpenAI Batch export, import or API instead of calls
+	Dispatch        string        // DispatchPrefix or DispatchInput ("": input), see dispatch.go
 }
 
 // Defaults returns the options every flag defaults to.
@@ -164,7 +165,7 @@ func EngineFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "outage-wait", Value: d.OutageWait, Category: catEngine, Usage: "when every endpoint fails (network errors, 5xx) after one has answered, records wait this long for one to come back instead of using up their retries (0: no waiting)"},
 		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
 		&cli.StringFlag{Name: "stats", Category: catEngine, Usage: "write run statistics as JSON to `FILE` (counts, latency and TTFT percentiles, tokens, throughput)"},
-	}, batchFlags()...)
+	}, append(batchFlags(), dispatchFlag())...)
 }
 
 // OptionsFromFlags reads the flags of Flags(prefix) (or EndpointFlags(prefix)
@@ -226,6 +227,7 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.OutageWait = r.Duration("outage-wait")
 	o.StatsFile = r.String("stats")
 	o.Batch = batchOptionsFromFlags(r)
+	o.Dispatch = r.String("dispatch")
 	return o, o.validate()
 }
 
