@@ -106,8 +106,8 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 
 	rep := s.generate(req, co)
 	ttft := s.opt.Latency
-	if s.opt.PrefillTPS > 0 {
-		ttft += time.Duration(float64(rep.usage.PromptTokens) / s.opt.PrefillTPS * float64(time.Second))
+	if pre := s.prefillTokens(req, rep.usage.PromptTokens); s.opt.PrefillTPS > 0 {
+		ttft += time.Duration(float64(pre) / s.opt.PrefillTPS * float64(time.Second))
 	}
 	var done bool
 	if co.stream {

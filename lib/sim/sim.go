@@ -127,6 +127,10 @@ type Options struct {
 	Reasoning bool // add reasoning_content to chat replies (counted in completion_tokens, not cut by max_tokens)
 	Solvers   []Solver
 	Log       *slog.Logger // per-request faults are logged at Debug; nil: no log
+
+	// PrefixCacheTokens is the capacity of the prefix cache (prefixcache.go):
+	// cached prompt tokens cost no prefill; 0: no cache.
+	PrefixCacheTokens int
 }
 
 // DefaultOptions are those of llm-sim with no flags: full skill, no latency, no faults.
@@ -182,7 +186,9 @@ type Server struct {
 
 	mu    sync.Mutex
 	stats Stats
-	bat   batchStore // /v1/files, /v1/batches (batch.go)
+
+	bat batchStore  // /v1/files, /v1/batches (batch.go)
+	pc  prefixCache // --prefix-cache-tokens and /metrics (prefixcache.go)
 
 	srv *http.Server
 	ln  net.Listener
@@ -210,6 +216,7 @@ func New(opt Options) *Server {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opt: opt, models: map[string]bool{}, closing: make(chan struct{})}
+	s.pc.capacity = opt.PrefixCacheTokens
 	for _, m := range opt.Models {
 		s.models[m] = true
 	}
@@ -315,6 +322,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 	case batchPath(p):
 		s.serveBatchAPI(w, r)
+	case p == "/metrics":
+		s.metrics(w)
 	default:
 		s.clientError(w, http.StatusNotFound, fmt.Sprintf("llm-sim has no endpoint %s %s", r.Method, p), "invalid_request_error", "not_found")
 	}
@@ -322,7 +331,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func knownPath(p string) bool {
 	switch p {
-	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/v1/files", "/v1/batches":
+	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/v1/files", "/v1/batches", "/metrics":
 		return true
 	}
 	return strings.HasPrefix(p, "/v1/models/")
@@ -413,6 +422,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("token rates must not be negative")
 	case o.MaxConcurrency < 0 || o.MaxQueue < 0 || o.DecayTokens < 0:
 		return fmt.Errorf("--max-concurrency, --max-queue and --skill-decay-tokens must not be negative")
+	case o.PrefixCacheTokens < 0:
+		return fmt.Errorf("--prefix-cache-tokens must not be negative")
 	}
 	return nil
 }
