@@ -28,6 +28,16 @@ const perMessageTokens = 4
 // build turns a request body (without model) into the body to send, checks
 // it against --max-model-len and, if allowed, cuts its context.
 func (e *engine) build(req []byte) (*call, *record.Error) {
+	if !e.opt.needTokens() {
+		if c, re, ok := e.buildRaw(req); ok {
+			return c, re
+		}
+	}
+	return e.buildSlow(req)
+}
+
+// buildSlow decodes the request: for token counts and cutting.
+func (e *engine) buildSlow(req []byte) (*call, *record.Error) {
 	var m map[string]json.RawMessage
 	if err := record.Unmarshal(req, &m); err != nil || m == nil {
 		return nil, &record.Error{Kind: oai.KindBadRequest, Message: "request is not a JSON object"}
