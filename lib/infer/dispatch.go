@@ -28,6 +28,12 @@ const (
 	prefixSlack = 512
 )
 
+// pendingBytes bounds the request bodies waiting to be sent: with 455 KB
+// prompts a window of 16 × 64 records would hold 0.5 GB (twice: record and
+// body), so reading waits instead; about 140 such records still wait to be
+// grouped, and any number of short ones up to the window.
+const pendingBytes = 64 << 20
+
 func dispatchFlag() cli.Flag {
 	return &cli.StringFlag{Name: "dispatch", Value: DispatchPrefix, Category: catEngine,
 		Usage: "order of sending within the reorder window: prefix (requests whose prompts share their first 2 KB go out together, so a server's prefix cache reuses them) or input; the output order is the input's either way"}
@@ -64,6 +70,7 @@ type dispatcher struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	queue   []pending
+	bytes   int // of the queued bodies
 	seq     int
 	last    uint64
 	closed  bool
@@ -80,14 +87,18 @@ func newDispatcher(window int) *dispatcher {
 // add queues a record; false when the dispatcher stopped taking any.
 func (d *dispatcher) add(it *item) bool {
 	d.mu.Lock()
+	for !d.closed && len(d.queue) > 0 && d.bytes+len(it.call.body) > pendingBytes {
+		d.cond.Wait()
+	}
 	if d.closed {
 		d.mu.Unlock()
 		return false
 	}
 	d.queue = append(d.queue, pending{it: it, key: prefixKey(it.call.body), seq: d.seq})
+	d.bytes += len(it.call.body)
 	d.seq++
 	d.mu.Unlock()
-	d.cond.Signal()
+	d.cond.Broadcast()
 	return true
 }
 
@@ -112,6 +123,8 @@ func (d *dispatcher) take() (*item, bool) {
 	i := d.pick()
 	p := d.queue[i]
 	d.queue = append(d.queue[:i], d.queue[i+1:]...)
+	d.bytes -= len(p.it.call.body)
+	d.cond.Broadcast() // a reader may wait for room
 	if p.key != 0 {
 		d.last = p.key
 	}
@@ -141,8 +154,9 @@ func (d *dispatcher) drain() []*item {
 	for i, p := range d.queue {
 		its[i] = p.it
 	}
-	d.queue = nil
+	d.queue, d.bytes = nil, 0
 	d.closed = true
+	d.cond.Broadcast()
 	return its
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ifkit/ifkit/lib/sim"
 )
@@ -91,5 +92,38 @@ func TestPrefixKey(t *testing.T) {
 	}
 	if prefixKey([]byte(`{"prompt":"short"}`)) != 0 {
 		t.Error("a short prompt is grouped")
+	}
+}
+
+// The bodies waiting in the dispatcher stay under pendingBytes: reading
+// waits for a send, and a stop releases it.
+func TestDispatcherBoundsPendingBytes(t *testing.T) {
+	d := newDispatcher(1000)
+	big := &item{call: &call{body: make([]byte, pendingBytes/3+1)}}
+	added := make(chan bool, 10)
+	go func() {
+		for range 4 {
+			added <- d.add(big)
+		}
+	}()
+	for range 2 {
+		if !<-added {
+			t.Fatal("refused while open")
+		}
+	}
+	select {
+	case <-added:
+		t.Fatal("a third body over the bound was queued before a send")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if _, ok := d.take(); !ok {
+		t.Fatal("nothing to take")
+	}
+	if !<-added {
+		t.Fatal("refused after a send made room")
+	}
+	d.drain()
+	if <-added {
+		t.Fatal("queued after the dispatcher stopped")
 	}
 }
