@@ -20,37 +20,9 @@ for cmd in curl jq awk zstd /usr/bin/time; do
 	command -v "$cmd" >/dev/null || { echo "run.sh: needs $cmd" >&2; exit 2; }
 done
 work=$(mktemp -d)
-sim_pid=
-cleanup() {
-	[ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null && wait "$sim_pid" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. bench/sim.sh
 go build -o "$work/" ./tools/infer-batch ./tools/llm-sim ./tools/gen-context ./tools/expand-templates
 
-start_sim() {
-	stop_sim
-	"$work/llm-sim" --addr 127.0.0.1:0 "$@" >"$work/sim.url" 2>"$work/sim.err" &
-	sim_pid=$!
-	for _ in $(seq 100); do
-		[ -s "$work/sim.url" ] && break
-		sleep 0.05
-	done
-	url=$(head -1 "$work/sim.url")
-	[ -n "$url" ] || { cat "$work/sim.err" >&2; exit 1; }
-}
-stop_sim() {
-	if [ -n "$sim_pid" ]; then
-		kill "$sim_pid" 2>/dev/null || true
-		wait "$sim_pid" 2>/dev/null || true
-		sim_pid=
-	fi
-}
-timed() {
-	/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@"
-	read -r wall user sys rss <"$work/time"
-	cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-}
 metric() { curl -sf "${url%/v1}/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 
 echo "# issue 17 bench — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(go version | awk '{print $3}'), load $(cut -d' ' -f1-3 /proc/loadavg)"
