@@ -316,3 +316,16 @@ func TestBatchAPICancelOnExit(t *testing.T) {
 		}
 	}
 }
+
+// --batch-api --resume never overwrites an online run's unfinished answers.
+func TestBatchAPIResumeKeepsOnlineAnswers(t *testing.T) {
+	s := startSim(t, sim.DefaultOptions())
+	in := batchInput(t, 3, false)
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	partial := out + ".partial"
+	os.WriteFile(partial, []byte(`{"id":"c000","request":{},"response":{"text":"paid"}}`+"\n"), 0o644)
+	code, _, stderr := runBatch(t, nil, "--batch-api", "--resume", "--base-url", s.BaseURL(), "--model", sim.DefaultModel, "-o", out, in)
+	if b, _ := os.ReadFile(partial); code != 2 || !strings.Contains(stderr, "online run") || !bytes.Contains(b, []byte("paid")) {
+		t.Fatalf("exit %d, partial %q: %s", code, b, stderr)
+	}
+}

@@ -75,6 +75,15 @@ func (e *engine) batchAPI() error {
 		if len(saved) > 0 && !opt.Resume {
 			return app.Usagef("%s holds the batches of an earlier run that did not finish: --resume polls them (nothing is paid twice); remove the file to start over", state)
 		}
+		if len(saved) == 0 && opt.Resume {
+			// Without batches of its own, FILE.partial holds an online run's
+			// answers, which this run's output would overwrite.
+			for _, f := range []string{stream.PartialName(opt.Output), journalName(opt.Output)} {
+				if st, err := os.Stat(f); err == nil && st.Size() > 0 {
+					return app.Usagef("--batch-api --resume: %s holds the answers of an online run, not batches: finish it with --resume without --batch-api, or move it away", f)
+				}
+			}
+		}
 	}
 	dir := os.TempDir()
 	if opt.Output != "" {
