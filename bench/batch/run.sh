@@ -44,6 +44,10 @@ if [ "$what" = all ] || [ "$what" = long ]; then
 		ok=$(zstd -dc "$work/long.out.jsonl.zst" | grep -c '"response"' || true)
 		echo "| long | $bin | $LONG_N × 455 KB | ${wall}s (ideal ${ideal}s) | $(awk -v i="$ideal" -v w="$wall" 'BEGIN { printf "%.3f", i / w }') of capacity | cpu $(awk -v c="$cpu" -v n="$LONG_N" 'BEGIN { printf "%.2f", c * 1000 / n }') ms/request | rss $((rss / 1024)) MB | $ok ok |"
 	done
+	# Without -o there is no journal: its share of the loss.
+	start_sim --max-concurrency 64 --latency 200ms
+	timed sh -c "'$work/infer-batch' --base-url '$url' --model llm-sim -j 64 --progress never '$work/long.jsonl' 2>'$work/ib.err' | zstd -1 -q >'$work/long.stdout.zst'"
+	echo "| long | infer-batch to stdout (no journal) | $LONG_N × 455 KB | ${wall}s (ideal ${ideal}s) | $(awk -v i="$ideal" -v w="$wall" 'BEGIN { printf "%.3f", i / w }') of capacity |"
 fi
 
 if [ "$what" = all ] || [ "$what" = short ]; then
