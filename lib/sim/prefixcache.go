@@ -102,6 +102,10 @@ func (c *prefixCache) lookup(text string, promptTokens int) (cached int) {
 // prefillTokens is what a request pays prefill for: its prompt tokens less
 // those the prefix cache holds.
 func (s *Server) prefillTokens(req *Request, promptTokens int) int {
+	if s.pc.capacity <= 0 {
+		// No cache: no need to join a 455 KB prompt's messages.
+		return promptTokens - s.pc.lookup("", promptTokens)
+	}
 	return promptTokens - s.pc.lookup(req.Text(), promptTokens)
 }
 
