@@ -58,20 +58,20 @@ if [ "$what" = all ] || [ "$what" = short ]; then
 fi
 
 if [ "$what" = all ] || [ "$what" = prefix ]; then
-	"$work/gen-context" lifbench --lengths 8k,16k --progress never 2>/dev/null | "$work/expand-templates" --progress never >"$work/lif.jsonl" 2>/dev/null
+	"$work/gen-context" lifbench --lengths "${PREFIX_LENGTHS:-8k,16k}" --progress never 2>/dev/null | "$work/expand-templates" --progress never >"$work/lif.jsonl" 2>/dev/null
 	n=$(wc -l <"$work/lif.jsonl")
 	# The grid as generated (one context's prompts next to each other) and
 	# shuffled (seeded), as after merging shards or sorting by another key.
 	awk 'BEGIN { srand(17) } { printf "%.9f\t%s\n", rand(), $0 }' "$work/lif.jsonl" | sort -k1,1 | cut -f2- >"$work/lif.shuf.jsonl"
 	for order in lif lif.shuf; do
 		for d in input prefix; do
-			# A cache of 16 contexts of 16k tokens; prefill at 100k tokens/s.
-			start_sim --max-concurrency 64 --latency 20ms --prefill-tokens-per-sec 100000 --prefix-cache-tokens 262144
+			# A cache of 16k tokens: one 16k context or two 8k ones (6 in the grid); prefill at 100k tokens/s.
+			start_sim --max-concurrency 64 --latency 20ms --prefill-tokens-per-sec 100000 --prefix-cache-tokens 16384
 			timed "$work/infer-batch" --dispatch "$d" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/$order.$d.out.jsonl" "$work/$order.jsonl" 2>"$work/ib.err"
 			hit=$(metric prefix_cache_hit_tokens)
 			reuse=$(metric prefix_cache_reusable_tokens)
 			prompt=$(metric prompt_tokens)
-			echo "| prefix | $order.jsonl, --dispatch $d | $n LIFBench 8k+16k prompts | ${wall}s | hit $hit of reusable $reuse tokens = $(awk -v h="$hit" -v r="$reuse" 'BEGIN { printf "%.3f", h / r }') | prompt tokens $prompt |"
+			echo "| prefix | $order.jsonl, --dispatch $d | $n LIFBench ${PREFIX_LENGTHS:-8k,16k} prompts | ${wall}s | hit $hit of reusable $reuse tokens = $(awk -v h="$hit" -v r="$reuse" 'BEGIN { printf "%.3f", h / r }') | prompt tokens $prompt |"
 		done
 		cmp <(jq -c '[.id, .response.text]' "$work/$order.input.out.jsonl") <(jq -c '[.id, .response.text]' "$work/$order.prefix.out.jsonl") && echo "| prefix | $order.jsonl: outputs of both orders identical (ids, order, replies) |"
 	done
