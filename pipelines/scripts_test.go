@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,11 +23,77 @@ func TestScriptsRunFromACleanPath(t *testing.T) {
 		}
 	}
 	clean := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + co, "OPENAI_BASE_URL=" + url}
-	cmd := exec.Command("./pipelines/ifscale.sh", "--densities", "10,20", "--seeds", "0", "--out", "out/ifscale")
+
+	// Every script writes one file per stage under the same names
+	// (pipelines/lib.sh), split-subtasks' checks only where replies are cut.
+	stages := []string{"items.jsonl.zst", "requests.jsonl.zst", "responses.jsonl.zst", "judged.jsonl.zst", "report.md", "report.jsonl"}
+	for _, c := range []struct {
+		name, title string
+		split       bool
+		args        []string
+	}{
+		{"lifbench", "LIFBench", false, []string{"--lengths", "1k"}},
+		{"ifscale", "IFScale", false, []string{"--densities", "10,20", "--seeds", "0"}},
+		{"longins", "LongIns", false, []string{"--lengths", "256", "--modes", "gist"}},
+		{"longgenbench", "LongGenBench", true, []string{"--count", "1", "--scenarios", "diary"}},
+		{"eifbench", "EifBench", true, nil},
+	} {
+		cmd := exec.Command("./pipelines/"+c.name+".sh", append([]string{"--out", "out/" + c.name}, c.args...)...)
+		cmd.Dir, cmd.Env = co, clean
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), c.title) {
+			t.Fatalf("./pipelines/%s.sh from a clean PATH: %v\n%s", c.name, err, out)
+		}
+		want := append([]string(nil), stages...)
+		if c.split {
+			want = append(want, "checks.jsonl.zst")
+		}
+		slices.Sort(want)
+		var got []string
+		files, _ := os.ReadDir(filepath.Join(co, "out", c.name))
+		for _, f := range files {
+			if !strings.HasPrefix(f.Name(), ".") {
+				got = append(got, f.Name())
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s.sh wrote %v, want %v", c.name, got, want)
+		}
+	}
+
+	// A rerun keeps the stages that are complete, made by the same command
+	// from unchanged inputs, and resumes inference; a changed flag redoes the
+	// stage and everything after it.
+	rerun := func(args ...string) string {
+		cmd := exec.Command("./pipelines/ifscale.sh", append([]string{"--out", "out/ifscale"}, args...)...)
+		cmd.Dir, cmd.Env = co, clean
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("rerun ifscale.sh %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	out := rerun("--densities", "10,20", "--seeds", "0")
+	for _, f := range []string{"items.jsonl.zst", "requests.jsonl.zst"} {
+		if !strings.Contains(out, "ifscale.sh: "+f+" is complete (same command, inputs unchanged): kept") {
+			t.Errorf("rerun did not keep %s:\n%s", f, out)
+		}
+	}
+	if !strings.Contains(out, "resumed=2") {
+		t.Errorf("rerun did not resume inference:\n%s", out)
+	}
+	out = rerun("--densities", "10,20,30", "--seeds", "0")
+	if strings.Contains(out, "kept") || !strings.Contains(out, "requests=1 ") {
+		t.Errorf("a new density must regenerate the items and send only the new prompt:\n%s", out)
+	}
+
+	// A stage that fails beyond --max-failures ends the script with its exit
+	// code and one line saying what to do.
+	cmd := exec.Command("./pipelines/ifscale.sh", "--model", "no-such-model", "--densities", "10", "--seeds", "0", "--out", "out/failing")
 	cmd.Dir, cmd.Env = co, clean
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "IFScale") {
-		t.Fatalf("./pipelines/ifscale.sh from a clean PATH: %v\n%s", err, out)
+	out2, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 4 || !strings.Contains(string(out2), "ifscale.sh: infer-batch finished, but more records failed than --max-failures 10% allows (exit 4") {
+		t.Errorf("failing inference: %v, want exit 4 and what to do:\n%s", err, out2)
 	}
 
 	// The five scripts share their common flags (pipelines/lib.sh): each takes
@@ -45,8 +112,8 @@ func TestScriptsRunFromACleanPath(t *testing.T) {
 	os.Symlink(filepath.Join(co, "pipelines"), filepath.Join(bare, "pipelines"))
 	cmd = exec.Command("./pipelines/ifscale.sh")
 	cmd.Dir, cmd.Env = bare, clean
-	out, err = cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "make build") {
-		t.Errorf("no programs: %v, want exit 2 saying to run make build:\n%s", err, out)
+	out2, err = cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out2), "make build") {
+		t.Errorf("no programs: %v, want exit 2 saying to run make build:\n%s", err, out2)
 	}
 }

@@ -29,17 +29,22 @@ Example:
 			&cli.Uint64Flag{Name: "seed", Value: 0, Usage: "seed of every random choice (ids, texts, tags)"},
 			&cli.StringFlag{Name: "tokenizer", Value: tokens.Default, Usage: "tiktoken encoding that counts the budget: " + strings.Join(tokens.Names, ", ")},
 			&cli.StringFlag{Name: "corpus", Usage: "draw list lines, essay sentences and document bodies from `FILE` (JSONL with \"text\", or lines)"},
-			&cli.StringFlag{Name: "official", Usage: "import an official context file (data/meta/*_input.json) instead of generating"},
+			&cli.StringSliceFlag{Name: "official", Usage: "import an official context `FILE` (data/meta/*_input.json; repeatable) instead of generating"},
 		},
 		Action: func(r *app.Run) error {
 			opt := lifbench.GenOptions{Seed: r.Uint64("seed"), Tokenizer: r.String("tokenizer")}
-			if f := r.String("official"); f != "" {
+			if files := r.StringSlice("official"); len(files) > 0 {
 				for _, g := range []string{"scenarios", "lengths", "corpus"} {
 					if r.IsSet(g) {
 						return app.Usagef("--%s does not apply to --official: the official contexts are imported as they are", g)
 					}
 				}
-				return lifbench.ImportOfficial(f, opt, r.Emit)
+				for _, f := range files {
+					if err := lifbench.ImportOfficial(f, opt, r.Emit); err != nil {
+						return err
+					}
+				}
+				return nil
 			}
 			for _, s := range strings.Split(r.String("scenarios"), ",") {
 				if s = strings.TrimSpace(s); s != "" {

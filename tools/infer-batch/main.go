@@ -43,14 +43,14 @@ written to records, logs or --stats.
 
 Examples:
   gen-context lifbench --lengths 4k,8k | expand-templates \
-    | infer-batch --base-url http://127.0.0.1:8000/v1 -j 64 -o replies.jsonl.zst
-  judge replies.jsonl.zst | aggregate-ifs
+    | infer-batch --base-url http://127.0.0.1:8000/v1 -j 64 -o responses.jsonl.zst
+  judge responses.jsonl.zst | aggregate-ifs
 
   # vLLM on two GPU nodes, resumable under Slurm:
   #   vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 --max-num-seqs 256
   export OPENAI_BASE_URL=http://gpu1:8000/v1,http://gpu2:8000/v1 OPENAI_API_KEY=EMPTY
   infer-batch -j 256 --model Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 \
-    --truncate-context --stats stats.json --resume -o replies.jsonl.zst requests.jsonl.zst`
+    --truncate-context --stats stats.json --resume -o responses.jsonl.zst requests.jsonl.zst`
 
 func main() {
 	app.Main(app.Tool{
