@@ -62,6 +62,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	var results []*Result
 	simulated := false
 	var partial partialSets
+	sources := itemSources{}
 	if importKind != "" {
 		imp, ok := reg.Importers[importKind]
 		if !ok {
@@ -80,6 +81,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			}
 			partial.add(rec)
 			bench := rec.String("bench")
+			sources.add(bench, rec)
 			a, ok := aggs[bench]
 			if !ok {
 				f, known := reg.Aggregators[bench]
@@ -102,6 +104,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			if err != nil {
 				return fmt.Errorf("%s: %w", b, err)
 			}
+			sources.mark(b, res)
 			results = append(results, res)
 		}
 	}
