@@ -197,7 +197,6 @@ func parseLength(f string) (Length, error) {
 // customPrefix marks the label of a budget that is not one of the paper's.
 const customPrefix = "ctx"
 
-
 // LabelForOfficial names an official length field (3, 6, 13, 28, 60, 120).
 func LabelForOfficial(kilo int) string {
 	for _, l := range officialLengths {
