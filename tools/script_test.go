@@ -6,11 +6,13 @@ package tools_test
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,9 +24,15 @@ import (
 
 func TestMain(m *testing.M) { testbin.Main(m, "..") }
 
+// update rewrites the golden files of the scripts (the second argument of a
+// failing cmp, such as each program's cases transcript) with what the
+// programs print now: `go test ./tools -update`, then review the diff.
+var update = flag.Bool("update", false, "rewrite the golden outputs in testdata/script/*.txtar")
+
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: filepath.Join("testdata", "script"),
+		Dir:           filepath.Join("testdata", "script"),
+		UpdateScripts: *update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("PATH", testbin.Dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 			return nil
@@ -38,6 +46,7 @@ func TestScripts(t *testing.T) {
 			"is-prefix":  cmdIsPrefix,
 			"status":     cmdStatus,
 			"add-field":  cmdAddField,
+			"cases":      cmdCases,
 		},
 	})
 }
@@ -204,18 +213,129 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	cmd := exec.Command(path, args[2:]...)
 	cmd.Dir = ts.Getenv("WORK")
 	cmd.Env = scriptEnv(ts)
-	cmd.Stdout, cmd.Stderr = ts.Stdout(), ts.Stderr()
-	err = cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		ts.Fatalf("%v", err)
-	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := exitCode(ts, cmd.Run())
+	ts.Stdout().Write(stable(ts, stdout.Bytes()))
+	ts.Stderr().Write(stable(ts, stderr.Bytes()))
 	if code != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], code, want)
 	}
+}
+
+func exitCode(ts *testscript.TestScript, err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	return 0
+}
+
+// volatile matches what differs between two runs of the same command: log
+// times, durations, the script's work folder.
+var volatile = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`time=\S+`), "time=TIME"},
+	{regexp.MustCompile(`"time":"[^"]*"`), `"time":"TIME"`},
+	{regexp.MustCompile(`seconds=[0-9.]+`), "seconds=S"},
+	{regexp.MustCompile(`"seconds":("[0-9.]+"|[0-9.e+-]+)`), `"seconds":S`},
+}
+
+// stable replaces the volatile parts of a program's output so that golden
+// files compare equal across runs.
+func stable(ts *testscript.TestScript, b []byte) []byte {
+	b = bytes.ReplaceAll(b, []byte(ts.Getenv("WORK")), []byte("$WORK"))
+	for _, v := range volatile {
+		b = v.re.ReplaceAll(b, []byte(v.with))
+	}
+	return b
+}
+
+// cases FILE runs the command on each line of FILE (the program's case
+// table: `#` comments, words split at blanks, 'single quotes' keep blanks,
+// `<IN` reads stdin from IN) and prints a transcript on stdout: each command,
+// its exit code, its stdout and its stderr, with volatile parts replaced.
+// `cmp stdout GOLDEN` then pins every case; -update rewrites GOLDEN.
+func cmdCases(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: cases FILE")
+	}
+	var out bytes.Buffer
+	for n, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		words, err := splitWords(line)
+		if err != nil {
+			ts.Fatalf("%s:%d: %v", args[0], n+1, err)
+		}
+		var stdin string
+		if last := words[len(words)-1]; strings.HasPrefix(last, "<") {
+			stdin, words = last[1:], words[:len(words)-1]
+		}
+		path, err := lookPath(ts.Getenv("PATH"), words[0])
+		if err != nil {
+			ts.Fatalf("%s:%d: %v", args[0], n+1, err)
+		}
+		cmd := exec.Command(path, words[1:]...)
+		cmd.Dir, cmd.Env = ts.Getenv("WORK"), scriptEnv(ts)
+		if stdin != "" {
+			cmd.Stdin = strings.NewReader(ts.ReadFile(stdin))
+		}
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		code := exitCode(ts, cmd.Run())
+		fmt.Fprintf(&out, "$ %s\nexit %d\n", line, code)
+		for _, s := range []struct {
+			name string
+			b    []byte
+		}{{"stdout", stdout.Bytes()}, {"stderr", stderr.Bytes()}} {
+			if len(s.b) == 0 {
+				continue
+			}
+			b := stable(ts, s.b)
+			if !bytes.HasSuffix(b, []byte("\n")) {
+				b = append(b, "\n[no newline at end]\n"...)
+			}
+			fmt.Fprintf(&out, "[%s]\n%s", s.name, b)
+		}
+		out.WriteString("\n")
+	}
+	ts.Stdout().Write(out.Bytes())
+}
+
+// splitWords splits a case line at blanks; 'single quotes' keep blanks.
+func splitWords(line string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord, quoted := false, false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case (r == ' ' || r == '\t') && !quoted:
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		return nil, errors.New("unterminated quote")
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, nil
 }
 
 func lookPath(pathList, name string) (string, error) {
