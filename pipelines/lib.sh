@@ -35,7 +35,7 @@ ifkit_find_programs
 # sets base_url, model, out, jobs, max_failures or retry_errors from $1 (and
 # $2) and ifkit_shift to the words used; it fails when $1 is not one of them.
 #   --retry-errors  the rerun also sends the records that failed for good
-#                   (400/401/403/404/422, context_length); transient failures
+#                   (400/401/403/404/413/422, other 4xx, context_length); transient failures
 #                   are sent again by any rerun
 # Extra infer-batch and judge flags come from INFER_ARGS and JUDGE_ARGS.
 ifkit_common_flag() {
