@@ -63,16 +63,10 @@ if [ -z "$judge_url" ]; then
 	judge_url=$base_url
 fi
 
-# shellcheck disable=SC2206 # INFER_ARGS and JUDGE_ARGS are word lists on purpose
-infer_args=(${INFER_ARGS:-})
-# shellcheck disable=SC2206
-judge_args=(${JUDGE_ARGS:-})
-
 ifkit_stage items.jsonl.zst "${gen[@]}"
 ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
-ifkit_stage responses.jsonl.zst infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
-	--resume ${retry_errors:+"$retry_errors"} "${infer_args[@]}" "$out/requests.jsonl.zst"
+ifkit_infer
 ifkit_stage checks.jsonl.zst split-subtasks "$out/responses.jsonl.zst"
-ifkit_stage judged.jsonl.zst judge --judge-base-url "$judge_url" ${judge_model:+--judge-model "$judge_model"} -j "$judge_jobs" \
-	--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${judge_args[@]}" "$out/checks.jsonl.zst"
+ifkit_judge_llm_flags
+ifkit_stage judged.jsonl.zst judge "${ifkit_judge_llm[@]}" "$out/checks.jsonl.zst"
 ifkit_report --decimals 4

@@ -54,13 +54,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 ifkit_start
-# shellcheck disable=SC2206 # INFER_ARGS is a word list on purpose
-infer_args=(${INFER_ARGS:-})
-
 ifkit_stage items.jsonl.zst "${gen[@]}"
 ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
-# --resume reuses earlier replies to the same requests (and --model) only.
-ifkit_stage responses.jsonl.zst infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
-	--resume ${retry_errors:+"$retry_errors"} "${infer_args[@]}" "$out/requests.jsonl.zst"
+ifkit_infer
 ifkit_stage judged.jsonl.zst judge "$out/responses.jsonl.zst"
 ifkit_report

@@ -124,6 +124,26 @@ ifkit_run() {
 	exit "$rc"
 }
 
+# ifkit_infer sends $out/requests.jsonl.zst to the model under test into
+# responses.jsonl.zst with the common flags and INFER_ARGS. --resume reuses
+# earlier replies to the same requests (and --model) only.
+ifkit_infer() {
+	local extra
+	read -r -a extra <<<"${INFER_ARGS:-}"
+	ifkit_stage responses.jsonl.zst infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" \
+		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${extra[@]}" "$out/requests.jsonl.zst"
+}
+
+# ifkit_judge_llm_flags sets ifkit_judge_llm to the judge flags of a script
+# whose checks go to an LLM judge: $judge_url, $judge_model, $judge_jobs,
+# the common --max-failures and --retry-errors, --resume, and JUDGE_ARGS.
+ifkit_judge_llm_flags() {
+	local extra
+	read -r -a extra <<<"${JUDGE_ARGS:-}"
+	ifkit_judge_llm=(--judge-base-url "$judge_url" ${judge_model:+--judge-model "$judge_model"} -j "$judge_jobs"
+		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${extra[@]}")
+}
+
 # ifkit_report [FLAGS...] turns $out/judged.jsonl.zst into report.md and the
 # tidy rows report.jsonl in one pass (FLAGS go to aggregate-ifs), and prints
 # report.md. It always runs: it is cheap and says how complete the run is.

@@ -55,10 +55,7 @@ expand=(expand-templates --seed "$seed")
 [ -n "$templates" ] && expand+=(--templates "$templates")
 ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
 
-# --resume reuses earlier replies to the same requests (and --model) only.
-# shellcheck disable=SC2206 # INFER_ARGS is a list of flags
-infer=(infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} ${INFER_ARGS:-})
-ifkit_stage responses.jsonl.zst "${infer[@]}" "$out/requests.jsonl.zst"
+ifkit_infer
 
 ifkit_stage judged.jsonl.zst judge --rubric "$rubric" "$out/responses.jsonl.zst"
 ifkit_report

@@ -74,18 +74,15 @@ expand=(expand-templates)
 [ -n "$max_tokens" ] && expand+=(--max-tokens "$max_tokens")
 ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
 
-# shellcheck disable=SC2206 # INFER_ARGS and JUDGE_ARGS are word lists on purpose
-infer=(infer-batch --base-url "$base_url" -j "$jobs" --max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} ${INFER_ARGS:-})
-[ -n "$model" ] && infer+=(--model "$model")
-ifkit_stage responses.jsonl.zst "${infer[@]}" "$out/requests.jsonl.zst"
-
+ifkit_infer
 ifkit_stage checks.jsonl.zst split-subtasks "$out/responses.jsonl.zst"
 
-judge=(judge --judge "$judge_mode" --max-failures "$max_failures")
+judge=(judge --judge "$judge_mode")
 if [ "$judge_mode" != lexical ]; then
-	# shellcheck disable=SC2206
-	judge+=(--judge-base-url "$judge_url" -j "$judge_jobs" --resume ${retry_errors:+"$retry_errors"} ${JUDGE_ARGS:-})
-	[ -n "$judge_model" ] && judge+=(--judge-model "$judge_model")
+	ifkit_judge_llm_flags
+	judge+=("${ifkit_judge_llm[@]}")
+else
+	judge+=(--max-failures "$max_failures")
 fi
 ifkit_stage judged.jsonl.zst "${judge[@]}" "$out/checks.jsonl.zst"
 
