@@ -4,6 +4,7 @@
 package tools_test
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"flag"
@@ -47,6 +48,7 @@ func TestScripts(t *testing.T) {
 			"status":     cmdStatus,
 			"add-field":  cmdAddField,
 			"cases":      cmdCases,
+			"start-sim":  cmdStartSim,
 		},
 	})
 }
@@ -244,12 +246,17 @@ var volatile = []struct {
 	{regexp.MustCompile(`"time":"[^"]*"`), `"time":"TIME"`},
 	{regexp.MustCompile(`seconds=[0-9.]+`), "seconds=S"},
 	{regexp.MustCompile(`"seconds":("[0-9.]+"|[0-9.e+-]+)`), `"seconds":S`},
+	{regexp.MustCompile(`"(latency_ms|ttft_ms)":[0-9.e+-]+`), `"$1":MS`},
+	{regexp.MustCompile(`\b((?:req|out_tok)_per_s|(?:latency|ttft)_p[0-9]+_ms)=[0-9.]+`), "$1=N"},
 }
 
 // stable replaces the volatile parts of a program's output so that golden
 // files compare equal across runs.
 func stable(ts *testscript.TestScript, b []byte) []byte {
 	b = bytes.ReplaceAll(b, []byte(ts.Getenv("WORK")), []byte("$WORK"))
+	if url := ts.Getenv("OPENAI_BASE_URL"); url != "" {
+		b = bytes.ReplaceAll(b, []byte(url), []byte("$OPENAI_BASE_URL"))
+	}
 	for _, v := range volatile {
 		b = v.re.ReplaceAll(b, []byte(v.with))
 	}
@@ -258,7 +265,7 @@ func stable(ts *testscript.TestScript, b []byte) []byte {
 
 // cases FILE runs the command on each line of FILE (the program's case
 // table: `#` comments, words split at blanks, 'single quotes' keep blanks,
-// `<IN` reads stdin from IN) and prints a transcript on stdout: each command,
+// $VAR is the script's variable, `<IN` reads stdin from IN) and prints a transcript on stdout: each command,
 // its exit code, its stdout and its stderr, with volatile parts replaced.
 // `cmp stdout GOLDEN` then pins every case; -update rewrites GOLDEN.
 func cmdCases(ts *testscript.TestScript, neg bool, args []string) {
@@ -273,6 +280,9 @@ func cmdCases(ts *testscript.TestScript, neg bool, args []string) {
 		words, err := splitWords(line)
 		if err != nil {
 			ts.Fatalf("%s:%d: %v", args[0], n+1, err)
+		}
+		for i, w := range words {
+			words[i] = os.Expand(w, ts.Getenv)
 		}
 		var stdin string
 		if last := words[len(words)-1]; strings.HasPrefix(last, "<") {
@@ -307,6 +317,31 @@ func cmdCases(ts *testscript.TestScript, neg bool, args []string) {
 		out.WriteString("\n")
 	}
 	ts.Stdout().Write(out.Bytes())
+}
+
+// start-sim ARGS... starts llm-sim on 127.0.0.1 (a free port) with ARGS
+// and sets OPENAI_BASE_URL to its base URL; it stops when the script ends.
+func cmdStartSim(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: start-sim [ARGS...]")
+	}
+	cmd := exec.Command(filepath.Join(testbin.Dir, "llm-sim"), append([]string{"--addr", "127.0.0.1:0"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	ts.Defer(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "http://127.0.0.1:") {
+		ts.Fatalf("llm-sim printed %q, not its base URL: %v", line, err)
+	}
+	ts.Setenv("OPENAI_BASE_URL", strings.TrimSpace(line))
 }
 
 // splitWords splits a case line at blanks; 'single quotes' keep blanks.
