@@ -52,7 +52,7 @@ func TestAggregator(t *testing.T) {
 	got := map[string]float64{}
 	n := map[string]int{}
 	for _, r := range res.Rows {
-		if r.Model != "m" || r.Dims["density"] != "3" {
+		if r.Model != "m" || r.Nums["density"] != 3 || r.NFailed != 1 || r.Unit == "" {
 			t.Fatalf("row %+v", r)
 		}
 		got[r.Metric], n[r.Metric] = r.Value, r.N
@@ -68,7 +68,6 @@ func TestAggregator(t *testing.T) {
 		"accuracy_per_latency": (100 + third) / 2 / 3,
 		"accuracy_all":         (100 + third + 100) / 3,
 		"rejected":             1,
-		"failed":               1,
 	}
 	for m, w := range want {
 		if math.Abs(got[m]-w) > 1e-9 {
