@@ -329,13 +329,14 @@ func (a *aggregator) tables(cells map[cellKey]*cell, models, subsets []string) [
 	for _, s := range subsets {
 		t4.Columns = append(t4.Columns, subsetTitles[s]+" ILA", subsetTitles[s]+" CLA")
 	}
+	t4.Columns = append(t4.Columns, "Failed tasks")
 	for _, m := range models {
 		row := []string{m}
 		for _, s := range subsets {
 			c := at(cells, cellKey{m, s, "", 0})
 			row = append(row, f(c.mean(c.ila)), f(c.mean(c.cla)))
 		}
-		t4.Rows = append(t4.Rows, row)
+		t4.Rows = append(t4.Rows, append(row, strconv.Itoa(at(cells, cellKey{m, All, "", 0}).nFailed)))
 	}
 	t4.Notes = notes
 
@@ -348,10 +349,11 @@ func (a *aggregator) tables(cells map[cellKey]*cell, models, subsets []string) [
 		}
 	}
 
-	bySubs := report.Table{Title: "EifBench: by number of sub-instructions per task", Columns: []string{"Model", "Subset", "Sub-instructions", "Tasks", "CLA", "ILA", "Task level"}}
-	byCons := report.Table{Title: "EifBench: by number of constraints per sub-instruction", Columns: []string{"Model", "Subset", "Constraints", "Sub-instructions", "CLA", "ILA"}}
+	bySubs := report.Table{Title: "EifBench: by number of sub-instructions per task", Columns: []string{"Model", "Subset", "Sub-instructions", "Tasks", "CLA", "ILA", "Task level", "Failed tasks"}}
+	byCons := report.Table{Title: "EifBench: by number of constraints per sub-instruction", Columns: []string{"Model", "Subset", "Constraints", "Sub-instructions", "CLA", "ILA", "Failed tasks"}}
 	byCons.Notes = []string{"Here CLA is the mean share of a sub-instruction's constraints met and ILA the share of sub-instructions with every constraint met, over the sub-instructions with that many constraints.",
-		"Both breakdowns count judged constraints and sub-instructions with a judged constraint, as the official 8_metric.py does: the data's counts unless judge calls failed."}
+		"Both breakdowns count judged constraints and sub-instructions with a judged constraint, as the official 8_metric.py does: the data's counts unless judge calls failed.",
+		"Failed tasks: tasks with a failed check (inference, judge call or sentinel reply)."}
 	keys := make([]cellKey, 0, len(cells))
 	for k := range cells {
 		if k.dim != "" {
@@ -363,9 +365,9 @@ func (a *aggregator) tables(cells map[cellKey]*cell, models, subsets []string) [
 		c := cells[k]
 		switch k.dim {
 		case "sub_instructions":
-			bySubs.Rows = append(bySubs.Rows, []string{k.model, title(k.subset), strconv.Itoa(k.val), strconv.Itoa(c.n), f(c.mean(c.cla)), f(c.mean(c.ila)), f(c.mean(c.all))})
+			bySubs.Rows = append(bySubs.Rows, []string{k.model, title(k.subset), strconv.Itoa(k.val), strconv.Itoa(c.n), f(c.mean(c.cla)), f(c.mean(c.ila)), f(c.mean(c.all)), strconv.Itoa(c.nFailed)})
 		case "constraints_per_sub":
-			byCons.Rows = append(byCons.Rows, []string{k.model, title(k.subset), strconv.Itoa(k.val), strconv.Itoa(c.n), f(c.mean(c.cla)), f(c.mean(c.ila))})
+			byCons.Rows = append(byCons.Rows, []string{k.model, title(k.subset), strconv.Itoa(k.val), strconv.Itoa(c.n), f(c.mean(c.cla)), f(c.mean(c.ila)), strconv.Itoa(c.nFailed)})
 		}
 	}
 	return []report.Table{t4, levels, bySubs, byCons}

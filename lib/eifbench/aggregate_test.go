@@ -150,11 +150,11 @@ func TestAggregate(t *testing.T) {
 			t.Error("a task level per constraint count was reported")
 		}
 		t4 := res.Tables[0]
-		if strings.Join(t4.Columns, "|") != "Model|Plain Text ILA|Plain Text CLA|Dyadic Dialogue ILA|Dyadic Dialogue CLA|Multi-party Dialogue ILA|Multi-party Dialogue CLA" {
+		if strings.Join(t4.Columns, "|") != "Model|Plain Text ILA|Plain Text CLA|Dyadic Dialogue ILA|Dyadic Dialogue CLA|Multi-party Dialogue ILA|Multi-party Dialogue CLA|Failed tasks" {
 			t.Errorf("Table 4 columns: %v", t4.Columns)
 		}
 		dy := map[string]string{aggregate.FailedOfficial: "0.0000|0.0000", aggregate.FailedExclude: "nan|nan"}[tc.policy]
-		if strings.Join(t4.Rows[0], "|") != "m|0.7500|0.8750|"+dy+"|1.0000|1.0000" {
+		if strings.Join(t4.Rows[0], "|") != "m|0.7500|0.8750|"+dy+"|1.0000|1.0000|3" {
 			t.Errorf("--failed %s: Table 4 row: %v", tc.policy, t4.Rows[0])
 		}
 		if !strings.Contains(strings.Join(t4.Notes, " "), "judge-m") {

@@ -195,10 +195,12 @@ func leaderboard(stats []Stats, decimals int) report.Table {
 		}
 		slices.Sort(cols)
 	}
-	t := report.Table{Title: "IFScale: accuracy % (stdev) by number of instructions", Columns: []string{"model"}}
+	t := report.Table{Title: "IFScale: accuracy % (stdev) by number of instructions", Columns: []string{"model"},
+		Notes: []string{"failed: samples of these densities that failed before scoring; they are left out, as the official runner drops them."}}
 	for _, n := range cols {
 		t.Columns = append(t.Columns, "N="+strconv.Itoa(n))
 	}
+	t.Columns = append(t.Columns, "failed")
 	byModel := map[string]map[int]Stats{}
 	var models []string
 	for _, s := range stats {
@@ -210,7 +212,9 @@ func leaderboard(stats []Stats, decimals int) report.Table {
 	}
 	for _, m := range models {
 		row := []string{m}
+		failed := 0
 		for _, n := range cols {
+			failed += byModel[m][n].Failed
 			s, ok := byModel[m][n]
 			switch {
 			case !ok || s.Samples == 0:
@@ -219,7 +223,7 @@ func leaderboard(stats []Stats, decimals int) report.Table {
 				row = append(row, fmt.Sprintf("%s (%s)", report.Fmt(s.Accuracy, 1), report.Fmt(s.Stdev, 1)))
 			}
 		}
-		t.Rows = append(t.Rows, row)
+		t.Rows = append(t.Rows, append(row, strconv.Itoa(failed)))
 	}
 	return t
 }

@@ -271,9 +271,9 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 		cols = append(cols, t.Code)
 	}
 	t3 := report.Table{Title: "LIFBench ARS by task (paper Table 3)", Columns: append(append([]string{}, cols...), "Overall", "n", "failed")}
-	t7 := report.Table{Title: "LIFBench ARS by length (paper Table 7)", Columns: append(append([]string{"Model", "Length"}, cols[1:]...), "Overall", "n")}
-	t4 := report.Table{Title: "LIFBench instruction-following stability, lower is more stable (paper Table 4)", Columns: []string{"Model", "IFS Expression", "IFS Variable", "IFS Length", "IFS (AVG)", "ARS"}}
-	t8 := report.Table{Title: "LIFBench IFP by capability (paper Table 8)", Columns: append([]string{"Model"}, Capabilities...)}
+	t7 := report.Table{Title: "LIFBench ARS by length (paper Table 7)", Columns: append(append([]string{"Model", "Length"}, cols[1:]...), "Overall", "n", "failed")}
+	t4 := report.Table{Title: "LIFBench instruction-following stability, lower is more stable (paper Table 4)", Columns: []string{"Model", "IFS Expression", "IFS Variable", "IFS Length", "IFS (AVG)", "ARS", "failed"}}
+	t8 := report.Table{Title: "LIFBench IFP by capability (paper Table 8)", Columns: append(append([]string{"Model"}, Capabilities...), "failed")}
 	cell := func(v float64) string { return report.Fmt(roundHalfUp(v, dec), dec) }
 	anyFailed := false
 	for _, m := range models {
@@ -336,7 +336,8 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 				r7 = append(r7, cell(v))
 				row(m, "ARS", v, lc[t], lt[t], "task", t.Name, "length", l)
 			}
-			r7 = append(r7, cell(lo), strconv.Itoa(ln))
+			lf, _ := tally(allByLen[l])
+			r7 = append(r7, cell(lo), strconv.Itoa(ln), strconv.Itoa(lf))
 			t7.Rows = append(t7.Rows, r7)
 			row(m, "ARS", lo, ln, allByLen[l], "task", "overall", "length", l)
 			byCap := ifp(byLen[l])
@@ -363,7 +364,7 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 		}
 		avg := mean(vals)
 		row(m, "IFS", avg, len(vals), all, "perspective", "avg", "task", "overall", "length", "all")
-		r4 = append(r4, cell(avg), cell(overall))
+		r4 = append(r4, cell(avg), cell(overall), strconv.Itoa(failed))
 		t4.Rows = append(t4.Rows, r4)
 
 		caps := ifp(ss)
@@ -377,7 +378,7 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 			r8 = append(r8, cell(v))
 			row(m, "IFP", v, n, all, "capability", c, "length", "all")
 		}
-		t8.Rows = append(t8.Rows, r8)
+		t8.Rows = append(t8.Rows, append(r8, strconv.Itoa(failed)))
 	}
 	t3.Notes = append(t3.Notes, "Overall = Σ task weight × ARS / Σ weight (weights: the tasks' total points, 99 for all eleven).")
 	switch {

@@ -288,9 +288,9 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 	main := report.Table{Title: "LongGenBench: completion and instruction adherence (CR, STIC-1, STIC-2, wAvg in %)",
 		Columns: []string{"model", "version", "judge", "records", "CR", "STIC-1", "STIC-2", "words", "wAvg", "checks", "missing", "infer failed", "cut off", "judge failed"}}
 	acc := report.Table{Title: "LongGenBench: accuracy per instruction type (yes / judged checks; missing entries excluded, as official)",
-		Columns: []string{"model", "version", "single", "range", "periodic", "average", "judged"}}
+		Columns: []string{"model", "version", "single", "range", "periodic", "average", "judged", "failed"}}
 	pos := report.Table{Title: "LongGenBench: adherence by entry position (accuracy = yes / judged; present = judged / checks)",
-		Columns: []string{"model", "version", "position", "checks", "present", "accuracy"}}
+		Columns: []string{"model", "version", "position", "checks", "present", "accuracy", "failed"}}
 	lexical := false
 	for _, k := range keys {
 		c := a.cells[k]
@@ -324,12 +324,12 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		}
 		main.Rows = append(main.Rows, []string{c.model, c.version, jl, fmt.Sprint(m.Records), f(m.CR), f(m.STIC1), f(m.STIC2), report.Fmt(m.Words, 0), f(m.WAvg),
 			fmt.Sprint(m.Checks), fmt.Sprint(m.Missing), fmt.Sprint(failedRecs), fmt.Sprint(m.Truncated), fmt.Sprint(m.JudgeFailed)})
-		acc.Rows = append(acc.Rows, []string{c.model, c.version, f(m.Accuracy[Single]), f(m.Accuracy[Range]), f(m.Accuracy[Periodic]), f(m.Accuracy["average"]), fmt.Sprint(m.Judged)})
+		acc.Rows = append(acc.Rows, []string{c.model, c.version, f(m.Accuracy[Single]), f(m.Accuracy[Range]), f(m.Accuracy[Periodic]), f(m.Accuracy["average"]), fmt.Sprint(m.Judged), fmt.Sprint(c.all.failed)})
 		for i, t := range c.byPos {
 			label := fmt.Sprintf("%d-%d%%", i*100/positionBuckets, (i+1)*100/positionBuckets)
 			v := ratio(t.yes, t.judged, 1)
 			row("accuracy", "ratio", v, t.judged, t.failed, map[string]float64{"position": float64(i) / positionBuckets}, "type", "all", "position_range", label)
-			pos.Rows = append(pos.Rows, []string{c.model, c.version, label, fmt.Sprint(t.checks), f(ratio(t.judged, t.checks, 1)), f(v)})
+			pos.Rows = append(pos.Rows, []string{c.model, c.version, label, fmt.Sprint(t.checks), f(ratio(t.judged, t.checks, 1)), f(v), fmt.Sprint(t.failed)})
 		}
 	}
 	main.Notes = append(main.Notes,

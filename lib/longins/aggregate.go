@@ -126,7 +126,7 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 				continue
 			}
 			dn := map[string]float64{"length_tokens": float64(k.length), "depth": float64(d)}
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "depth_accuracy", Dims: dims, Nums: dn, Value: 100 * float64(c.depthHit[d]) / float64(c.depthTotal[d]), Unit: "percent", N: c.depthTotal[d]})
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "depth_accuracy", Dims: dims, Nums: dn, Value: 100 * float64(c.depthHit[d]) / float64(c.depthTotal[d]), Unit: "percent", N: c.depthTotal[d], NFailed: c.failed, NTruncated: c.truncated})
 		}
 	}
 	res.Tables = append(res.Tables, a.f1Tables(keys)...)
@@ -222,7 +222,13 @@ func (a *aggregator) depthTables(keys []cell) []report.Table {
 			}
 			t.Rows = append(t.Rows, row)
 		}
-		t.Notes = []string{"Depth 0 is the first tenth of the exam, 9 the last."}
+		failed := 0
+		for _, l := range ls {
+			if c, ok := a.cells[cell{x.model, x.mode, l}]; ok {
+				failed += c.failed
+			}
+		}
+		t.Notes = []string{"Depth 0 is the first tenth of the exam, 9 the last.", fmt.Sprintf("failed: %d exams failed before scoring; they name no wrong answer.", failed)}
 		out = append(out, t)
 	}
 	return out
