@@ -22,7 +22,6 @@ const All = "all"
 // taskScore collects one task's constraint verdicts for one model.
 type taskScore struct {
 	subset string
-	subs   int               // sub-instructions of the task, as in the data
 	bySub  map[int]*subScore // judged constraints per sub-instruction (1-based)
 	// Checks that failed: the record's inference (scored as unmet under
 	// --failed official), the judge call (left out, as the official code
@@ -98,7 +97,7 @@ func (a *aggregator) Add(rec *record.Record) error {
 	key := [2]string{model, parent}
 	t := a.tasks[key]
 	if t == nil {
-		t = &taskScore{subset: g.Subset, subs: g.Subs, bySub: map[int]*subScore{}}
+		t = &taskScore{subset: g.Subset, bySub: map[int]*subScore{}}
 		a.tasks[key] = t
 	}
 	t.truncated = t.truncated || aggregate.ServerTruncated(rec)
@@ -266,15 +265,8 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 	}
 	ss := orderSubsets(subsets)
 	res := &aggregate.Result{}
-	keys := slices.SortedFunc(maps.Keys(cells), func(x, y cellKey) int {
-		if lessKey(x, y) {
-			return -1
-		}
-		if lessKey(y, x) {
-			return 1
-		}
-		return 0
-	})
+	keys := slices.Collect(maps.Keys(cells))
+	sort.Slice(keys, func(i, j int) bool { return lessKey(keys[i], keys[j]) })
 	for _, k := range keys {
 		c := cells[k]
 		dims := map[string]string{"subset": k.subset}
