@@ -31,8 +31,22 @@ type Result struct {
 
 // Options are the aggregate-ifs flags a benchmark may read.
 type Options struct {
-	Decimals int // digits in tables
+	Decimals int    // digits in tables
+	Failed   string // FailedOfficial (also ""), or FailedExclude
 }
+
+// Policies for records that failed before they could be scored (--failed).
+// Official: what the benchmark's own code does with them (each
+// docs/<bench>.md says what that is; mostly a failed record scores 0 on
+// everything it would have been scored on). Exclude: leave them out of every
+// metric. Either way every row counts them in n_failed.
+const (
+	FailedOfficial = "official"
+	FailedExclude  = "exclude"
+)
+
+// ExcludeFailed reports whether failed records are left out of the metrics.
+func (o Options) ExcludeFailed() bool { return o.Failed == FailedExclude }
 
 // Factory makes a fresh aggregator.
 type Factory func(Options) Aggregator
@@ -58,6 +72,13 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	}
 	if opt.Decimals < 0 || opt.Decimals > 12 {
 		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)
+	}
+	switch opt.Failed {
+	case "":
+		opt.Failed = FailedOfficial
+	case FailedOfficial, FailedExclude:
+	default:
+		return app.Usagef("--failed %q: want %s (the default) or %s", opt.Failed, FailedOfficial, FailedExclude)
 	}
 	var results []*Result
 	simulated := false
