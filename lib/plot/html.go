@@ -1,0 +1,234 @@
+package plot
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/report"
+)
+
+func escape(s string) string { return html.EscapeString(s) }
+
+// benchTitles are the papers' names.
+var benchTitles = map[string]string{
+	"lifbench": "LIFBench", "ifscale": "IFScale", "longins": "LongIns", "longgenbench": "LongGenBench", "eifbench": "EifBench",
+}
+
+// The page is one file: CSS inline, SVG inline, no script, no font or image
+// fetched; @media print keeps each figure with its caption and table.
+const css = `
+body{font-family:Arial,Helvetica,sans-serif;max-width:62rem;margin:1.5rem auto;padding:0 1rem;color:#111;line-height:1.4}
+h1{font-size:1.6rem}h2{font-size:1.3rem;border-bottom:1px solid #ccc;margin-top:2.5rem}
+figure{margin:1.5rem 0 2.5rem;padding:0}
+svg.figure{display:block;max-width:100%;height:auto}
+figcaption{font-size:.9rem;margin:.4rem 0 .6rem}
+.warn{background:#fff4d6;border:1px solid #e0b84c;padding:.5rem .8rem}
+table{border-collapse:collapse;font-size:.8rem;margin:.3rem 0}
+th,td{border:1px solid #ccc;padding:.15rem .45rem;text-align:right}
+th:first-child,td:first-child,td.s{text-align:left}
+nav ul{columns:2;font-size:.9rem}
+@media print{body{max-width:none;margin:0}nav{display:none}figure{break-inside:avoid;page-break-inside:avoid}h2{break-after:avoid}}
+`
+
+// Page is what the report says about where its rows came from.
+type Page struct {
+	Title     string
+	Reference string // the --reference file, if any
+	Decimals  int
+}
+
+// WriteHTML writes the report page of the figures built from rows and
+// reference rows.
+func WriteHTML(w io.Writer, rows, reference []report.Row, pg Page) error {
+	figs := Build(rows, reference)
+	var sb strings.Builder
+	title := pg.Title
+	if title == "" {
+		title = "ifkit report"
+	}
+	fmt.Fprintf(&sb, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>%s</h1>\n", escape(title), css, escape(title))
+	var benches []string
+	for _, f := range figs {
+		if !slices.Contains(benches, f.Bench) {
+			benches = append(benches, f.Bench)
+		}
+	}
+	if len(figs) == 0 {
+		sb.WriteString("<p>No metric rows of a known benchmark: nothing to draw.</p>\n")
+	}
+	if sim := simulatedModels(rows); len(sim) > 0 {
+		fmt.Fprintf(&sb, "<p class=\"warn\"><strong>Simulated replies.</strong> The replies of %s came from llm-sim, a test double: their numbers describe the simulator, not a model.</p>\n", escape(strings.Join(sim, ", ")))
+	}
+	if pg.Reference != "" {
+		fmt.Fprintf(&sb, "<p>Published models (dashed lines, pale bars, “(published)”) come from %s, metric rows imported from the benchmarks' official result files.</p>\n", escape(pg.Reference))
+	}
+	sb.WriteString("<nav><ul>\n")
+	for i, f := range figs {
+		fmt.Fprintf(&sb, "<li><a href=\"#%s\">Figure %d. %s</a></li>\n", f.ID, i+1, escape(f.Title))
+	}
+	sb.WriteString("</ul></nav>\n")
+	for i, f := range figs {
+		if i == 0 || figs[i-1].Bench != f.Bench {
+			if i > 0 {
+				sb.WriteString("</section>\n")
+			}
+			fmt.Fprintf(&sb, "<section id=\"%s\">\n<h2>%s</h2>\n", f.Bench, benchTitles[f.Bench])
+		}
+		svg, err := SVG(f)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&sb, "<figure id=\"%s\" data-item=\"%s\">\n", f.ID, f.ID)
+		sb.Write(svg)
+		fmt.Fprintf(&sb, "<figcaption><strong>Figure %d. %s.</strong> %s</figcaption>\n", i+1, escape(f.Title), caption(f))
+		writeTable(&sb, f, pg.Decimals)
+		sb.WriteString("</figure>\n")
+	}
+	if len(figs) > 0 {
+		sb.WriteString("</section>\n")
+	}
+	sb.WriteString("</body>\n</html>\n")
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+func simulatedModels(rows []report.Row) []string {
+	var out []string
+	for _, r := range rows {
+		if r.Dims["simulated"] == "true" && !slices.Contains(out, r.Model) {
+			out = append(out, r.Model)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// caption says what was measured, how much data is behind each model and
+// how much of it failed or was cut by the server, and where replies came from.
+func caption(f Figure) string {
+	var sb strings.Builder
+	sb.WriteString(escape(upperFirst(f.Measured)) + ". ")
+	var own, refs, sim []string
+	for _, c := range f.Counts {
+		s := fmt.Sprintf("%s: n = %d %s, %d failed, %d cut by the server", c.Model, c.N, f.NUnit, c.Failed, c.Truncated)
+		if c.Reference {
+			refs = append(refs, c.Model)
+			continue
+		}
+		own = append(own, s)
+		if c.Simulated {
+			sim = append(sim, c.Model)
+		}
+	}
+	if len(own) > 0 {
+		sb.WriteString(escape(strings.Join(own, "; ")) + ". ")
+	}
+	if len(refs) > 0 {
+		sb.WriteString("Published reference: " + escape(strings.Join(refs, ", ")) + ". ")
+	}
+	switch {
+	case len(sim) == 0:
+		sb.WriteString("Replies from the models named (not llm-sim).")
+	case len(sim) == len(own):
+		sb.WriteString("<strong>Replies from llm-sim</strong> (a test double, not a model).")
+	default:
+		sb.WriteString("<strong>Replies from llm-sim</strong> for " + escape(strings.Join(sim, ", ")) + " (a test double, not a model).")
+	}
+	return sb.String()
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// writeTable lists every plotted number under its figure.
+func writeTable(sb *strings.Builder, f Figure, dec int) {
+	fv := func(v float64) string { return report.Fmt(v, dec) }
+	multi := len(f.Panels) > 1
+	sb.WriteString("<table>\n<thead><tr>")
+	head := []string{}
+	if multi {
+		head = append(head, "panel")
+	}
+	kind := f.Panels[0].Kind
+	switch kind {
+	case "heat":
+		head = append(head, f.Panels[0].Y.Label, f.Panels[0].X.Label, "value", "n")
+	default:
+		x := f.Panels[0].X.Label
+		head = append(head, "series", x, "value")
+		if hasBand(f) {
+			head = append(head, "band low", "band high")
+		}
+		head = append(head, "n")
+	}
+	for _, h := range head {
+		fmt.Fprintf(sb, "<th>%s</th>", escape(h))
+	}
+	sb.WriteString("</tr></thead>\n<tbody>\n")
+	band := hasBand(f)
+	for _, p := range f.Panels {
+		cells := func(cs ...string) {
+			sb.WriteString("<tr>")
+			if multi {
+				fmt.Fprintf(sb, "<td class=\"s\">%s</td>", escape(p.Title))
+			}
+			for i, c := range cs {
+				cls := ""
+				if i < 2 {
+					cls = ` class="s"`
+				}
+				fmt.Fprintf(sb, "<td%s>%s</td>", cls, escape(c))
+			}
+			sb.WriteString("</tr>\n")
+		}
+		if p.Heat != nil {
+			for _, c := range p.Heat.Cells {
+				cells(c.Row, c.Col, fv(c.Value), strconv.Itoa(c.N))
+			}
+			continue
+		}
+		for _, s := range p.Series {
+			for _, pt := range s.Points {
+				x := pt.Cat
+				if x == "" {
+					x = pt.Label
+					if x == "" {
+						x = strconv.FormatFloat(pt.X, 'f', -1, 64)
+					}
+				}
+				cs := []string{s.Name, x, fv(pt.Y)}
+				if band {
+					lo, hi := math.NaN(), math.NaN()
+					if pt.Lo != nil && pt.Hi != nil {
+						lo, hi = *pt.Lo, *pt.Hi
+					}
+					cs = append(cs, fv(lo), fv(hi))
+				}
+				cells(append(cs, strconv.Itoa(pt.N))...)
+			}
+		}
+	}
+	sb.WriteString("</tbody>\n</table>\n")
+}
+
+func hasBand(f Figure) bool {
+	for _, p := range f.Panels {
+		for _, s := range p.Series {
+			for _, pt := range s.Points {
+				if pt.Lo != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
