@@ -37,7 +37,7 @@ func lengthX(parse func(string) (float64, bool)) xOf {
 			return 0, "", false
 		}
 		label := r.Dims["length"]
-		if label == "" {
+		if _, numeric := atof(label); label == "" || numeric {
 			label = fmtTokens(v)
 		}
 		return v, label, true
@@ -216,7 +216,7 @@ func longinsFigures(own, ref []report.Row) []Figure {
 func positionX(r report.Row) (float64, string, bool) {
 	if v, ok := r.Nums["position"]; ok && !math.IsNaN(v) {
 		if v <= 1 {
-			v *= 100
+			v = math.Round(v*1e11) / 1e9 // in percent, without the float noise of ×100
 		}
 		return v, r.Dims["position"], true
 	}

@@ -31,6 +31,7 @@ figcaption{font-size:.9rem;margin:.4rem 0 .6rem}
 table{border-collapse:collapse;font-size:.8rem;margin:.3rem 0}
 th,td{border:1px solid #ccc;padding:.15rem .45rem;text-align:right}
 th:first-child,td:first-child,td.s{text-align:left}
+caption{text-align:left;font-size:.8rem;font-weight:bold}
 nav ul{columns:2;font-size:.9rem}
 @media print{body{max-width:none;margin:0}nav{display:none}figure{break-inside:avoid;page-break-inside:avoid}h2{break-after:avoid}}
 `
@@ -149,63 +150,68 @@ func upperFirst(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// writeTable lists every plotted number under its figure.
+// writeTable lists every plotted number under its figure; a heat map's
+// table has its layout (a row per depth, a column per length).
 func writeTable(sb *strings.Builder, f Figure, dec int) {
 	fv := func(v float64) string { return report.Fmt(v, dec) }
 	multi := len(f.Panels) > 1
-	sb.WriteString("<table>\n<thead><tr>")
-	head := []string{}
-	if multi {
-		head = append(head, "panel")
-	}
-	kind := f.Panels[0].Kind
-	switch kind {
-	case "heat":
-		head = append(head, f.Panels[0].Y.Label, f.Panels[0].X.Label, "value", "n")
-	default:
-		x := f.Panels[0].X.Label
-		head = append(head, "series", x, "value")
-		if hasBand(f) {
-			head = append(head, "band low", "band high")
-		}
-		head = append(head, "n")
-	}
-	for _, h := range head {
-		fmt.Fprintf(sb, "<th>%s</th>", escape(h))
-	}
-	sb.WriteString("</tr></thead>\n<tbody>\n")
 	band := hasBand(f)
-	for _, p := range f.Panels {
-		cells := func(cs ...string) {
-			sb.WriteString("<tr>")
-			if multi {
-				fmt.Fprintf(sb, "<td class=\"s\">%s</td>", escape(p.Title))
+	row := func(tag string, cs ...string) {
+		sb.WriteString("<tr>")
+		for i, c := range cs {
+			cls := ""
+			if tag == "td" && i < 2 {
+				cls = ` class="s"`
 			}
-			for i, c := range cs {
-				cls := ""
-				if i < 2 {
-					cls = ` class="s"`
+			fmt.Fprintf(sb, "<%s%s>%s</%s>", tag, cls, escape(c), tag)
+		}
+		sb.WriteString("</tr>\n")
+	}
+	if f.Panels[0].Kind == "heat" {
+		for _, p := range f.Panels {
+			fmt.Fprintf(sb, "<table>\n<caption>%s: %s (n)</caption>\n<thead>", escape(p.Title), escape(f.Panels[0].Y.Label))
+			head := []string{p.X.Label + " →"}
+			head = append(head, p.Heat.Cols...)
+			row("th", head...)
+			sb.WriteString("</thead>\n<tbody>\n")
+			for _, r := range p.Heat.Rows {
+				cs := []string{r}
+				for _, c := range p.Heat.Cols {
+					v := "–"
+					for _, cell := range p.Heat.Cells {
+						if cell.Row == r && cell.Col == c {
+							v = fmt.Sprintf("%s (%d)", fv(cell.Value), cell.N)
+						}
+					}
+					cs = append(cs, v)
 				}
-				fmt.Fprintf(sb, "<td%s>%s</td>", cls, escape(c))
+				row("td", cs...)
 			}
-			sb.WriteString("</tr>\n")
+			sb.WriteString("</tbody>\n</table>\n")
 		}
-		if p.Heat != nil {
-			for _, c := range p.Heat.Cells {
-				cells(c.Row, c.Col, fv(c.Value), strconv.Itoa(c.N))
-			}
-			continue
-		}
+		return
+	}
+	head := []string{"series", f.Panels[0].X.Label, "value"}
+	if multi {
+		head = append([]string{"panel"}, head...)
+	}
+	if band {
+		head = append(head, "band low", "band high")
+	}
+	sb.WriteString("<table>\n<thead>")
+	row("th", append(head, "n")...)
+	sb.WriteString("</thead>\n<tbody>\n")
+	for _, p := range f.Panels {
 		for _, s := range p.Series {
 			for _, pt := range s.Points {
 				x := pt.Cat
 				if x == "" {
 					x = pt.Label
-					if x == "" {
-						x = strconv.FormatFloat(pt.X, 'f', -1, 64)
-					}
 				}
 				cs := []string{s.Name, x, fv(pt.Y)}
+				if multi {
+					cs = append([]string{p.Title}, cs...)
+				}
 				if band {
 					lo, hi := math.NaN(), math.NaN()
 					if pt.Lo != nil && pt.Hi != nil {
@@ -213,7 +219,7 @@ func writeTable(sb *strings.Builder, f Figure, dec int) {
 					}
 					cs = append(cs, fv(lo), fv(hi))
 				}
-				cells(append(cs, strconv.Itoa(pt.N))...)
+				row("td", append(cs, strconv.Itoa(pt.N))...)
 			}
 		}
 	}
