@@ -102,7 +102,9 @@ var builders = map[string]func(own, ref []report.Row) []Figure{
 }
 
 // Build makes the figures of every benchmark present in rows; reference
-// rows (published models) join the figures of the benchmarks present.
+// rows (published models) join the figures of the benchmarks present. A
+// figure with nothing to draw (every value nan) is kept, so the report
+// says so instead of leaving it out.
 func Build(rows, reference []report.Row) []Figure {
 	var out []Figure
 	for _, b := range Benches {
@@ -110,11 +112,7 @@ func Build(rows, reference []report.Row) []Figure {
 		if len(own) == 0 {
 			continue
 		}
-		for _, f := range builders[b](own, ofBench(reference, b)) {
-			if hasData(f) {
-				out = append(out, f)
-			}
-		}
+		out = append(out, builders[b](own, ofBench(reference, b))...)
 	}
 	return out
 }

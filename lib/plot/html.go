@@ -80,14 +80,20 @@ func WriteHTML(w io.Writer, rows, reference []report.Row, pg Page) error {
 			}
 			fmt.Fprintf(&sb, "<section id=\"%s\">\n<h2>%s</h2>\n", f.Bench, benchTitles[f.Bench])
 		}
-		svg, err := SVG(f)
-		if err != nil {
-			return err
-		}
 		fmt.Fprintf(&sb, "<figure id=\"%s\" data-item=\"%s\">\n", f.ID, f.ID)
-		sb.Write(svg)
+		if hasData(f) {
+			svg, err := SVG(f)
+			if err != nil {
+				return err
+			}
+			sb.Write(svg)
+		}
 		fmt.Fprintf(&sb, "<figcaption><strong>Figure %d. %s.</strong> %s</figcaption>\n", i+1, escape(f.Title), caption(f))
-		writeTable(&sb, f, pg.Decimals)
+		if hasData(f) {
+			writeTable(&sb, f, pg.Decimals)
+		} else {
+			sb.WriteString("<p class=\"warn\">Nothing to draw: no value behind this figure is a number (nan), e.g. too few items or no errors to compare.</p>\n")
+		}
 		sb.WriteString("</figure>\n")
 	}
 	if len(figs) > 0 {
