@@ -76,8 +76,18 @@ func (s style) line() draw.LineStyle {
 	return ls
 }
 
-// SVG draws a figure: a legend strip on top, then its panels in a grid.
+// SVG draws a figure as an element of the HTML page.
 func SVG(f Figure) ([]byte, error) {
+	doc, err := document(f)
+	if err != nil {
+		return nil, err
+	}
+	return inline(doc, f.Title), nil
+}
+
+// document draws a figure as a standalone SVG file (the README's figure):
+// a legend strip on top, then its panels in a grid.
+func document(f Figure) ([]byte, error) {
 	names, sty := styles(f)
 	cols := min(len(f.Panels), maxCols)
 	rows := (len(f.Panels) + cols - 1) / cols
@@ -121,7 +131,7 @@ func SVG(f Figure) ([]byte, error) {
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, err
 	}
-	return inline(buf.Bytes(), f.Title), nil
+	return family.ReplaceAll(buf.Bytes(), []byte(`font-family:'$1',Arial,Helvetica,sans-serif;`)), nil
 }
 
 func drawLegend(dc draw.Canvas, names []string, sty map[string]style, panels []Panel, w, h, legendH vg.Length, cols int) {
@@ -257,7 +267,9 @@ func drawLines(pl *gplot.Plot, p Panel, sty map[string]style) error {
 		xs = append(xs, x)
 	}
 	slices.Sort(xs)
-	if p.X.Log || len(xs) <= 12 {
+	// A fixed range (densities 0–500, positions 0–100 %) keeps round ticks;
+	// otherwise the ticks sit at the measured x values, with their labels.
+	if p.X.Log || (p.X.Max <= p.X.Min && len(xs) <= 12) {
 		step := (len(xs) + 11) / 12
 		var tk []gplot.Tick
 		for i, x := range xs {
@@ -387,17 +399,17 @@ func drawHeat(pl *gplot.Plot, p Panel) error {
 var (
 	prolog    = regexp.MustCompile(`^(?s)<\?xml[^>]*\?>\s*(<!--.*?-->\s*)?`)
 	namespace = regexp.MustCompile(`\s+xmlns(:xlink)?="[^"]*"`)
-	family    = regexp.MustCompile(`font-family:([^;"]+);`)
+	// Liberation is gonum's face (its metrics lay the text out); the reader's
+	// browser may not have it, so common sans faces follow.
+	family = regexp.MustCompile(`font-family:([^;"]+);`)
 )
 
-// inline makes gonum's SVG document an element of the page: no XML prolog,
-// no namespace attributes (HTML knows <svg>), a title for screen readers,
-// a fallback for the Liberation faces the page does not ship, and a
-// viewBox-driven size so CSS can scale it.
+// inline makes an SVG document an element of the page: no XML prolog, no
+// namespace attributes (HTML knows <svg>; the page then holds no URL at
+// all), and a title for screen readers.
 func inline(svg []byte, title string) []byte {
 	svg = prolog.ReplaceAll(svg, nil)
 	svg = namespace.ReplaceAll(svg, nil)
-	svg = family.ReplaceAll(svg, []byte(`font-family:'$1',Arial,Helvetica,sans-serif;`))
 	i := bytes.IndexByte(svg, '>')
 	if i < 0 {
 		return svg

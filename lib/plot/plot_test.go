@@ -229,3 +229,36 @@ func TestEmptyPage(t *testing.T) {
 		t.Errorf("empty page does not say so:\n%s", b.String())
 	}
 }
+
+// The README's figure (docs/figures/ifscale-accuracy.svg) is drawn from the
+// demo's rows; -update redraws it.
+func TestREADMEFigure(t *testing.T) {
+	for _, f := range Build(readRows(t, "rows.jsonl"), nil) {
+		if f.ID != "ifscale-accuracy" {
+			continue
+		}
+		svg, err := document(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(svg, []byte("<?xml")) || !bytes.Contains(svg, []byte(`xmlns="http://www.w3.org/2000/svg"`)) {
+			t.Error("a standalone SVG needs its prolog and namespace")
+		}
+		path := filepath.Join("..", "..", "docs", "figures", "ifscale-accuracy.svg")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, svg, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		want, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(svg, want) {
+			t.Errorf("%s is not the current drawing of the demo's IFScale rows (rerun with -update): %v", path, err)
+		}
+		return
+	}
+	t.Fatal("no ifscale-accuracy figure")
+}

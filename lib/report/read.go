@@ -1,14 +1,14 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"sort"
 
-	json "github.com/goccy/go-json"
-
+	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
@@ -21,7 +21,7 @@ var NumericDims = []string{"length_tokens", "density", "depth", "position", "see
 // numeric dimension; "value": null is NaN.
 func ParseRow(line []byte) (Row, error) {
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(line, &m); err != nil {
+	if err := record.Unmarshal(line, &m); err != nil {
 		return Row{}, err
 	}
 	var r Row
@@ -37,7 +37,7 @@ func ParseRow(line []byte) (Row, error) {
 		switch {
 		case k == "value":
 			var v *float64
-			if err := json.Unmarshal(raw, &v); err != nil {
+			if err := record.Unmarshal(raw, &v); err != nil {
 				return Row{}, fmt.Errorf("value: %v", err)
 			}
 			r.Value = math.NaN()
@@ -45,16 +45,16 @@ func ParseRow(line []byte) (Row, error) {
 				r.Value = *v
 			}
 		case str[k] != nil:
-			if err := json.Unmarshal(raw, str[k]); err != nil {
+			if err := record.Unmarshal(raw, str[k]); err != nil {
 				return Row{}, fmt.Errorf("%s: %v", k, err)
 			}
 		case ints[k] != nil:
-			if err := json.Unmarshal(raw, ints[k]); err != nil {
+			if err := record.Unmarshal(raw, ints[k]); err != nil {
 				return Row{}, fmt.Errorf("%s: %v", k, err)
 			}
 		default:
 			var v any
-			if err := json.Unmarshal(raw, &v); err != nil {
+			if err := record.Unmarshal(raw, &v); err != nil {
 				return Row{}, fmt.Errorf("%s: %v", k, err)
 			}
 			switch v := v.(type) {
