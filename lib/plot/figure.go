@@ -212,20 +212,21 @@ func atof(s string) (float64, bool) {
 // xOf reads a point's x and its tick label.
 type xOf func(report.Row) (x float64, label string, ok bool)
 
-// lineSeries makes one series per model (split further by split, when
-// given) of the rows' values over x, sorted by x; NaN values are not
-// plotted.
-func lineSeries(rows []report.Row, ref bool, x xOf, split func(report.Row) string) []Series {
+// collect makes one series per model (split further by split, when given)
+// of the points point reads from rows, in order; NaN values and rows point
+// refuses are not plotted.
+func collect(rows []report.Row, ref bool, split func(report.Row) string, point func(report.Row) (Point, bool), order func(a, b Point) int) []Series {
 	var out []Series
 	idx := map[string]int{}
 	for _, r := range rows {
 		if math.IsNaN(r.Value) || math.IsInf(r.Value, 0) {
 			continue
 		}
-		xv, label, ok := x(r)
+		p, ok := point(r)
 		if !ok {
 			continue
 		}
+		p.Y, p.N = r.Value, r.N
 		name := seriesName(r.Model, ref)
 		if split != nil {
 			if s := split(r); s != "" {
@@ -238,44 +239,30 @@ func lineSeries(rows []report.Row, ref bool, x xOf, split func(report.Row) strin
 			idx[name] = i
 			out = append(out, Series{Name: name, Reference: ref})
 		}
-		out[i].Points = append(out[i].Points, Point{X: xv, Label: label, Y: r.Value, N: r.N})
+		out[i].Points = append(out[i].Points, p)
 	}
 	for i := range out {
-		slices.SortStableFunc(out[i].Points, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
+		slices.SortStableFunc(out[i].Points, order)
 	}
 	slices.SortStableFunc(out, func(a, b Series) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
-// barSeries makes one series per model with a bar per category (cat reads
-// a row's category; rows outside cats are dropped).
+// lineSeries is a series per model over the numeric x.
+func lineSeries(rows []report.Row, ref bool, x xOf, split func(report.Row) string) []Series {
+	return collect(rows, ref, split, func(r report.Row) (Point, bool) {
+		xv, label, ok := x(r)
+		return Point{X: xv, Label: label}, ok
+	}, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
+}
+
+// barSeries is a series per model with a bar per category (cat reads a
+// row's category; rows outside cats are dropped).
 func barSeries(rows []report.Row, ref bool, cats []string, cat func(report.Row) string, split func(report.Row) string) []Series {
-	var out []Series
-	idx := map[string]int{}
-	for _, r := range rows {
+	return collect(rows, ref, split, func(r report.Row) (Point, bool) {
 		c := cat(r)
-		if !slices.Contains(cats, c) || math.IsNaN(r.Value) || math.IsInf(r.Value, 0) {
-			continue
-		}
-		name := seriesName(r.Model, ref)
-		if split != nil {
-			if s := split(r); s != "" {
-				name = seriesName(r.Model+" "+s, ref)
-			}
-		}
-		i, seen := idx[name]
-		if !seen {
-			i = len(out)
-			idx[name] = i
-			out = append(out, Series{Name: name, Reference: ref})
-		}
-		out[i].Points = append(out[i].Points, Point{Cat: c, Y: r.Value, N: r.N})
-	}
-	for i := range out {
-		slices.SortStableFunc(out[i].Points, func(a, b Point) int { return slices.Index(cats, a.Cat) - slices.Index(cats, b.Cat) })
-	}
-	slices.SortStableFunc(out, func(a, b Series) int { return strings.Compare(a.Name, b.Name) })
-	return out
+		return Point{Cat: c}, slices.Contains(cats, c)
+	}, func(a, b Point) int { return slices.Index(cats, a.Cat) - slices.Index(cats, b.Cat) })
 }
 
 // presentCats keeps the categories of order that occur in rows (via cat),

@@ -38,7 +38,6 @@ nav ul{columns:2;font-size:.9rem}
 
 // Page is what the report says about where its rows came from.
 type Page struct {
-	Title     string
 	Reference string // the --reference file, if any
 	Decimals  int
 }
@@ -48,10 +47,7 @@ type Page struct {
 func WriteHTML(w io.Writer, rows, reference []report.Row, pg Page) error {
 	figs := Build(rows, reference)
 	var sb strings.Builder
-	title := pg.Title
-	if title == "" {
-		title = "ifkit report"
-	}
+	const title = "ifkit report"
 	fmt.Fprintf(&sb, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>%s</h1>\n", escape(title), css, escape(title))
 	var benches []string
 	for _, f := range figs {
