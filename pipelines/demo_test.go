@@ -22,7 +22,7 @@ func TestDemoReport(t *testing.T) {
 		}
 	}
 	for _, m := range []string{"sim-strong", "sim-weak"} {
-		if !strings.Contains(string(page), "<td class=\"s\">"+m+"</td>") {
+		if !strings.Contains(string(page), "<th>"+m+"</th>") {
 			t.Errorf("out/report.html has no numbers of %s", m)
 		}
 	}

@@ -95,7 +95,15 @@ func document(f Figure) ([]byte, error) {
 	if len(f.Panels) > 1 {
 		w, h = vg.Length(panelW*cols), vg.Length(panelH*rows)
 	}
-	legendCols := max(1, min(len(names), int(w/160)))
+	// Legend columns as wide as the longest entry (thumbnail, gap, text).
+	entry := vg.Length(0)
+	for _, n := range names {
+		entry = max(entry, legendStyle().TextStyle.Width(n)+36)
+	}
+	legendCols := 1
+	if entry > 0 {
+		legendCols = max(1, min(len(names), int((w-8)/entry)))
+	}
 	legendH := vg.Length(0)
 	if len(names) > 0 {
 		legendH = vg.Length(legendRH*((len(names)+legendCols-1)/legendCols) + 6)
@@ -138,9 +146,7 @@ func drawLegend(dc draw.Canvas, names []string, sty map[string]style, panels []P
 	bars := len(panels) > 0 && panels[0].Kind == "bars"
 	colW := (w - 8) / vg.Length(cols)
 	for i, n := range names {
-		lg := gplot.NewLegend()
-		lg.TextStyle.Font = font.From(sans, 10)
-		lg.Top, lg.Left = true, true
+		lg := legendStyle()
 		s := sty[n]
 		if bars {
 			b, _ := plotter.NewBarChart(plotter.Values{1}, 8)
@@ -162,6 +168,13 @@ func drawLegend(dc draw.Canvas, names []string, sty map[string]style, panels []P
 // rect is the part of c between (x0, y0) and (x1, y1), origin bottom left.
 func rect(c draw.Canvas, x0, y0, x1, y1 vg.Length) draw.Canvas {
 	return draw.Crop(c, x0-c.Min.X, x1-c.Max.X, y0-c.Min.Y, y1-c.Max.Y)
+}
+
+func legendStyle() gplot.Legend {
+	lg := gplot.NewLegend()
+	lg.TextStyle.Font = font.From(sans, 10)
+	lg.Top, lg.Left = true, true
+	return lg
 }
 
 func barFill(s style) color.Color {
@@ -283,8 +296,31 @@ func drawLines(pl *gplot.Plot, p Panel, sty map[string]style) error {
 			tk = append(tk, gplot.Tick{Value: x, Label: label})
 		}
 		pl.X.Tick.Marker = gplot.ConstantTicks(tk)
+	} else if p.X.Max > p.X.Min {
+		pl.X.Tick.Marker = roundTicks(p.X.Min, p.X.Max)
 	}
 	return nil
+}
+
+// roundTicks labels a fixed range in five steps of a round size (0, 100, …
+// 500 for densities; 0, 20, … 100 for percents), with minor ticks between.
+func roundTicks(lo, hi float64) gplot.ConstantTicks {
+	step := math.Pow(10, math.Floor(math.Log10((hi-lo)/5)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if (hi-lo)/(step*m) <= 6 {
+			step *= m
+			break
+		}
+	}
+	var tk gplot.ConstantTicks
+	for v := math.Ceil(lo/step) * step; v <= hi+step/1e6; v += step / 2 {
+		label := ""
+		if math.Abs(math.Remainder(v, step)) < step/1e6 {
+			label = strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		tk = append(tk, gplot.Tick{Value: v, Label: label})
+	}
+	return tk
 }
 
 func drawBars(pl *gplot.Plot, p Panel, sty map[string]style, width vg.Length) error {

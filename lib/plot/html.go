@@ -1,12 +1,12 @@
 package plot
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"io"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/report"
@@ -31,6 +31,7 @@ figcaption{font-size:.9rem;margin:.4rem 0 .6rem}
 table{border-collapse:collapse;font-size:.8rem;margin:.3rem 0}
 th,td{border:1px solid #ccc;padding:.15rem .45rem;text-align:right}
 th:first-child,td:first-child,td.s{text-align:left}
+td small{color:#555}
 caption{text-align:left;font-size:.8rem;font-weight:bold}
 nav ul{columns:2;font-size:.9rem}
 @media print{body{max-width:none;margin:0}nav{display:none}figure{break-inside:avoid;page-break-inside:avoid}h2{break-after:avoid}}
@@ -157,7 +158,6 @@ func upperFirst(s string) string {
 func writeTable(sb *strings.Builder, f Figure, dec int) {
 	fv := func(v float64) string { return report.Fmt(v, dec) }
 	multi := len(f.Panels) > 1
-	band := hasBand(f)
 	row := func(tag string, cs ...string) {
 		sb.WriteString("<tr>")
 		for i, c := range cs {
@@ -193,50 +193,74 @@ func writeTable(sb *strings.Builder, f Figure, dec int) {
 		}
 		return
 	}
-	head := []string{"series", f.Panels[0].X.Label, "value"}
-	if multi {
-		head = append([]string{"panel"}, head...)
-	}
-	if band {
-		head = append(head, "band low", "band high")
-	}
-	sb.WriteString("<table>\n<thead>")
-	row("th", append(head, "n")...)
-	sb.WriteString("</thead>\n<tbody>\n")
+	// Lines and bars: a row per x (or category), a column per series.
 	for _, p := range f.Panels {
+		sb.WriteString("<table>\n")
+		if multi {
+			fmt.Fprintf(sb, "<caption>%s</caption>\n", escape(p.Title))
+		}
+		var xs []string
+		cell := map[[2]string]Point{}
+		head := []string{p.X.Label}
 		for _, s := range p.Series {
+			head = append(head, s.Name)
 			for _, pt := range s.Points {
 				x := pt.Cat
 				if x == "" {
 					x = pt.Label
 				}
-				cs := []string{s.Name, x, fv(pt.Y)}
-				if multi {
-					cs = append([]string{p.Title}, cs...)
+				if !slices.Contains(xs, x) {
+					xs = append(xs, x)
 				}
-				if band {
-					lo, hi := math.NaN(), math.NaN()
-					if pt.Lo != nil && pt.Hi != nil {
-						lo, hi = *pt.Lo, *pt.Hi
-					}
-					cs = append(cs, fv(lo), fv(hi))
-				}
-				row("td", append(cs, strconv.Itoa(pt.N))...)
+				cell[[2]string{s.Name, x}] = pt
 			}
 		}
+		if p.Kind == "bars" {
+			xs = presentOf(p.Cats, xs)
+		} else {
+			slices.SortStableFunc(xs, func(a, b string) int { return cmp.Compare(xOfLabel(p, a), xOfLabel(p, b)) })
+		}
+		sb.WriteString("<thead>")
+		row("th", head...)
+		sb.WriteString("</thead>\n<tbody>\n")
+		for _, x := range xs {
+			fmt.Fprintf(sb, "<tr><td class=\"s\">%s</td>", escape(x))
+			for _, s := range p.Series {
+				pt, ok := cell[[2]string{s.Name, x}]
+				switch {
+				case !ok:
+					sb.WriteString("<td>–</td>")
+				case pt.Lo != nil && pt.Hi != nil:
+					fmt.Fprintf(sb, "<td>%s <small>(band %s–%s; n %d)</small></td>", fv(pt.Y), fv(*pt.Lo), fv(*pt.Hi), pt.N)
+				default:
+					fmt.Fprintf(sb, "<td>%s <small>(n %d)</small></td>", fv(pt.Y), pt.N)
+				}
+			}
+			sb.WriteString("</tr>\n")
+		}
+		sb.WriteString("</tbody>\n</table>\n")
 	}
-	sb.WriteString("</tbody>\n</table>\n")
 }
 
-func hasBand(f Figure) bool {
-	for _, p := range f.Panels {
-		for _, s := range p.Series {
-			for _, pt := range s.Points {
-				if pt.Lo != nil {
-					return true
-				}
+// presentOf keeps the categories of order found in xs.
+func presentOf(order, xs []string) []string {
+	var out []string
+	for _, c := range order {
+		if slices.Contains(xs, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// xOfLabel is the x at which a tick label sits in a panel.
+func xOfLabel(p Panel, label string) float64 {
+	for _, s := range p.Series {
+		for _, pt := range s.Points {
+			if pt.Label == label {
+				return pt.X
 			}
 		}
 	}
-	return false
+	return math.Inf(1)
 }

@@ -262,3 +262,24 @@ func TestREADMEFigure(t *testing.T) {
 	}
 	t.Fatal("no ifscale-accuracy figure")
 }
+
+func TestRoundTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0, 500, "0 100 200 300 400 500"},
+		{0, 100, "0 20 40 60 80 100"},
+		{0, 700, "0 200 400 600"},
+	} {
+		var labels []string
+		for _, tk := range roundTicks(tc.lo, tc.hi) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if got := strings.Join(labels, " "); got != tc.want {
+			t.Errorf("roundTicks(%v, %v) labels %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
