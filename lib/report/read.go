@@ -12,13 +12,10 @@ import (
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
-// NumericDims are the dimensions the metric-row schema writes as JSON
-// numbers (DESIGN §7); every other dimension is a string label.
-var NumericDims = []string{"length_tokens", "density", "depth", "position", "seed"}
-
 // ParseRow reads one tidy row as WriteJSONL writes it: the fixed fields by
 // name, every other string field as a dimension, every other number as a
-// numeric dimension; "value": null is NaN.
+// numeric dimension (DESIGN §7: length_tokens, density, depth, position,
+// seed); "value": null is NaN.
 func ParseRow(line []byte) (Row, error) {
 	var m map[string]json.RawMessage
 	if err := record.Unmarshal(line, &m); err != nil {
