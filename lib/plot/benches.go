@@ -109,6 +109,10 @@ func densityX(r report.Row) (float64, string, bool) {
 	return v, strconv.FormatFloat(v, 'f', -1, 64), true
 }
 
+// perDensity keeps the rows over all seeds of a density: rows per seed, if
+// an aggregator writes them, are not points of these curves.
+var perDensity = map[string]string{"seed": "-"}
+
 func ifscaleFigures(own, ref []report.Row) []Figure {
 	counts := tally(own, ref, func(r report.Row) bool { return r.Metric == "failed" }, sumMetric("failed", nil))
 	// The paper's x axis: 10 to 500 instructions, linear.
@@ -119,9 +123,9 @@ func ifscaleFigures(own, ref []report.Row) []Figure {
 		}
 	}
 	accuracy := func(rows []report.Row, isRef bool) []Series {
-		ss := lineSeries(match(rows, "accuracy", nil), isRef, densityX, nil)
+		ss := lineSeries(match(rows, "accuracy", perDensity), isRef, densityX, nil)
 		sd := map[string]map[float64]float64{}
-		for _, r := range match(rows, "stdev", nil) {
+		for _, r := range match(rows, "stdev", perDensity) {
 			if x, _, ok := densityX(r); ok && !math.IsNaN(r.Value) {
 				name := seriesName(r.Model, isRef)
 				if sd[name] == nil {
@@ -141,7 +145,7 @@ func ifscaleFigures(own, ref []report.Row) []Figure {
 	}
 	line := func(metric string) func([]report.Row, bool) []Series {
 		return func(rows []report.Row, isRef bool) []Series {
-			return lineSeries(match(rows, metric, nil), isRef, densityX, nil)
+			return lineSeries(match(rows, metric, perDensity), isRef, densityX, nil)
 		}
 	}
 	pct := Axis{Label: "% of errors", Min: 0, Max: 100}

@@ -283,3 +283,16 @@ func TestRoundTicks(t *testing.T) {
 		}
 	}
 }
+
+// Rows per seed (a "seed" dimension) are not averaged into the curves.
+func TestIFScaleIgnoresPerSeedRows(t *testing.T) {
+	rows := []report.Row{
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "10"}, Value: 90, N: 2},
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "10"}, Nums: map[string]float64{"seed": 1}, Value: 80, N: 1},
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "10", "seed": "0"}, Value: 100, N: 1},
+	}
+	s := ifscaleFigures(rows, nil)[0].Panels[0].Series
+	if len(s) != 1 || len(s[0].Points) != 1 || s[0].Points[0].Y != 90 {
+		t.Errorf("series %+v, want one point at 90", s)
+	}
+}
