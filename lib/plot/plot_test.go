@@ -296,3 +296,18 @@ func TestIFScaleIgnoresPerSeedRows(t *testing.T) {
 		t.Errorf("series %+v, want one point at 90", s)
 	}
 }
+
+// Model names are text everywhere: in the SVG, the captions and the tables.
+func TestHTMLEscapesNames(t *testing.T) {
+	rows := []report.Row{{Bench: "ifscale", Model: `<b>m&"x</b>`, Metric: "accuracy", Dims: map[string]string{"density": "10"}, Value: 90, N: 2}}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, rows, nil, Page{Decimals: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "<b>m") {
+		t.Error("a model name was written as markup")
+	}
+	if !strings.Contains(b.String(), "&lt;b&gt;m&amp;") {
+		t.Error("the escaped model name is missing")
+	}
+}
