@@ -69,6 +69,10 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if opt.Decimals < 0 || opt.Decimals > 12 {
 		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)
 	}
+	reference, err := readReference(opt.Reference) // before the records: a bad file fails fast
+	if err != nil {
+		return err
+	}
 	var results []*Result
 	simulated := false
 	var partial partialSets
@@ -131,7 +135,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		}
 	}
 	if opt.HTML != "" {
-		if err := writePage(reg, opt, rows); err != nil {
+		if err := writePage(reg, opt, rows, reference); err != nil {
 			return err
 		}
 	}

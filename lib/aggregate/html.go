@@ -8,23 +8,28 @@ import (
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
+// readReference reads the --reference rows (none without the flag).
+func readReference(path string) ([]report.Row, error) {
+	if path == "" {
+		return nil, nil
+	}
+	in, err := stream.Open(path, nil)
+	if err != nil {
+		return nil, app.Invalidf("--reference: %v", err) // a missing input is bad input (docs/cli.md)
+	}
+	defer in.Close()
+	ref, err := report.ReadRows(in)
+	if err != nil {
+		return nil, app.Invalid(err)
+	}
+	return ref, nil
+}
+
 // writePage writes the --html report: the run's rows and, with
 // --reference, the published models' rows drawn beside them.
-func writePage(reg Registry, opt Options, rows []report.Row) error {
+func writePage(reg Registry, opt Options, rows, ref []report.Row) error {
 	if reg.Page == nil {
 		return errors.New("--html: this build has no report page")
-	}
-	var ref []report.Row
-	if opt.Reference != "" {
-		in, err := stream.Open(opt.Reference, nil)
-		if err != nil {
-			return app.Usagef("--reference: %v", err)
-		}
-		ref, err = report.ReadRows(in)
-		in.Close()
-		if err != nil {
-			return app.Invalid(err)
-		}
 	}
 	o, err := stream.Create(opt.HTML, stream.None, nil)
 	if err != nil {
@@ -48,7 +53,7 @@ func ImportRows(files []string, _ Options) (*Result, error) {
 	for _, f := range files {
 		in, err := stream.Open(f, nil)
 		if err != nil {
-			return nil, err
+			return nil, app.Invalid(err)
 		}
 		rows, err := report.ReadRows(in)
 		in.Close()
