@@ -15,14 +15,10 @@ func readReference(path string) ([]report.Row, error) {
 	}
 	in, err := stream.Open(path, nil)
 	if err != nil {
-		return nil, app.Invalidf("--reference: %v", err) // a missing input is bad input (docs/cli.md)
+		return nil, &stream.LineError{File: path, Err: err} // a missing input is bad input, exit 3 (docs/cli.md)
 	}
 	defer in.Close()
-	ref, err := report.ReadRows(in)
-	if err != nil {
-		return nil, app.Invalid(err)
-	}
-	return ref, nil
+	return report.ReadRows(in)
 }
 
 // writePage writes the --html report: the run's rows and, with
@@ -53,12 +49,12 @@ func ImportRows(files []string, _ Options) (*Result, error) {
 	for _, f := range files {
 		in, err := stream.Open(f, nil)
 		if err != nil {
-			return nil, app.Invalid(err)
+			return nil, &stream.LineError{File: f, Err: err}
 		}
 		rows, err := report.ReadRows(in)
 		in.Close()
 		if err != nil {
-			return nil, app.Invalid(err)
+			return nil, err
 		}
 		res.Rows = append(res.Rows, rows...)
 	}
