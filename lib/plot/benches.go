@@ -177,7 +177,7 @@ func longinsFigures(own, ref []report.Row) []Figure {
 			})})
 	}
 	heat := Figure{ID: "longins-depth-heat", Bench: "longins", Title: "LongIns: wrong answers found by depth and exam length",
-		Measured: "share (%) of the wrong answers at each depth (0 = first tenth of the exam, 9 = last) that the model named", NUnit: "exams", Counts: counts}
+		Measured: "share (%) of the wrong answers at each depth (0 = first tenth of the exam, 9 = last) that the model named; colour from black (0 %) to white (100 %), grey where no wrong answer fell", NUnit: "exams", Counts: counts}
 	for _, mode := range modes {
 		for _, m := range models(own) {
 			rows := match(own, "depth_accuracy", map[string]string{"mode": mode})
