@@ -1,9 +1,6 @@
 package plot
 
 import (
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -11,29 +8,18 @@ import (
 	"github.com/ifkit/ifkit/lib/ifscale"
 	"github.com/ifkit/ifkit/lib/lifbench"
 	"github.com/ifkit/ifkit/lib/report"
+	"github.com/ifkit/ifkit/lib/testbin"
 )
-
-// official is ../shared/reference/PARTS from the repository root: the
-// official result files, present only in the development workspace.
-func official(t *testing.T, parts ...string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(append([]string{filepath.Dir(file), "..", "..", "..", "shared", "reference"}, parts...)...)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("official result files not found at %s (only the ifkit workspace has them): %v", p, err)
-	}
-	return p
-}
 
 // The published models, imported from the official result files, are drawn
 // beside the run's: LIFBench's at the paper's six lengths on the log axis,
 // IFScale's with their seed band.
 func TestPublishedReference(t *testing.T) {
-	lif, err := lifbench.ImportScores([]string{official(t, "lifbench", "scores")}, aggregate.Options{Decimals: 3})
+	lif, err := lifbench.ImportScores([]string{testbin.Reference(t, "lifbench", "scores")}, aggregate.Options{Decimals: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ifs, err := ifscale.ImportPerSample([]string{official(t, "ifscale", "per_sample_subset.csv")}, aggregate.Options{Decimals: 3})
+	ifs, err := ifscale.ImportPerSample([]string{testbin.Reference(t, "ifscale", "per_sample_subset.csv")}, aggregate.Options{Decimals: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
