@@ -5,6 +5,7 @@ package aggregate
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -31,8 +32,10 @@ type Result struct {
 
 // Options are the aggregate-ifs flags a benchmark may read.
 type Options struct {
-	Decimals int    // digits in tables
-	Failed   string // FailedOfficial (also ""), or FailedExclude
+	Decimals  int    // digits in tables
+	Failed    string // FailedOfficial (also ""), or FailedExclude
+	HTML      string // --html: also write the report page here
+	Reference string // --reference: metric rows of published models for the page
 }
 
 // Policies for records that failed before they could be scored (--failed).
@@ -58,6 +61,10 @@ type Importer func(files []string, opt Options) (*Result, error)
 type Registry struct {
 	Aggregators map[string]Factory
 	Importers   map[string]Importer
+	// Page draws the HTML report (--html) from the rows and the reference
+	// rows; the figure code lives outside this package (lib/plot), which
+	// knows every benchmark.
+	Page func(w io.Writer, rows, reference []report.Row, opt Options) error
 }
 
 // Formats accepted by --format.
@@ -70,6 +77,9 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if !contains(Formats, format) {
 		return app.Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
 	}
+	if opt.Reference != "" && opt.HTML == "" {
+		return app.Usagef("--reference draws published models in the --html figures: give --html FILE too")
+	}
 	if opt.Decimals < 0 || opt.Decimals > 12 {
 		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)
 	}
@@ -79,6 +89,10 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	case FailedOfficial, FailedExclude:
 	default:
 		return app.Usagef("--failed %q: want %s (the default) or %s", opt.Failed, FailedOfficial, FailedExclude)
+	}
+	reference, err := readReference(opt.Reference) // before the records: a bad file fails fast
+	if err != nil {
+		return err
 	}
 	var results []*Result
 	simulated := false
@@ -138,6 +152,11 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	partial.mark(rows, tables)
 	if rowsPath != "" {
 		if err := writeRows(rowsPath, rows); err != nil {
+			return err
+		}
+	}
+	if opt.HTML != "" {
+		if err := writePage(reg, opt, rows, reference); err != nil {
 			return err
 		}
 	}
