@@ -80,7 +80,7 @@ func TestRejection(t *testing.T) {
 		{"café, naïve, résumé, über, façade, jalapeño, piñata, soufflé, crème, brûlée, déjà, fiancé, exposé, entrée, sauté, protégé, doppelgänger, señor, niño, mañana", ""},
 		{strings.Repeat("alpha\x1c,", 9) + "alpha\x1c", RejectKeywordList}, // p.strip() removes U+001C
 		{strings.Repeat("alpha\u200b,", 9) + "alpha", RejectTooShort},      // U+200B is not whitespace
-		{strings.Repeat("w\x1c", 25), ""},                                   // len(content.split()) == 25
+		{strings.Repeat("w\x1c", 25), ""},                                  // len(content.split()) == 25
 		{strings.Repeat("w\u200b ", 10), RejectTooShort},
 	}
 	for _, c := range cases {

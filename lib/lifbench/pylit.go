@@ -54,8 +54,8 @@ type pyNumber struct {
 	re, im float64
 }
 
-func pyInt(n *big.Int) pyNumber        { return pyNumber{kind: intNum, i: n} }
-func pyFloatNum(f float64) pyNumber    { return pyNumber{kind: floatNum, re: f} }
+func pyInt(n *big.Int) pyNumber         { return pyNumber{kind: intNum, i: n} }
+func pyFloatNum(f float64) pyNumber     { return pyNumber{kind: floatNum, re: f} }
 func pyComplex(re, im float64) pyNumber { return pyNumber{kind: complexNum, re: re, im: im} }
 
 // float is float(n); false when an int is too large (OverflowError).
