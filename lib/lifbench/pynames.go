@@ -9,16 +9,16 @@ import (
 
 // lookupName is the character name lookup of Python's \N{NAME} escapes
 // (unicodedata's _getcode without named sequences): names and aliases
-// compare case-insensitively (ASCII upper-casing); "HANGUL SYLLABLE " and
-// "CJK UNIFIED IDEOGRAPH-" take any case, but the syllable's jamo must be
-// upper case and the code point upper-case hex of 4 or 5 digits. Names are
-// x/text's (Unicode 15.0, as CPython 3.12), aliases pyaliases.go's.
+// compare case-insensitively (ASCII upper-casing), the algorithmic names
+// "HANGUL SYLLABLE <jamo>" and "CJK UNIFIED IDEOGRAPH-<4 or 5 hex digits>"
+// in upper case only. Names are x/text's (Unicode 15.0, as CPython 3.12),
+// aliases pyaliases.go's.
 func lookupName(name string) (rune, bool) {
 	const hangul, cjk = "HANGUL SYLLABLE ", "CJK UNIFIED IDEOGRAPH-"
 	switch {
-	case len(name) >= len(hangul) && strings.EqualFold(name[:len(hangul)], hangul):
+	case strings.HasPrefix(name, hangul):
 		return hangulSyllable(name[len(hangul):])
-	case len(name) >= len(cjk) && strings.EqualFold(name[:len(cjk)], cjk):
+	case strings.HasPrefix(name, cjk):
 		hex := name[len(cjk):]
 		if len(hex) != 4 && len(hex) != 5 || strings.ToUpper(hex) != hex || !isHex(hex) {
 			return 0, false
