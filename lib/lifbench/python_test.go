@@ -279,7 +279,10 @@ func FuzzPyLiterals(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if v, err := pyEval(s); err == nil {
 			r := pyRepr(v)
-			if _, isSet := v.(pySet); !isSet && utf8.ValidString(s) && !strings.Contains(r, "nan") {
+			// Ellipsis, inf and nan print as names, not literals, and a
+			// complex repr is an expression that may lose a zero's sign
+			// (Python too: eval(repr(-0j)) is 0j).
+			if _, isSet := v.(pySet); !isSet && utf8.ValidString(s) && !strings.ContainsAny(r, "j") && !strings.Contains(r, "nan") && !strings.Contains(r, "inf") && !strings.Contains(r, "Ellipsis") {
 				w, err := pyEval(r)
 				if err != nil || pyRepr(w) != r {
 					t.Fatalf("eval(%q) = %s, which evaluates to %v (%v)", s, r, w, err)
