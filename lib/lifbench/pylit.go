@@ -140,20 +140,58 @@ func parseFloat(lit string) (float64, bool) {
 // pyEval is eval() of a Python literal: strings (u, r, b, f prefixes;
 // f-strings without fields), bytes, numbers (with underscores, 0x/0o/0b,
 // imaginary; unary + and -, and + or - between numbers, which spells
-// complex literals), None, True, False, ..., lists, tuples, dicts and sets.
+// complex literals; True and False count as the ints 1 and 0 there), None,
+// True, False, ..., lists, tuples (bare at the top level too), dicts and
+// sets, with comments and line joins as Python's tokenizer reads them.
 // Anything else is an error where Python's eval would evaluate an
-// expression (arithmetic, names, calls, subscripts, f-string fields).
+// expression (other arithmetic, + on strings, names, calls, subscripts,
+// f-string fields).
 func pyEval(s string) (any, error) {
 	if strings.IndexByte(s, 0) >= 0 {
 		return nil, errors.New("source code cannot contain null bytes")
 	}
-	p := &litParser{s: s}
-	p.space()
+	// eval() strips leading spaces and tabs; blank and comment lines may
+	// come first, but the expression's own line may not be indented.
+	p := &litParser{s: strings.TrimLeft(s, " \t")}
+	line := 0
+	for {
+		p.space()
+		if !p.newline() {
+			break
+		}
+		line = p.i
+	}
+	if p.i > line && (p.s[line] == ' ' || p.s[line] == '\t') {
+		return nil, errors.New("unexpected indent")
+	}
 	v, err := p.expr()
 	if err != nil {
 		return nil, err
 	}
+	// "1, 2" is a tuple at the top level too.
 	p.space()
+	if p.peek() == ',' {
+		xs := []any{v}
+		for p.peek() == ',' {
+			p.i++
+			p.space()
+			if p.i == len(p.s) || p.peek() == '\n' || p.peek() == '\r' {
+				break
+			}
+			if v, err = p.expr(); err != nil {
+				return nil, err
+			}
+			xs = append(xs, v)
+			p.space()
+		}
+		v = pyTuple(xs)
+	}
+	for {
+		p.space()
+		if !p.newline() {
+			break
+		}
+	}
 	if p.i != len(p.s) {
 		return nil, fmt.Errorf("unexpected %q", p.s[p.i:min(len(p.s), p.i+10)])
 	}
@@ -163,15 +201,66 @@ func pyEval(s string) (any, error) {
 type litParser struct {
 	s     string
 	i     int
-	depth int
+	depth int // nested brackets
 }
 
-// space skips what Python's tokenizer skips inside brackets: spaces, tabs,
-// form feeds and line ends (a vertical tab or a non-ASCII space is an error).
+// space skips what Python's tokenizer skips between tokens: spaces, tabs,
+// form feeds, a comment, a backslash that joins lines and, inside brackets,
+// line ends. A vertical tab or a non-ASCII space is an error.
 func (p *litParser) space() {
-	for p.i < len(p.s) && strings.IndexByte(" \t\f\r\n", p.s[p.i]) >= 0 {
-		p.i++
+	for p.i < len(p.s) {
+		switch c := p.s[p.i]; {
+		case c == ' ' || c == '\t' || c == '\f':
+			p.i++
+		case (c == '\n' || c == '\r') && p.depth > 0:
+			p.i++
+		case c == '#':
+			for p.i < len(p.s) && p.s[p.i] != '\n' && p.s[p.i] != '\r' {
+				p.i++
+			}
+		case c == '\\' && p.i+1 < len(p.s) && (p.s[p.i+1] == '\n' || p.s[p.i+1] == '\r'):
+			j := p.i + 2
+			if p.s[j-1] == '\r' && j < len(p.s) && p.s[j] == '\n' {
+				j++
+			}
+			if j == len(p.s) {
+				return // a line join before the end of the input is an error
+			}
+			p.i = j
+		default:
+			return
+		}
 	}
+}
+
+// newline consumes one line end at the top level.
+func (p *litParser) newline() bool {
+	switch p.peek() {
+	case '\n':
+		p.i++
+	case '\r':
+		p.i++
+		if p.peek() == '\n' {
+			p.i++
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// number is v as a number: Python's bool is an int.
+func number(v any) (pyNumber, bool) {
+	switch x := v.(type) {
+	case pyNumber:
+		return x, true
+	case bool:
+		if x {
+			return pyInt(big.NewInt(1)), true
+		}
+		return pyInt(big.NewInt(0)), true
+	}
+	return pyNumber{}, false
 }
 
 func (p *litParser) peek() byte {
@@ -195,7 +284,7 @@ func (p *litParser) expr() (any, error) {
 			p.i = j
 			return v, nil
 		}
-		a, ok := v.(pyNumber)
+		a, ok := number(v)
 		if !ok {
 			return nil, errors.New("only numbers are added")
 		}
@@ -205,7 +294,7 @@ func (p *litParser) expr() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		b, ok := w.(pyNumber)
+		b, ok := number(w)
 		if !ok {
 			return nil, errors.New("only numbers are added")
 		}
@@ -223,7 +312,7 @@ func (p *litParser) unary() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		n, ok := v.(pyNumber)
+		n, ok := number(v)
 		if !ok {
 			return nil, errors.New("unary sign on a non-number")
 		}
@@ -239,11 +328,14 @@ func (p *litParser) atom() (any, error) {
 	if p.i >= len(p.s) {
 		return nil, errors.New("unexpected end")
 	}
-	// Python's parser gives up at 200 nested brackets.
-	if p.depth++; p.depth > 200 {
-		return nil, errors.New("too many nested parentheses")
+	switch c := p.s[p.i]; {
+	case c == '[' || c == '(' || c == '{':
+		// Python's tokenizer gives up at 200 nested brackets.
+		if p.depth++; p.depth > 200 {
+			return nil, errors.New("too many nested parentheses")
+		}
+		defer func() { p.depth-- }()
 	}
-	defer func() { p.depth-- }()
 	switch c := p.s[p.i]; {
 	case c == '[':
 		p.i++
@@ -634,7 +726,8 @@ func (p *litParser) str() (s string, isBytes, found bool, err error) {
 		}
 		k++
 	}
-	body := p.s[start:k]
+	// Python reads source lines with universal newlines.
+	body := strings.ReplaceAll(strings.ReplaceAll(p.s[start:k], "\r\n", "\n"), "\r", "\n")
 	p.i = k + len(end)
 	if isBytes {
 		s, err = bytesBody(body, raw)

@@ -124,6 +124,17 @@ func TestPyEval(t *testing.T) {
 		{`--1`, "1"},
 		{`-(-1)`, "1"},
 		{`+1`, "1"},
+		{`-True`, "-1"},
+		{`True+1`, "2"},
+		{`1, 2`, "(1, 2)"},
+		{` 1 ,`, "(1,)"},
+		{"\n1", "1"},
+		{"\n 1", "error"}, // an indented line
+		{"1\n\n", "1"},
+		{"1\n2", "error"},
+		{"# c\n1", "1"},
+		{"[1, # c\n 2]", "[1, 2]"},
+		{"1\\\n+1", "2"},
 		{`1abc`, "error"},
 		{`1.5.2`, "error"},
 		// containers and the rest
@@ -156,7 +167,7 @@ func TestPyEval(t *testing.T) {
 		{`[[__import__("os")]]`, "error"},
 		{`[[2*3]]`, "error"},
 		{`[[id]]`, "error"},
-		{`-True`, "error"},
+		{`'a'+'b'`, "error"},
 	} {
 		got := "error"
 		if v, err := pyEval(c.in); err == nil {
