@@ -179,8 +179,10 @@ func TestPyEval(t *testing.T) {
 	}
 }
 
-// s.encode('utf-8').decode('unicode_escape') with \N{...}: names and aliases
-// in any case, the algorithmic Hangul and CJK names in upper case only.
+// llm_output.encode('utf-8').decode('unicode_escape'), the step of
+// judge_labels_equal_outputs, judge_onedoc_extract and
+// judge_multidoc_find_dup_text, with \N{...}: names and aliases in any case,
+// the algorithmic Hangul and CJK names in upper case only.
 func TestUnicodeEscapeNames(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`\N{latin small letter a}x`, "ax"},
