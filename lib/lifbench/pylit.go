@@ -77,7 +77,9 @@ func (n pyNumber) neg() pyNumber {
 	return pyComplex(-n.re, -n.im)
 }
 
-// add is a + b (sub: a - b) with Python's numeric tower.
+// add is a + b (sub: a - b) with Python's numeric tower: int with int
+// stays exact; otherwise both become floats (an int too large raises
+// OverflowError), and complex when either is.
 func (a pyNumber) add(b pyNumber, sub bool) (pyNumber, error) {
 	if a.kind == intNum && b.kind == intNum {
 		if sub {
@@ -90,20 +92,14 @@ func (a pyNumber) add(b pyNumber, sub bool) (pyNumber, error) {
 	if !ok1 || !ok2 {
 		return pyNumber{}, errors.New("int too large to convert to float")
 	}
+	re, im := ar+br, a.im+b.im
 	if sub {
-		br = -br
+		re, im = ar-br, a.im-b.im
 	}
 	if a.kind != complexNum && b.kind != complexNum {
-		if sub {
-			return pyFloatNum(ar - (-br)), nil
-		}
-		return pyFloatNum(ar + br), nil
+		return pyFloatNum(re), nil
 	}
-	ai, bi := a.im, b.im
-	if sub {
-		return pyComplex(ar-(-br), ai-bi), nil
-	}
-	return pyComplex(ar+br, ai+bi), nil
+	return pyComplex(re, im), nil
 }
 
 // repr is repr() (and str()) of the number.
