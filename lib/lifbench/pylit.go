@@ -809,11 +809,3 @@ func bytesBody(body string, raw bool) (string, error) {
 	}
 	return sb.String(), nil
 }
-
-// pyStrValue is str() of an evaluated literal or a parsed JSON value.
-func pyStrValue(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return pyRepr(v)
-}

@@ -44,7 +44,7 @@ func TestPyLoads(t *testing.T) {
 	} {
 		got := "error"
 		if v, ok := pyLoads(c.in); ok {
-			got = pyStrValue(v)
+			got = pyStr(v)
 		}
 		if got != c.want {
 			t.Errorf("json.loads(%q): got %q, want %q", c.in, got, c.want)
@@ -171,7 +171,7 @@ func TestPyEval(t *testing.T) {
 	} {
 		got := "error"
 		if v, err := pyEval(c.in); err == nil {
-			got = pyStrValue(v)
+			got = pyStr(v)
 		}
 		if got != c.want {
 			t.Errorf("eval(%q): got %q, want %q", c.in, got, c.want)

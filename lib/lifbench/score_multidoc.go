@@ -221,7 +221,7 @@ func (c *scoring) findDup() (points, error) {
 			vals := row.([]any)
 			total += len(vals)
 			for _, e := range vals {
-				if e == nil || inInput(pyStrValue(e)) {
+				if e == nil || inInput(pyStr(e)) {
 					oriCount++
 				}
 			}
@@ -299,7 +299,7 @@ func (c *scoring) findDup() (points, error) {
 			}
 			parts := make([]string, len(cells))
 			for i, cell := range cells {
-				parts[i] = pyStrValue(cell)
+				parts[i] = pyStr(cell)
 				if (fields[parts[i]] && !strings.Contains(parts[i], `"`)) || strings.Contains(prompt, parts[i]) {
 					num++
 				}

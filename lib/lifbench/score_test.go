@@ -182,8 +182,8 @@ func TestPythonSemantics(t *testing.T) {
 		`["x" "y"]`:                 `['xy']`,
 	} {
 		v, err := pyEval(in)
-		if err != nil || pyStrValue(v) != want {
-			t.Errorf("pyEval(%q) = %v (%v), str %q; want %q", in, v, err, pyStrValue(v), want)
+		if err != nil || pyStr(v) != want {
+			t.Errorf("pyEval(%q) = %v (%v), str %q; want %q", in, v, err, pyStr(v), want)
 		}
 	}
 	for _, bad := range []string{`[[a]]`, `[[__import__("os")]]`, `[[2*3]]`, `[["a"b"]]`} {
