@@ -180,7 +180,7 @@ func (c *cell) metrics() Metrics {
 	var sum float64
 	for _, t := range CheckTypes {
 		// 0, not NaN, when no check of the type was judged: the official
-		// evaluate_accuracy returns correct / total if total > 0 else 0.
+		// eval.py computes correct / total if total > 0 else 0.
 		v := 0.0
 		if c.byType[t].judged > 0 {
 			v = ratio(c.byType[t].yes, c.byType[t].judged, 1)

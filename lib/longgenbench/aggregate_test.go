@@ -89,7 +89,7 @@ func TestAppendixE2(t *testing.T) {
 	if r := value(t, res, "accuracy", "type", Periodic); !near(r.Value, 1) || r.N != 2 {
 		t.Errorf("periodic accuracy (missing excluded) %+v", r)
 	}
-	// evaluate_accuracy in the official eval.py: correct / total if total > 0 else 0.
+	// The official eval.py: correct / total if total > 0 else 0.
 	if r := value(t, res, "accuracy", "type", Range); r.Value != 0 || r.N != 0 {
 		t.Errorf("range accuracy with no range checks %+v; want 0 as official", r)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/ifkit/ifkit/lib/record"
 )
 
-// TestEntryNumber: official mode follows parse_weeks in the official
+// TestEntryNumber: official mode follows parse_blocks (parse_weeks in 2024) in the official
 // Evalution/eval.py, m = re.search(rf"{type} (\d+)", block) then
 // int(m.group(1)); strict mode fixes the regex's quirks.
 func TestEntryNumber(t *testing.T) {
