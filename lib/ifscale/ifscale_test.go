@@ -259,3 +259,15 @@ func TestExpander(t *testing.T) {
 		t.Error("a missing --template file was accepted")
 	}
 }
+
+// _tokenise_constraints in the official analysis.py keeps c.strip().lower()
+// of each constraint and drops the blank ones (Python's whitespace).
+func TestJudgeDropsBlankConstraints(t *testing.T) {
+	d := Judge("The DEBT rose; equities fell.", []string{"debt", " \x1c ", "Equity\x1f", ""})
+	if d.N != 2 || d.Exact != 1 || d.Modification != 1 || len(d.Keywords) != 2 {
+		t.Fatalf("detail %+v", d)
+	}
+	if k := d.Keywords[1]; k.Position != 2 || k.Class != "modification" {
+		t.Errorf("second constraint %+v", k)
+	}
+}
