@@ -49,6 +49,9 @@ type Tool struct {
 	// TextOutput marks a tool that writes reports: auto compression leaves
 	// them plain unless the -o extension asks otherwise.
 	TextOutput bool
+	// OutputFlags are the tool's flags that choose only how results are
+	// written (formats, extra files): they do not change its run id.
+	OutputFlags []string
 	// Action runs the tool. It is not used when Commands are set.
 	Action func(*Run) error
 }
@@ -121,6 +124,16 @@ func commonFlags(k Kind) []cli.Flag {
 	return fs
 }
 
+// toolFlags are the common flags of t: --partition-by for the tools that
+// write records.
+func toolFlags(t Tool) []cli.Flag {
+	fs := commonFlags(t.Kind)
+	if t.Kind != Server && !t.TextOutput {
+		fs = append(fs, &cli.StringFlag{Name: "partition-by", Usage: "with -o DIR/: write Hive-style folders `FIELD[,FIELD…]`=value/part-NNNNN.jsonl.zst (top-level string fields or group.KEY) and DIR/_manifest.json", Category: "Common:"})
+	}
+	return fs
+}
+
 const exitCodesHelp = `Exit codes: 0 ok; 1 runtime failure; 2 usage; 3 bad input (file:line: reason);
 4 finished, but more records failed than --max-failures allows; 128+N killed by signal N
 (an interrupted -o FILE run leaves FILE.partial). Flags go before file names.`
@@ -161,7 +174,7 @@ func RunTool(t Tool, args []string, env Env) int {
 				Usage:       sc.Usage,
 				Description: sc.Description,
 				ArgsUsage:   " ",
-				Flags:       append(append([]cli.Flag{}, sc.Flags...), commonFlags(t.Kind)...),
+				Flags:       append(append([]cli.Flag{}, sc.Flags...), toolFlags(t)...),
 				OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 					return Usagef("%v (see %s %s --help)", err, t.Name, sc.Name)
 				},
@@ -178,7 +191,7 @@ func RunTool(t Tool, args []string, env Env) int {
 			return Usagef("missing command (want one of: %s; see --help)", commandNames(t))
 		}
 	} else {
-		a.Flags = append(append([]cli.Flag{}, t.Flags...), commonFlags(t.Kind)...)
+		a.Flags = append(append([]cli.Flag{}, t.Flags...), toolFlags(t)...)
 		a.Action = func(c *cli.Context) error {
 			code, runErr = execute(c, t, "", t.Action, env)
 			return nil
@@ -219,6 +232,7 @@ func execute(c *cli.Context, t Tool, sub string, action func(*Run) error, env En
 		return ExitUsage, err
 	}
 	r := &Run{Context: c, Tool: t.Name, Command: sub, Log: logger, env: env, started: time.Now(), kind: t.Kind, text: t.TextOutput}
+	r.outputFlags = t.OutputFlags
 	defer func() {
 		if r.unlock != nil {
 			r.unlock()

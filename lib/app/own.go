@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/urfave/cli/v2"
@@ -87,7 +86,10 @@ func backupName(f string) (string, error) {
 }
 
 // defines reports whether the tool (or subcommand) has a flag called name.
-func (r *Run) defines(name string) bool {
+func (r *Run) defines(name string) bool { return r.lookupFlag(name) != nil }
+
+// allFlags are the tool's (or subcommand's) flags, common ones included.
+func (r *Run) allFlags() []cli.Flag {
 	var flags []cli.Flag
 	if r.App != nil {
 		flags = append(flags, r.App.Flags...)
@@ -97,10 +99,5 @@ func (r *Run) defines(name string) bool {
 			flags = append(flags, c.Command.Flags...)
 		}
 	}
-	for _, f := range flags {
-		if slices.Contains(f.Names(), name) {
-			return true
-		}
-	}
-	return false
+	return flags
 }

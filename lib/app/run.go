@@ -47,12 +47,15 @@ type Run struct {
 	afterOutput  []func()
 	unlock       func() // releases -o's lock (stream.Lock); nil without -o
 	parts        *partsState
-	failures     failureGroups
-	ids          map[string]idPlace // every id read, for the duplicate check
-	inputBytes   atomic.Int64       // the input files' total size; -1 when one is a pipe
-	reading      atomic.Pointer[stream.Input]
-	doneBytes    atomic.Int64 // the sizes of the inputs read to the end
-	summary      []any
+	lake         *lakeOut // -o DIR/ without --shard
+	textDir      string   // -o DIR/ of a report-writing tool (OutputDir)
+	runState
+	failures   failureGroups
+	ids        map[string]idPlace // every id read, for the duplicate check
+	inputBytes atomic.Int64       // the input files' total size; -1 when one is a pipe
+	reading    atomic.Pointer[stream.Input]
+	doneBytes  atomic.Int64 // the sizes of the inputs read to the end
+	summary    []any
 
 	// Counters, read by the progress line and the summary.
 	Read, Written, Failed, Invalid, Skipped atomic.Int64
@@ -77,11 +80,11 @@ func (r *Run) setup() error {
 	if r.maxFail, err = ParseMaxFailures(r.String("max-failures")); err != nil {
 		return Usagef("%v", err)
 	}
-	if err := r.setupShard(); err != nil {
-		return err
-	}
 	if r.compress, r.compressAuto, err = stream.ParseCompression(r.String("compress")); err != nil {
 		return Usagef("%v", err)
+	}
+	if err := r.setupShard(); err != nil {
+		return err
 	}
 	r.outPath = r.String("output")
 	if r.outPath == "-" {
@@ -203,6 +206,7 @@ func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
 		if err != nil {
 			return err
 		}
+		r.hashStdin(in, line)
 		rec, err := record.Parse(line)
 		if err != nil {
 			id := ""
@@ -220,7 +224,7 @@ func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
 			r.Skipped.Add(1)
 			continue
 		}
-		if prev, dup := r.firstSeen(in.Name, n, rec.ID()); dup {
+		if prev, dup := r.firstSeen(in.Name, n, r.InputRun()+"\x00"+rec.ID()); dup {
 			if err := r.invalid(&stream.LineError{File: in.Name, Line: n, ID: rec.ID(), Err: fmt.Errorf("duplicate id: already read at %s", prev)}); err != nil {
 				return err
 			}
@@ -296,6 +300,13 @@ func (r *Run) AddSummary(key string, value any) { r.summary = append(r.summary, 
 
 // Write writes one record.
 func (r *Run) Write(rec *record.Record) error {
+	if r.lake != nil {
+		if err := r.writeLake(rec); err != nil {
+			return err
+		}
+		r.Written.Add(1)
+		return nil
+	}
 	o, err := r.output()
 	if err != nil {
 		return err
@@ -313,6 +324,9 @@ func (r *Run) TextWriter() io.Writer { return textWriter{r} }
 type textWriter struct{ r *Run }
 
 func (w textWriter) Write(p []byte) (int, error) {
+	if w.r.textDir != "" {
+		return 0, Usagef("-o %s/ is a folder, which this output format does not write", w.r.textDir)
+	}
 	o, err := w.r.output()
 	if err != nil {
 		return 0, err
@@ -425,7 +439,9 @@ func (r *Run) finish(err error) (int, error) {
 	r.outMu.Lock()
 	out := r.out
 	r.outMu.Unlock()
-	if out == nil && err == nil && r.kind != Server {
+	if r.lake != nil {
+		err = r.finishLake(err)
+	} else if out == nil && err == nil && r.kind != Server && r.textDir == "" {
 		// No record written: still produce an (empty) output.
 		var oerr error
 		if out, oerr = r.output(); oerr != nil {

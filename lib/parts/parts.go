@@ -129,8 +129,12 @@ func HashInputs(files []string) ([]Input, error) {
 }
 
 // Write stores the manifest atomically (a reader sees the old or the new one).
-func (m *Manifest) Write(path string) error {
-	b, err := json.MarshalIndent(m, "", "  ")
+func (m *Manifest) Write(path string) error { return WriteJSON(path, m) }
+
+// WriteJSON stores v as indented JSON atomically (through a temporary name
+// and a rename), as every manifest is written.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
