@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/goccy/go-json v0.12.0
 	github.com/klauspost/compress v1.20.3
+	github.com/parquet-go/parquet-go v0.26.0
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/rogpeppe/go-internal v1.16.0
@@ -19,7 +20,6 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/parquet-go/bitpack v0.2.0 // indirect
 	github.com/parquet-go/jsonlite v0.8.1 // indirect
-	github.com/parquet-go/parquet-go v0.26.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.21 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect

@@ -31,7 +31,9 @@ type Result struct {
 
 // Options are the aggregate-ifs flags a benchmark may read.
 type Options struct {
-	Decimals int // digits in tables
+	Decimals int    // digits in tables
+	Items    string // --items: also write one row per scored record here
+	Table    string // --table: the one table --format csv writes
 }
 
 // Factory makes a fresh aggregator.
@@ -47,7 +49,7 @@ type Registry struct {
 }
 
 // Formats accepted by --format.
-var Formats = []string{"md", "csv", "jsonl", "json"}
+var Formats = []string{"md", "csv", "jsonl", "json", "parquet"}
 
 // Run reads all records, or with importKind the official files named as
 // arguments, and writes the report; with rowsPath it also writes the tidy
@@ -59,7 +61,19 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if opt.Decimals < 0 || opt.Decimals > 12 {
 		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)
 	}
+	if r.OutputDir() != "" && format != "csv" {
+		return app.Usagef("-o %s/ writes one CSV file per table: it goes with --format csv (for --format %s give -o FILE)", r.OutputDir(), format)
+	}
+	if opt.Table != "" && (format != "csv" || r.OutputDir() != "") {
+		return app.Usagef("--table picks the one table of --format csv -o FILE (or stdout)")
+	}
+	if opt.Items != "" && importKind != "" {
+		return app.Usagef("--items writes the scored records: official result files (--import) have none")
+	}
+	r.TrackRun()
 	var results []*Result
+	var runs []string // the input run of each result, "" for this run's own
+	var items []item
 	simulated := false
 	var partial partialSets
 	if importKind != "" {
@@ -80,14 +94,20 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			}
 			partial.add(rec)
 			bench := rec.String("bench")
-			a, ok := aggs[bench]
+			// Records of two runs (partitioned folders with their own run id)
+			// are never pooled: each run is aggregated apart.
+			run := r.InputRun()
+			if opt.Items != "" {
+				items = append(items, itemOf(rec, run))
+			}
+			a, ok := aggs[run+"\x00"+bench]
 			if !ok {
 				f, known := reg.Aggregators[bench]
 				if !known {
 					return app.Invalidf("bench %q has no aggregator (known: %s)", bench, strings.Join(keys(reg.Aggregators), ", "))
 				}
 				a = f(opt)
-				aggs[bench] = a
+				aggs[run+"\x00"+bench] = a
 			}
 			if err := a.Add(rec); err != nil {
 				return app.Invalid(err)
@@ -97,19 +117,35 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		if err != nil {
 			return err
 		}
-		for _, b := range keys(aggs) {
-			res, err := aggs[b].Result()
+		for _, k := range keys(aggs) {
+			run, b, _ := strings.Cut(k, "\x00")
+			res, err := aggs[k].Result()
 			if err != nil {
 				return fmt.Errorf("%s: %w", b, err)
 			}
 			results = append(results, res)
+			runs = append(runs, run)
 		}
+	}
+	own, err := r.RunID()
+	if err != nil {
+		return err
 	}
 	var rows []report.Row
 	var tables []report.Table
-	for _, res := range results {
+	for i, res := range results {
+		run := own
+		if i < len(runs) && runs[i] != "" {
+			run = runs[i]
+		}
+		stamp(res, run, r.Created(), len(distinct(runs)) > 1)
 		rows = append(rows, res.Rows...)
 		tables = append(tables, res.Tables...)
+	}
+	for i := range items {
+		if items[i].run == "" {
+			items[i].run = own
+		}
 	}
 	if simulated {
 		markSimulated(rows, tables)
@@ -120,8 +156,21 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			return err
 		}
 	}
+	if opt.Items != "" {
+		if err := writeTable(opt.Items, itemTable(items)); err != nil {
+			return err
+		}
+	}
 	w := r.TextWriter()
+	switch {
+	case r.OutputDir() != "":
+		return writeCSVFolder(r.OutputDir(), tables)
+	case opt.Table != "":
+		return writeOneTable(r, w, tables, opt.Table)
+	}
 	switch format {
+	case "parquet":
+		return report.WriteParquet(r.BinaryWriter(), report.MetricTable(rows))
 	case "md":
 		return report.WriteMarkdown(w, tables)
 	case "csv":

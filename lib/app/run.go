@@ -319,9 +319,21 @@ func (r *Run) Write(rec *record.Record) error {
 }
 
 // TextWriter writes a report (tables, not records) to the output.
-func (r *Run) TextWriter() io.Writer { return textWriter{r} }
+func (r *Run) TextWriter() io.Writer { return textWriter{r, false} }
 
-type textWriter struct{ r *Run }
+type textWriter struct {
+	r   *Run
+	raw bool
+}
+
+// BinaryWriter writes a binary report (Parquet) to the output as it is:
+// redaction would corrupt it, and it holds only numbers and names the tool
+// computed.
+func (r *Run) BinaryWriter() io.Writer { return textWriter{r, true} }
+
+// OutputDir is the folder -o DIR/ named for a report-writing tool (one file
+// per table), "" otherwise.
+func (r *Run) OutputDir() string { return r.textDir }
 
 func (w textWriter) Write(p []byte) (int, error) {
 	if w.r.textDir != "" {
@@ -331,7 +343,11 @@ func (w textWriter) Write(p []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if _, err := o.Write(redact.Bytes(p)); err != nil {
+	b := p
+	if !w.raw {
+		b = redact.Bytes(p)
+	}
+	if _, err := o.Write(b); err != nil {
 		return 0, err
 	}
 	return len(p), nil
