@@ -102,11 +102,14 @@ func (r *Run) setup() error {
 		if err := r.claimOutput(r.files); err != nil {
 			return err
 		}
-		// The first input is opened now: auto compression mirrors it.
-		if r.first, err = stream.Open(r.files[0], r.env.Stdin); err != nil {
-			return openError(r.files[0], err)
+		// The first input is opened now: auto compression mirrors it. (A
+		// partitioned folder of an empty run has no file at all.)
+		if len(r.files) > 0 {
+			if r.first, err = stream.Open(r.files[0], r.env.Stdin); err != nil {
+				return openError(r.files[0], err)
+			}
+			r.inCompress = &r.first.Compression
 		}
-		r.inCompress = &r.first.Compression
 	} else if r.Args().Len() > 0 {
 		return Usagef("unexpected arguments %q", r.Args().Slice())
 	} else if err := r.claimOutput(nil); err != nil {
