@@ -58,9 +58,13 @@ func (r *Run) setupLake(dir string) error {
 		return err
 	}
 	for _, de := range des {
-		if de.Name() != stream.LockName(lake.ManifestName) {
-			return Usagef("-o %s/: the folder is not empty (%s); a partitioned run writes into a new or empty folder, one per run", dir, de.Name())
+		if de.Name() == stream.LockName(lake.ManifestName) {
+			continue
 		}
+		if m, err := lake.ReadManifest(dir); err == nil && !m.Complete {
+			return Usagef("-o %s/: the folder holds a run that did not finish (run %s, %d parts); remove it to start over", dir, m.Run, len(m.Parts))
+		}
+		return Usagef("-o %s/: the folder is not empty (%s); a partitioned run writes into a new or empty folder, one per run", dir, de.Name())
 	}
 	// The tool writes through Run.Write; "output" no longer names a file it
 	// could journal beside.
