@@ -151,13 +151,37 @@ func (r *Run) settings() []string {
 		if slices.Contains(outputOnly, name) || slices.Contains(r.outputFlags, name) || secretName.MatchString(name) {
 			continue
 		}
-		s := name + "=" + fmt.Sprint(r.Value(name))
+		s := name + "=" + r.flagValue(f, name)
 		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// flagValue is a flag's value as the manifest's settings show it: lists
+// comma-separated.
+func (r *Run) flagValue(f cli.Flag, name string) string {
+	switch f.(type) {
+	case *cli.StringSliceFlag:
+		return strings.Join(r.StringSlice(name), ",")
+	case *cli.IntSliceFlag:
+		return joinNums(r.IntSlice(name))
+	case *cli.Int64SliceFlag:
+		return joinNums(r.Int64Slice(name))
+	case *cli.Float64SliceFlag:
+		return joinNums(r.Float64Slice(name))
+	}
+	return fmt.Sprint(r.Value(name))
+}
+
+func joinNums[T int | int64 | float64](xs []T) string {
+	ss := make([]string, len(xs))
+	for i, x := range xs {
+		ss[i] = fmt.Sprint(x)
+	}
+	return strings.Join(ss, ",")
 }
 
 // RunID is this run's id (lake.RunID): a hash of the input contents, the
