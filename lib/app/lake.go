@@ -135,7 +135,9 @@ func (r *Run) toolName() string {
 // is written, so they are not part of a run's identity.
 var outputOnly = []string{"output", "force", "compress", "progress", "log-format", "max-failures", "partition-by"}
 
-var secretName = regexp.MustCompile(`(?i)key|token|secret|password|passwd`)
+// secretName matches flags that hold a secret or name its file (api-key-file,
+// judge-api-key-file, …) but not max-tokens or tokenizer.
+var secretName = regexp.MustCompile(`(?i)(^|-)(api-?key|key|secret|password|passwd|token)(-file)?$`)
 
 // settings are the flags set on the command line as name=value, sorted: all
 // but the output-only ones (common, and the tool's Tool.OutputFlags) and any
@@ -151,7 +153,8 @@ func (r *Run) settings() []string {
 		if slices.Contains(outputOnly, name) || slices.Contains(r.outputFlags, name) || secretName.MatchString(name) {
 			continue
 		}
-		s := name + "=" + r.flagValue(f, name)
+		// parts.Command masks credentials in URLs (user:password@host).
+		s := parts.Command([]string{name + "=" + r.flagValue(f, name)})[0]
 		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
