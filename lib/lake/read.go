@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/parts"
-	"github.com/ifkit/ifkit/lib/record"
 )
 
 // IsLake reports whether dir is a partitioned run's folder (it has a manifest).
@@ -25,13 +24,9 @@ func WriteManifest(dir string, m *Manifest) error {
 
 // ReadManifest reads dir's manifest.
 func ReadManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
-	if err != nil {
-		return nil, err
-	}
 	var m Manifest
-	if err := record.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", ManifestName, err)
+	if err := parts.ReadJSON(filepath.Join(dir, ManifestName), &m); err != nil {
+		return nil, err
 	}
 	return &m, nil
 }
