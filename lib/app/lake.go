@@ -77,7 +77,17 @@ func (r *Run) setupLake(dir string) error {
 		Version: Version, Tool: r.toolName(), Command: parts.Command(os.Args),
 		PartitionBy: lake.Names(keys), Parts: []lake.Part{}, Created: r.Created(),
 	}
-	return lake.WriteManifest(dir, r.lake.manifest)
+	return nil
+}
+
+// startLake writes the manifest of a run that has begun (complete: false)
+// once every check of the start passed, so that a usage error or a missing
+// input leaves no unfinished run behind.
+func (r *Run) startLake() error {
+	if r.lake == nil {
+		return nil
+	}
+	return lake.WriteManifest(r.lake.dir, r.lake.manifest)
 }
 
 func (r *Run) lakeCompression() stream.Compression {

@@ -115,6 +115,9 @@ func (r *Run) setup() error {
 	} else if err := r.claimOutput(nil); err != nil {
 		return err
 	}
+	if err := r.startLake(); err != nil {
+		return err
+	}
 	return r.startPart()
 }
 
