@@ -67,6 +67,12 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if opt.Table != "" && (format != "csv" || r.OutputDir() != "") {
 		return app.Usagef("--table picks the one table of --format csv -o FILE (or stdout)")
 	}
+	if err := app.CheckOutputFile("rows", rowsPath); err != nil {
+		return err
+	}
+	if err := app.CheckOutputFile("items", opt.Items); err != nil {
+		return err
+	}
 	if opt.Items != "" && importKind != "" {
 		return app.Usagef("--items writes the scored records: official result files (--import) have none")
 	}

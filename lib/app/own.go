@@ -73,6 +73,23 @@ func (r *Run) claimOutput(inputs []string) error {
 	return nil
 }
 
+// CheckOutputFile checks, before anything is read, a file that a flag other
+// than -o names for writing (aggregate-ifs --rows, --items): a folder there,
+// or a missing folder to put it in, would fail only at the final rename,
+// after the whole stage ran.
+func CheckOutputFile(flag, path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if isFolderOutput(path) {
+		return Usagef("--%s %s is a folder: give a file name", flag, path)
+	}
+	if dir := filepath.Dir(path); !isDir(dir) {
+		return Usagef("--%s %s: the folder %s does not exist", flag, path, dir)
+	}
+	return nil
+}
+
 // backupName is the first free FILE.bak-N.
 func backupName(f string) (string, error) {
 	for n := 1; ; n++ {
