@@ -67,6 +67,9 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if opt.Table != "" && (format != "csv" || r.OutputDir() != "") {
 		return app.Usagef("--table picks the one table of --format csv -o FILE (or stdout)")
 	}
+	if format == "parquet" && r.BinaryToTerminal() {
+		return app.Usagef("--format parquet writes a binary file: give -o FILE.parquet (or redirect stdout)")
+	}
 	if err := app.CheckOutputFile("rows", rowsPath); err != nil {
 		return err
 	}

@@ -337,6 +337,10 @@ type textWriter struct {
 // computed.
 func (r *Run) BinaryWriter() io.Writer { return textWriter{r, true} }
 
+// BinaryToTerminal reports whether a binary report would go to a terminal
+// (no -o and stdout is one), which a tool refuses.
+func (r *Run) BinaryToTerminal() bool { return r.outPath == "" && progress.IsTerminal(r.env.Stdout) }
+
 // OutputDir is the folder -o DIR/ named for a report-writing tool (one file
 // per table), "" otherwise.
 func (r *Run) OutputDir() string { return r.textDir }
