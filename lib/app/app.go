@@ -108,7 +108,7 @@ func commonFlags(k Kind) []cli.Flag {
 		}
 	}
 	fs := []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (via FILE.partial, renamed when complete) instead of stdout", Category: "Common:"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (via FILE.partial, renamed when complete) instead of stdout; DIR/ (a trailing slash or an existing folder) writes a folder: a partitioned run (see --partition-by), or with --shard this shard's part file", Category: "Common:"},
 		&cli.BoolFlag{Name: "force", Usage: "with -o, in a tool that can --resume: start over even though FILE.partial holds an earlier run's answers, moving them aside to FILE.partial.bak-N", Category: "Common:"},
 		&cli.StringFlag{Name: "compress", Value: "auto", Usage: "output compression: auto (by -o extension; without -o the first input's when stdout is a file, plain on a pipe or terminal), zstd, gzip, none", Category: "Common:"},
 		&cli.StringFlag{Name: "shard", Usage: "keep records whose hash(id) mod N is I: `I/N`, or auto from SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP", Category: "Common:"},
