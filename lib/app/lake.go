@@ -115,6 +115,11 @@ func (r *Run) finishLake(runErr error) error {
 	var err error
 	if m.Run, err = r.RunID(); err == nil {
 		m.Input, m.Settings = r.runInputs, append([]string{}, r.settings()...)
+		for _, f := range r.files {
+			if run := r.parts.runs[f]; run != "" && !slices.Contains(m.InputRuns, run) {
+				m.InputRuns = append(m.InputRuns, run)
+			}
+		}
 	}
 	if werr := lake.WriteManifest(l.dir, m); werr != nil {
 		err = errors.Join(err, werr)

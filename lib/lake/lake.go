@@ -144,6 +144,7 @@ type Manifest struct {
 	Command     []string      `json:"command"`
 	Settings    []string      `json:"settings"`
 	Input       []parts.Input `json:"input"`
+	InputRuns   []string      `json:"input_runs,omitempty"` // the runs of partitioned inputs: the lineage
 	PartitionBy []string      `json:"partition_by"`
 	Parts       []Part        `json:"parts"`
 	Records     int64         `json:"records"`
