@@ -25,7 +25,6 @@ import (
 // lakeOut is a run's partitioned output: -o DIR/ without --shard (DESIGN §7).
 type lakeOut struct {
 	dir      string
-	keys     []lake.Key
 	w        *lake.Writer
 	manifest *lake.Manifest
 }
@@ -72,7 +71,7 @@ func (r *Run) setupLake(dir string) error {
 		return err
 	}
 	r.trackRun = true
-	r.lake = &lakeOut{dir: dir, keys: keys, w: lake.Create(dir, keys, r.lakeCompression(), partExt(r.String("compress")))}
+	r.lake = &lakeOut{dir: dir, w: lake.Create(dir, keys, r.lakeCompression(), partExt(r.String("compress")))}
 	r.lake.manifest = &lake.Manifest{
 		Version: Version, Tool: r.toolName(), Command: parts.Command(os.Args),
 		PartitionBy: lake.Names(keys), Parts: []lake.Part{}, Created: r.Created(),
