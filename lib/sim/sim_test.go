@@ -668,7 +668,9 @@ func TestCloseEndsStalledAndQueuedRequests(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	results := make([]result, 3)
-	wg.Go(func() { results[0] = post(t, url, "/completions", `{"model":"llm-sim","prompt":"a"}`, FaultHeader, "stall") })
+	wg.Go(func() {
+		results[0] = post(t, url, "/completions", `{"model":"llm-sim","prompt":"a"}`, FaultHeader, "stall")
+	})
 	wg.Go(func() { results[1] = post(t, url, "/completions", `{"model":"llm-sim","prompt":"b","stream":true}`) })
 	waitFor(t, s, func(st Stats) bool { return st.MaxConcurrent == 1 && st.Faults[FaultStall] == 1 })
 	wg.Go(func() { results[2] = post(t, url, "/completions", `{"model":"llm-sim","prompt":"c"}`) })
