@@ -50,8 +50,8 @@ func (s *Server) overflow(promptTokens, maxTokens int) bool {
 func (s *Server) contextError(w http.ResponseWriter, req *Request, promptTokens int) {
 	s.count(func(st *Stats) { st.ClientErrors++; st.ContextErrors++ })
 	L, mt := s.opt.MaxModelLen, req.MaxTokens
-	switch s.quirks.errors {
-	case errorsOpenAI:
+	switch s.opt.Profile {
+	case ProfileOpenAI:
 		// OpenAI's wording, with its code context_length_exceeded.
 		var msg string
 		switch {
@@ -70,13 +70,14 @@ func (s *Server) contextError(w http.ResponseWriter, req *Request, promptTokens 
 		code := "context_length_exceeded"
 		d.Code = &code
 		writeJSON(w, http.StatusBadRequest, errorBody{d})
-	case errorsLlamaCpp:
+	case ProfileLlamaCpp:
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{
 			"code": http.StatusBadRequest, "message": "the request exceeds the available context size, try increasing it",
 			"type": "exceed_context_size_error", "n_prompt_tokens": promptTokens, "n_ctx": L,
 		}})
 	default:
-		// vLLM's wording (the same for both endpoints) in its error body.
+		// vLLM's wording (the same for both endpoints) in its error body:
+		// llm-sim's own profile and Ollama told to refuse answer as vLLM.
 		msg := fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.", L, promptTokens+mt, promptTokens, mt)
 		if mt == 0 {
 			msg = fmt.Sprintf("This model's maximum context length is %d tokens. However, you requested %d tokens in the messages, Please reduce the length of the messages.", L, promptTokens)

@@ -462,7 +462,12 @@ func TestForcedFaults(t *testing.T) {
 			}
 		}},
 		{Fault500, body, 500, nil},
-		{Fault503, stream, 503, nil},
+		{Fault503, stream, 503, func(t *testing.T, r result) {
+			// As the queue-full 503: clients (the OpenAI SDKs) wait as told.
+			if r.header.Get("Retry-After") != "3" || r.header.Get("retry-after-ms") != "2500" {
+				t.Fatalf("Retry-After %q, retry-after-ms %q", r.header.Get("Retry-After"), r.header.Get("retry-after-ms"))
+			}
+		}},
 		{FaultStall, body, 200, func(t *testing.T, r result) {
 			if decode(t, r).text() == "" {
 				t.Fatal("a stalled request should get its reply in the end")
