@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -282,6 +285,164 @@ func TestTokenizeMatchesUsage(t *testing.T) {
 		_, url := start(t, Options{Skill: 1, Profile: p})
 		if r := post(t, strings.TrimSuffix(url, "/v1"), "/tokenize", `{"prompt":"a"}`); r.status != 404 {
 			t.Errorf("%s serves /tokenize: %d", p, r.status)
+		}
+	}
+}
+
+// absent stands for a key the body must not have (nil: present and null).
+var absent = struct{ absent bool }{true}
+
+// TestProfiles pins what each --profile switches, one quirk per row.
+func TestProfiles(t *testing.T) {
+	type check func(t *testing.T, r result)
+	status := func(want int) check {
+		return func(t *testing.T, r result) {
+			if r.status != want {
+				t.Fatalf("status %d, want %d: %s", r.status, want, r.body)
+			}
+		}
+	}
+	// errBody checks the status and the error body by its JSON paths.
+	errBody := func(want int, fields map[string]any) check {
+		return func(t *testing.T, r result) {
+			status(want)(t, r)
+			m := jsonOf(t, r)
+			for path, v := range fields {
+				var got any = m
+				for _, k := range strings.Split(path, ".") {
+					switch x := got.(type) {
+					case map[string]any:
+						var ok bool
+						if got, ok = x[k]; !ok {
+							got = absent
+						}
+					case []any:
+						i, _ := strconv.Atoi(k)
+						got = x[i]
+					}
+				}
+				if got != v {
+					t.Fatalf("%s = %#v, want %#v in %s", path, got, v, r.body)
+				}
+			}
+		}
+	}
+	reply := func(fn func(t *testing.T, c chatResp)) check {
+		return func(t *testing.T, r result) {
+			status(200)(t, r)
+			fn(t, decode(t, r))
+		}
+	}
+	promptTokensAre := func(n int) check {
+		return reply(func(t *testing.T, c chatResp) {
+			if c.Usage.PromptTokens != n {
+				t.Fatalf("prompt_tokens %d, want %d", c.Usage.PromptTokens, n)
+			}
+		})
+	}
+	replyCutAt := func(n int) check {
+		return reply(func(t *testing.T, c chatResp) {
+			if c.Usage.CompletionTokens != n || c.Choices[0].FinishReason != "length" {
+				t.Fatalf("completion_tokens %d (%s), want %d (length)", c.Usage.CompletionTokens, c.Choices[0].FinishReason, n)
+			}
+		})
+	}
+	notCut := reply(func(t *testing.T, c chatResp) {
+		if c.Choices[0].FinishReason != "stop" || len(c.Choices) != 1 {
+			t.Fatalf("finish %s, %d choices: want one whole reply", c.Choices[0].FinishReason, len(c.Choices))
+		}
+	})
+	// usageOnFinish: the finish chunk carries usage although none was asked.
+	usageOnFinish := func(want bool) check {
+		return func(t *testing.T, r result) {
+			status(200)(t, r)
+			events, done := sse(t, r.body)
+			for _, ev := range events {
+				chs, _ := ev["choices"].([]any)
+				if len(chs) == 0 || chs[0].(map[string]any)["finish_reason"] == nil {
+					continue
+				}
+				if _, has := ev["usage"].(map[string]any); has != want || !done {
+					t.Fatalf("finish chunk %v ([DONE] %v): want usage %v", ev, done, want)
+				}
+				return
+			}
+			t.Fatal("no finish chunk")
+		}
+	}
+	raw := `"Once upon a time there was a test"` // 8 tokens
+	type row struct {
+		method, path, body string
+		check              check
+	}
+	cases := map[Profile]map[string]row{
+		ProfileSim: {
+			"missing model":    {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.param": "model", "error.type": "invalid_request_error"})},
+			"unknown model":    {"POST", "/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`, errBody(404, map[string]any{"error.code": "model_not_found"})},
+			"max_tokens 0":     {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","max_tokens":0}`, notCut},
+			"completions raw":  {"POST", "/v1/completions", `{"model":"llm-sim","prompt":` + raw + `}`, promptTokensAre(8)},
+			"stream usage":     {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","stream":true}`, usageOnFinish(false)},
+			"max_model_len":    {"GET", "/v1/models", "", errBody(200, map[string]any{"data.0.max_model_len": 100.0})},
+			"tokenize":         {"POST", "/tokenize", `{"prompt":"a"}`, status(200)},
+			"refusal is null":  {"POST", "/v1/chat/completions", chatBody("hi", ""), errBody(200, map[string]any{"choices.0.message.refusal": nil})},
+			"n=2 is refused":   {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","n":2}`, status(400)},
+			"overflow refused": {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"` + words(200) + `"}`, errBody(400, map[string]any{"object": "error", "type": "BadRequestError"})},
+		},
+		ProfileVLLM: {
+			"missing model":             {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, status(200)},
+			"unknown model":             {"POST", "/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`, errBody(404, map[string]any{"object": "error", "type": "NotFoundError", "code": 404.0, "message": "The model `gpt-9` does not exist."})},
+			"bad request body":          {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","stop":[1]}`, errBody(400, map[string]any{"object": "error", "type": "BadRequestError", "code": 400.0})},
+			"max_tokens 0":              {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","max_tokens":0}`, errBody(400, map[string]any{"message": "max_tokens must be at least 1, got 0."})},
+			"max_completion_tokens":     {"POST", "/v1/chat/completions", chatBody("tell me a story", `"max_completion_tokens":3`), replyCutAt(3)},
+			"injected 500 in its shape": {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"fault 500"}`, errBody(500, map[string]any{"object": "error", "type": "InternalServerError"})},
+			"tokenize":                  {"POST", "/tokenize", `{"prompt":"a b"}`, errBody(200, map[string]any{"count": 2.0, "max_model_len": 100.0})},
+		},
+		ProfileOllama: {
+			"missing model":               {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.type": "invalid_request_error"})},
+			"unknown model":               {"POST", "/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`, errBody(404, map[string]any{"error.type": "not_found_error", "error.message": `model "gpt-9" not found, try pulling it first`, "error.code": nil})},
+			"max_tokens 0 is unlimited":   {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","max_tokens":0}`, notCut},
+			"max_completion_tokens":       {"POST", "/v1/chat/completions", chatBody("tell me a story", `"max_completion_tokens":3`), notCut},
+			"max_tokens":                  {"POST", "/v1/chat/completions", chatBody("tell me a story", `"max_tokens":3`), replyCutAt(3)},
+			"n=2 answered once":           {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","n":2}`, notCut},
+			"completions templated":       {"POST", "/v1/completions", `{"model":"llm-sim","prompt":` + raw + `}`, promptTokensAre(8 + ollamaTemplateTokens)},
+			"no tokenize":                 {"POST", "/tokenize", `{"prompt":"a"}`, status(404)},
+			"no max_model_len":            {"GET", "/v1/models/llm-sim", "", errBody(200, map[string]any{"max_model_len": absent, "id": "llm-sim"})},
+			"overflow truncated silently": {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"` + words(200) + `"}`, promptTokensAre(100)},
+		},
+		ProfileLlamaCpp: {
+			"missing model":       {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, status(200)},
+			"any model":           {"POST", "/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`, status(200)},
+			"any model info":      {"GET", "/v1/models/gpt-9", "", status(200)},
+			"bad request body":    {"POST", "/v1/completions", `{"prompt":"a","stop":[1]}`, errBody(400, map[string]any{"error.code": 400.0, "error.type": "invalid_request_error"})},
+			"completions stream":  {"POST", "/v1/completions", `{"prompt":"a","stream":true}`, usageOnFinish(true)},
+			"chat stream":         {"POST", "/v1/chat/completions", chatBody("a", `"stream":true`), usageOnFinish(true)},
+			"tokenize content":    {"POST", "/tokenize", `{"content":"a b c"}`, status(200)},
+			"overflow refused":    {"POST", "/v1/completions", `{"prompt":"` + words(200) + `"}`, errBody(400, map[string]any{"error.type": "exceed_context_size_error"})},
+			"max_tokens 0 is off": {"POST", "/v1/completions", `{"prompt":"a","max_tokens":0}`, notCut},
+		},
+		ProfileOpenAI: {
+			"missing model":    {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.message": "you must provide a model parameter"})},
+			"unknown model":    {"POST", "/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`, errBody(404, map[string]any{"error.code": "model_not_found"})},
+			"max_tokens 0":     {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","max_tokens":0}`, status(400)},
+			"no tokenize":      {"POST", "/tokenize", `{"prompt":"a"}`, status(404)},
+			"stream usage":     {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","stream":true}`, usageOnFinish(false)},
+			"overflow refused": {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"` + words(200) + `"}`, errBody(400, map[string]any{"error.code": "context_length_exceeded"})},
+		},
+	}
+	for p, rows := range cases {
+		plan := func(_ uint64, req *Request) Fault {
+			if strings.HasPrefix(req.Text(), "fault 500") {
+				return Fault500
+			}
+			return NoFault
+		}
+		_, url := start(t, Options{Skill: 1, Profile: p, MaxModelLen: 100, FaultPlan: plan})
+		base := strings.TrimSuffix(url, "/v1")
+		for name, c := range rows {
+			t.Run(fmt.Sprintf("%s/%s", cmp.Or(string(p), "sim"), name), func(t *testing.T) {
+				req, _ := http.NewRequest(c.method, base+c.path, strings.NewReader(c.body))
+				c.check(t, do(req))
+			})
 		}
 	}
 }
