@@ -127,7 +127,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	}
 	ttft := s.opt.Latency
 	if s.opt.PrefillTPS > 0 {
-		ttft += time.Duration(float64(rep.usage.PromptTokens) / s.opt.PrefillTPS * float64(time.Second))
+		ttft += time.Duration(float64(pt) / s.opt.PrefillTPS * float64(time.Second))
 	}
 	var done bool
 	if co.stream {
