@@ -29,7 +29,7 @@ func solvers(stopRate float64) []sim.Solver {
 }
 
 const description = `llm-sim is a TEST DOUBLE, not a language model: it serves /v1/chat/completions,
-/v1/completions (SSE streaming with usage) and /v1/models so that ifkit's pipelines can be
+/v1/completions (SSE streaming with usage), /v1/models and /tokenize so that ifkit's pipelines can be
 tested, demonstrated and benchmarked without a real endpoint. Every reply carries the header
 "x-llm-sim: true" and system_fingerprint "llm-sim"; reports made with it must say so.
 
