@@ -48,7 +48,7 @@ type Request struct {
 	Chat      bool // /v1/chat/completions (else /v1/completions)
 	Messages  []Message
 	Prompt    string
-	MaxTokens int // max_completion_tokens, else max_tokens; 0 when absent
+	MaxTokens int // max_completion_tokens, else max_tokens (as the profile reads them); 0: no limit
 	Stop      []string
 	Model     string         // the model that answers (the first served one when the body names none)
 	Body      map[string]any // the whole decoded body
