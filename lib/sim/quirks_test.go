@@ -370,6 +370,25 @@ func TestProfiles(t *testing.T) {
 			t.Fatal("no finish chunk")
 		}
 	}
+	// midUsage: with include_usage, what the chunks before the usage chunk
+	// say (nil: "usage":null), and the usage chunk has the real counts.
+	midUsage := func(want any) check {
+		return func(t *testing.T, r result) {
+			status(200)(t, r)
+			events, _ := sse(t, r.body)
+			last := events[len(events)-1]
+			if u, _ := last["usage"].(map[string]any); u == nil || u["completion_tokens"] == 0.0 || len(last["choices"].([]any)) != 0 {
+				t.Fatalf("last chunk %v: want the usage and no choices", last)
+			}
+			for _, ev := range events[:len(events)-1] {
+				if got, ok := ev["usage"]; !ok || fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("chunk %v: usage %v, want %v", ev, got, want)
+				}
+			}
+		}
+	}
+	zero := map[string]any{"prompt_tokens": 0.0, "completion_tokens": 0.0, "total_tokens": 0.0}
+	withUsage := `"stream":true,"stream_options":{"include_usage":true}`
 	raw := `"Once upon a time there was a test"` // 8 tokens
 	type row struct {
 		method, path, body string
@@ -382,6 +401,7 @@ func TestProfiles(t *testing.T) {
 			"max_tokens 0":     {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","max_tokens":0}`, notCut},
 			"completions raw":  {"POST", "/v1/completions", `{"model":"llm-sim","prompt":` + raw + `}`, promptTokensAre(8)},
 			"stream usage":     {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","stream":true}`, usageOnFinish(false)},
+			"usage null":       {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a",` + withUsage + `}`, midUsage(nil)},
 			"max_model_len":    {"GET", "/v1/models", "", errBody(200, map[string]any{"data.0.max_model_len": 100.0})},
 			"tokenize":         {"POST", "/tokenize", `{"prompt":"a"}`, status(200)},
 			"refusal is null":  {"POST", "/v1/chat/completions", chatBody("hi", ""), errBody(200, map[string]any{"choices.0.message.refusal": nil})},
@@ -398,16 +418,18 @@ func TestProfiles(t *testing.T) {
 			"tokenize":                  {"POST", "/tokenize", `{"prompt":"a b"}`, errBody(200, map[string]any{"count": 2.0, "max_model_len": 100.0})},
 		},
 		ProfileOllama: {
-			"missing model":               {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.type": "invalid_request_error"})},
-			"unknown model":               {"POST", "/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`, errBody(404, map[string]any{"error.type": "not_found_error", "error.message": `model "gpt-9" not found, try pulling it first`, "error.code": nil})},
-			"max_tokens 0 is unlimited":   {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","max_tokens":0}`, notCut},
-			"max_completion_tokens":       {"POST", "/v1/chat/completions", chatBody("tell me a story", `"max_completion_tokens":3`), notCut},
-			"max_tokens":                  {"POST", "/v1/chat/completions", chatBody("tell me a story", `"max_tokens":3`), replyCutAt(3)},
-			"n=2 answered once":           {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","n":2}`, notCut},
-			"completions templated":       {"POST", "/v1/completions", `{"model":"llm-sim","prompt":` + raw + `}`, promptTokensAre(8 + ollamaTemplateTokens)},
-			"no tokenize":                 {"POST", "/tokenize", `{"prompt":"a"}`, status(404)},
-			"no max_model_len":            {"GET", "/v1/models/llm-sim", "", errBody(200, map[string]any{"max_model_len": absent, "id": "llm-sim"})},
-			"overflow truncated silently": {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"` + words(200) + `"}`, promptTokensAre(100)},
+			"missing model":                    {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.type": "invalid_request_error"})},
+			"unknown model":                    {"POST", "/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`, errBody(404, map[string]any{"error.type": "not_found_error", "error.message": `model "gpt-9" not found, try pulling it first`, "error.code": nil})},
+			"max_tokens 0 is unlimited":        {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","max_tokens":0}`, notCut},
+			"max_completion_tokens":            {"POST", "/v1/chat/completions", chatBody("tell me a story", `"max_completion_tokens":3`), notCut},
+			"max_tokens":                       {"POST", "/v1/chat/completions", chatBody("tell me a story", `"max_tokens":3`), replyCutAt(3)},
+			"n=2 answered once":                {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","n":2}`, notCut},
+			"zero usage on completions chunks": {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a",` + withUsage + `}`, midUsage(zero)},
+			"but not on chat chunks":           {"POST", "/v1/chat/completions", chatBody("a", withUsage), midUsage(nil)},
+			"completions templated":            {"POST", "/v1/completions", `{"model":"llm-sim","prompt":` + raw + `}`, promptTokensAre(8 + ollamaTemplateTokens)},
+			"no tokenize":                      {"POST", "/tokenize", `{"prompt":"a"}`, status(404)},
+			"no max_model_len":                 {"GET", "/v1/models/llm-sim", "", errBody(200, map[string]any{"max_model_len": absent, "id": "llm-sim"})},
+			"overflow truncated silently":      {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"` + words(200) + `"}`, promptTokensAre(100)},
 		},
 		ProfileLlamaCpp: {
 			"missing model":       {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, status(200)},
@@ -482,4 +504,14 @@ func FuzzCounts(f *testing.F) {
 			t.Fatalf("dropping %d of %d tokens left %q (%d tokens)", k, n, rest, EstimateTokens(rest))
 		}
 	})
+}
+
+// lib/oai keeps the last usage of a stream, so Ollama's zeroed usage on
+// every completions chunk does not reach infer-batch's records.
+func TestOllamaStreamUsageReachesClient(t *testing.T) {
+	_, url := start(t, Options{Skill: 1, Profile: ProfileOllama})
+	comp, kind := classify(t, url, "/completions", `{"model":"llm-sim","prompt":"Once upon a time there was a test","stream":true,"stream_options":{"include_usage":true}}`)
+	if kind != "" || !comp.HasUsage || comp.Usage.PromptTokens != 8+ollamaTemplateTokens || comp.Usage.CompletionTokens != EstimateTokens(comp.Text) {
+		t.Fatalf("kind %q, usage %+v (has %v) for %q", kind, comp.Usage, comp.HasUsage, comp.Text)
+	}
 }

@@ -80,7 +80,8 @@ Profiles (--profile) switch a server's manners on together:
     ollama    Ollama's /v1: errors {"error":{"message","type":"invalid_request_error"|
               "not_found_error"|"api_error","param":null,"code":null}}; model required;
               max_completion_tokens and n ignored, max_tokens 0 = no limit; /v1/completions
-              applies the chat template (+26 prompt tokens: 9 raw -> 35); overflow truncate;
+              applies the chat template (+26 prompt tokens: 9 raw -> 35), and its stream,
+              with include_usage, has a zeroed usage on every chunk; overflow truncate;
               no /tokenize.
     llamacpp  llama.cpp's llama-server: errors {"error":{"code":400,"message","type"}}; any
               model name is served; the stream's finish chunk carries usage, asked or not;
