@@ -396,7 +396,7 @@ func TestProfiles(t *testing.T) {
 	}
 	cases := map[Profile]map[string]row{
 		ProfileSim: {
-			"missing model":    {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.param": "model", "error.type": "invalid_request_error"})},
+			"missing model":    {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.param": nil, "error.type": "invalid_request_error", "error.message": "you must provide a model parameter"})},
 			"unknown model":    {"POST", "/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`, errBody(404, map[string]any{"error.code": "model_not_found"})},
 			"max_tokens 0":     {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","max_tokens":0}`, notCut},
 			"completions raw":  {"POST", "/v1/completions", `{"model":"llm-sim","prompt":` + raw + `}`, promptTokensAre(8)},
@@ -418,7 +418,7 @@ func TestProfiles(t *testing.T) {
 			"tokenize":                  {"POST", "/tokenize", `{"prompt":"a b"}`, errBody(200, map[string]any{"count": 2.0, "max_model_len": 100.0})},
 		},
 		ProfileOllama: {
-			"missing model":                    {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.type": "invalid_request_error"})},
+			"missing model":                    {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.type": "invalid_request_error", "error.message": "model is required"})},
 			"unknown model":                    {"POST", "/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`, errBody(404, map[string]any{"error.type": "not_found_error", "error.message": `model "gpt-9" not found, try pulling it first`, "error.code": nil})},
 			"max_tokens 0 is unlimited":        {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","max_tokens":0}`, notCut},
 			"max_completion_tokens":            {"POST", "/v1/chat/completions", chatBody("tell me a story", `"max_completion_tokens":3`), notCut},

@@ -43,7 +43,11 @@ func parseRequest(b []byte, chat bool, q quirks) (*Request, callOptions, error) 
 		req.Model = s
 	}
 	if req.Model == "" && q.requireModel {
-		return nil, co, badf("model", "you must provide a model parameter")
+		// Each server's words; OpenAI names no param.
+		if q.errors == errorsOllama {
+			return nil, co, badf("", "model is required")
+		}
+		return nil, co, badf("", "you must provide a model parameter")
 	}
 	if chat {
 		msgs, ok := body["messages"].([]any)
