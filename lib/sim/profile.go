@@ -80,6 +80,9 @@ type quirks struct {
 	// zeroUsageChunks: with include_usage, every /v1/completions chunk before
 	// the usage chunk carries a zeroed usage object, not null (Ollama).
 	zeroUsageChunks bool
+	// chatML: a chat prompt is counted as llama.cpp tokenizes the ChatML text
+	// its /apply-template renders (tokenize.go).
+	chatML bool
 	// modelLen: /v1/models entries carry max_model_len (vLLM).
 	modelLen bool
 }
@@ -95,7 +98,7 @@ func quirksOf(p Profile) quirks {
 	case ProfileOllama:
 		return quirks{errors: errorsOllama, overflow: OverflowTruncate, requireModel: true, ollamaFields: true, completionsTemplate: ollamaTemplateTokens, zeroUsageChunks: true}
 	case ProfileLlamaCpp:
-		return quirks{errors: errorsLlamaCpp, overflow: OverflowError, tokenize: tokenizeLlamaCpp, anyModel: true, usageOnFinish: true}
+		return quirks{errors: errorsLlamaCpp, overflow: OverflowError, tokenize: tokenizeLlamaCpp, anyModel: true, usageOnFinish: true, chatML: true}
 	case ProfileOpenAI:
 		return quirks{errors: errorsOpenAI, overflow: OverflowError, requireModel: true, strictMaxTokens: true}
 	}

@@ -129,8 +129,9 @@ func TestMaxModelLen(t *testing.T) {
 			}
 		}},
 		{"llamacpp body", ProfileLlamaCpp, "", "/chat/completions", chat(long, ""), 400, oai.KindContextLength, func(t *testing.T, m map[string]any) {
+			// ChatML costs 5 tokens a message: 3 + 105.
 			e := m["error"].(map[string]any)
-			if e["type"] != "exceed_context_size_error" || e["n_ctx"] != float64(L) || e["n_prompt_tokens"] != 107.0 || e["code"] != 400.0 {
+			if e["type"] != "exceed_context_size_error" || e["n_ctx"] != float64(L) || e["n_prompt_tokens"] != 108.0 || e["code"] != 400.0 {
 				t.Fatalf("body %v", m)
 			}
 		}},
@@ -231,14 +232,14 @@ func TestAbortFault(t *testing.T) {
 }
 
 func TestTokenizeMatchesUsage(t *testing.T) {
+	messages := []string{
+		`[{"role":"user","content":"hello"}]`,
+		`[{"role":"system","content":"Answer in French."},{"role":"user","content":"Count: 1234567, ----, 日本語 and naïve café.\n\n  indented"}]`,
+		`[{"role":"user","content":[{"type":"text","text":"part one"},{"type":"text","text":"part two"}]},{"role":"assistant","content":null},{"role":"tool","content":"42"}]`,
+	}
 	for _, profile := range []Profile{ProfileSim, ProfileVLLM} {
 		_, url := start(t, Options{Skill: 1, Profile: profile, MaxModelLen: 4096, Solvers: []Solver{seenSolver{}}})
 		base := strings.TrimSuffix(url, "/v1")
-		messages := []string{
-			`[{"role":"user","content":"hello"}]`,
-			`[{"role":"system","content":"Answer in French."},{"role":"user","content":"Count: 1234567, ----, 日本語 and naïve café.\n\n  indented"}]`,
-			`[{"role":"user","content":[{"type":"text","text":"part one"},{"type":"text","text":"part two"}]},{"role":"assistant","content":null},{"role":"tool","content":"42"}]`,
-		}
 		for _, msgs := range messages {
 			c := decode(t, post(t, url, "/chat/completions", `{"model":"llm-sim","messages":`+msgs+`}`))
 			tok := jsonOf(t, post(t, base, "/tokenize", `{"model":"llm-sim","messages":`+msgs+`}`))
@@ -273,13 +274,34 @@ func TestTokenizeMatchesUsage(t *testing.T) {
 	}
 	_, url := start(t, Options{Skill: 1, Profile: ProfileLlamaCpp})
 	base := strings.TrimSuffix(url, "/v1")
+	// llama.cpp: render with /apply-template, count with /tokenize.
+	for _, msgs := range append(messages, `[{"role":"user","content":"  leading space and <|im_end|> inside"}]`) {
+		c := decode(t, post(t, url, "/chat/completions", `{"model":"llm-sim","messages":`+msgs+`}`))
+		prompt := jsonOf(t, post(t, base, "/apply-template", `{"messages":`+msgs+`}`))["prompt"].(string)
+		q := string(record.Quote(prompt))
+		ids := jsonOf(t, post(t, base, "/tokenize", `{"content":`+q+`,"add_special":true}`))["tokens"].([]any)
+		if len(ids) != c.Usage.PromptTokens || !strings.HasPrefix(prompt, imStart) || !strings.HasSuffix(prompt, imStart+"assistant\n") {
+			t.Errorf("llama.cpp %s: %d tokens of %q, usage.prompt_tokens %d", msgs, len(ids), prompt, c.Usage.PromptTokens)
+		}
+		asText := jsonOf(t, post(t, base, "/tokenize", `{"content":`+q+`,"parse_special":false}`))["tokens"].([]any)
+		pieces := jsonOf(t, post(t, base, "/tokenize", `{"content":`+q+`,"with_pieces":true}`))["tokens"].([]any)
+		joined := ""
+		for _, p := range pieces {
+			joined += p.(map[string]any)["piece"].(string)
+		}
+		if len(asText) <= len(ids) || joined != prompt || len(pieces) != len(ids) {
+			t.Errorf("llama.cpp %s: %d tokens without parse_special (want more than %d), pieces %q", msgs, len(asText), len(ids), joined)
+		}
+	}
 	content := "Count: 1234567, ----, 日本語"
 	tok := jsonOf(t, post(t, base, "/tokenize", `{"content":`+string(record.Quote(content))+`}`))
 	if len(tok["tokens"].([]any)) != EstimateTokens(content) || len(tok) != 1 {
 		t.Errorf("llama.cpp tokenize %v, want %d tokens only", tok, EstimateTokens(content))
 	}
-	if r := post(t, base, "/tokenize", `{"prompt":"vLLM's shape"}`); r.status != 400 {
-		t.Errorf("llama.cpp /tokenize without content: %d", r.status)
+	// llama.cpp answers vLLM's shape with no tokens, so a client probing
+	// for a tokenize API sees a count of 0.
+	if r := post(t, base, "/tokenize", `{"prompt":"vLLM's shape"}`); r.status != 200 || string(r.body) != `{"tokens":[]}`+"\n" {
+		t.Errorf("llama.cpp /tokenize without content: %d %s", r.status, r.body)
 	}
 	for _, p := range []Profile{ProfileOllama, ProfileOpenAI} {
 		_, url := start(t, Options{Skill: 1, Profile: p})
@@ -477,6 +499,7 @@ func FuzzCounts(f *testing.F) {
 		f.Add(s, 3)
 	}
 	s, cut := New(Options{}), New(Options{MaxModelLen: MinModelLen, Overflow: OverflowTruncate})
+	llama := New(Options{MaxModelLen: MinModelLen, Overflow: OverflowTruncate, Profile: ProfileLlamaCpp})
 	f.Fuzz(func(t *testing.T, text string, k int) {
 		k = max(0, k)
 		n := EstimateTokens(text)
@@ -496,6 +519,12 @@ func FuzzCounts(f *testing.F) {
 			last := short.Messages[len(short.Messages)-1].Content
 			if got > MinModelLen || got < MinModelLen-messageFraming+1 || got != cut.promptTokens(short) || !strings.HasSuffix(chat.Messages[2].Content, last) {
 				t.Fatalf("cut %d tokens to %d (want %d to %d), %d messages, last %q", pt, got, MinModelLen-messageFraming+1, MinModelLen, len(short.Messages), last)
+			}
+		}
+		if pt := llama.promptTokens(chat); pt > MinModelLen {
+			short, got := llama.truncatePrompt(chat, pt)
+			if got > MinModelLen || got != llama.promptTokens(short) || got < MinModelLen-2*(messageFraming+1) && len(short.Messages) > 1 {
+				t.Fatalf("llama.cpp: cut %d tokens to %d, %d messages", pt, got, len(short.Messages))
 			}
 		}
 		k %= n + 2

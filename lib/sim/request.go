@@ -201,8 +201,11 @@ const (
 // the raw prompt on /v1/completions (plus the template where the profile
 // applies one), the templated messages on chat.
 func (s *Server) promptTokens(req *Request) int {
-	if !req.Chat {
+	switch {
+	case !req.Chat:
 		return s.quirks.completionsTemplate + EstimateTokens(req.Prompt)
+	case s.quirks.chatML:
+		return chatMLTokens(req.Messages)
 	}
 	return messagesTokens(req.Messages, true)
 }

@@ -69,7 +69,8 @@ usage.prompt_tokens says N: Ollama's silent cut, no room kept for the reply).
 POST /tokenize (at the root, not under /v1) counts exactly what usage.prompt_tokens reports
 for the same request: vLLM's shape {"model","prompt"} or {"model","messages",
 "add_generation_prompt"} -> {"count","max_model_len","tokens"}; under --profile llamacpp,
-llama.cpp's {"content"} -> {"tokens"} (the raw text, without the chat template).
+llama.cpp's {"content","parse_special","with_pieces"} -> {"tokens"}, with POST /apply-template
+{"messages"} -> {"prompt"} rendering the ChatML text whose count is the chat usage.
 
 Profiles (--profile) switch a server's manners on together:
     (none)    llm-sim's own: OpenAI's error bodies, model required, vLLM's overflow error and
@@ -85,7 +86,8 @@ Profiles (--profile) switch a server's manners on together:
               no /tokenize.
     llamacpp  llama.cpp's llama-server: errors {"error":{"code":400,"message","type"}}; any
               model name is served; the stream's finish chunk carries usage, asked or not;
-              overflow error (exceed_context_size_error); llama.cpp's /tokenize.
+              overflow error (exceed_context_size_error); llama.cpp's /tokenize and
+              /apply-template (chat usage is the count of the rendered ChatML).
     openai    api.openai.com: OpenAI's error bodies, model required, max_tokens 0 is a 400,
               overflow error with code context_length_exceeded, no /tokenize.
 --overflow overrides the profile's. docs/llm-sim.md says what each profile reproduces.
