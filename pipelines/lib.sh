@@ -64,6 +64,7 @@ retry_errors=
 #   judged.jsonl.zst     judge            (scores)
 #   report.md            aggregate-ifs    (the tables, also printed on stdout)
 #   report.jsonl         aggregate-ifs    (tidy metric rows, same pass)
+#   report.html          aggregate-ifs    (the figures, same pass)
 ifkit_name=$(basename "$0")
 
 # ifkit_start checks the endpoint and makes the output folder.
@@ -144,10 +145,11 @@ ifkit_judge_llm_flags() {
 		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${extra[@]}")
 }
 
-# ifkit_report [FLAGS...] turns $out/judged.jsonl.zst into report.md and the
-# tidy rows report.jsonl in one pass (FLAGS go to aggregate-ifs), and prints
-# report.md. It always runs: it is cheap and says how complete the run is.
+# ifkit_report [FLAGS...] turns $out/judged.jsonl.zst into report.md, the
+# tidy rows report.jsonl and the page report.html in one pass (FLAGS go to
+# aggregate-ifs), and prints report.md. It always runs: it is cheap and says
+# how complete the run is.
 ifkit_report() {
-	ifkit_run aggregate-ifs --format md --rows "$out/report.jsonl" -o "$out/report.md" "$@" "$out/judged.jsonl.zst"
+	ifkit_run aggregate-ifs --format md --rows "$out/report.jsonl" --html "$out/report.html" -o "$out/report.md" "$@" "$out/judged.jsonl.zst"
 	cat "$out/report.md"
 }

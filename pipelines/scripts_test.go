@@ -26,7 +26,7 @@ func TestScriptsRunFromACleanPath(t *testing.T) {
 
 	// Every script writes one file per stage under the same names
 	// (pipelines/lib.sh), split-subtasks' checks only where replies are cut.
-	stages := []string{"items.jsonl.zst", "requests.jsonl.zst", "responses.jsonl.zst", "judged.jsonl.zst", "report.md", "report.jsonl"}
+	stages := []string{"items.jsonl.zst", "requests.jsonl.zst", "responses.jsonl.zst", "judged.jsonl.zst", "report.md", "report.jsonl", "report.html"}
 	for _, c := range []struct {
 		name, title string
 		split       bool
