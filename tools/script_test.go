@@ -387,7 +387,7 @@ func lookPath(pathList, name string) (string, error) {
 // variables testscript sets plus those the scripts set with env.
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "LANG", "OPENAI_BASE_URL",
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "LANG", "OPENAI_BASE_URL", "SOURCE_DATE_EPOCH",
 		"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP", "SLURM_PROCID", "SLURM_NTASKS"} {
 		if v := ts.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
