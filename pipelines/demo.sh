@@ -14,8 +14,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 
 # Two simulated models on one server: "sim-strong" and "sim-weak", whose skill
-# also decays with context length, so the curves have a shape.
-llm-sim --addr 127.0.0.1:0 --model sim-strong=0.95 --model sim-weak=0.6 --skill-decay 0.4 \
+# also decays with prompt length (by half at 4,096 tokens), so on this small
+# grid the LIFBench scores fall with length (pipelines/demo_test.go checks it).
+llm-sim --addr 127.0.0.1:0 --model sim-strong=0.95 --model sim-weak=0.6 --skill-decay 0.5 --skill-decay-tokens 4096 \
   --latency 5ms --tokens-per-sec 20000 --max-concurrency 64 --seed 7 \
   >"$out/llm-sim.url" 2>"$out/llm-sim.log" &
 sim=$!

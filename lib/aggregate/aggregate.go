@@ -123,6 +123,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	var items []item
 	simulated := false
 	var partial partialSets
+	sources := itemSources{}
 	if importKind != "" {
 		imp, ok := reg.Importers[importKind]
 		if !ok {
@@ -141,6 +142,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			}
 			partial.add(rec)
 			bench := rec.String("bench")
+			sources.add(bench, rec)
 			// Records of two runs (partitioned folders with their own run id)
 			// are never pooled: each run is aggregated apart.
 			run := r.InputRun()
@@ -170,6 +172,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			if err != nil {
 				return fmt.Errorf("%s: %w", b, err)
 			}
+			sources.mark(b, res)
 			results = append(results, res)
 			runs = append(runs, run)
 		}

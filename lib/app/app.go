@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -289,12 +290,21 @@ func exitFor(err error) int {
 		return ExitOK
 	case errors.As(err, &ue):
 		return ExitUsage
-	case errors.As(err, &le):
+	case errors.As(err, &le), missingInput(err):
 		return ExitBadInput
 	case errors.As(err, &ie):
 		return 128 + int(ie.sig.(syscall.Signal))
 	}
 	return ExitFailure
+}
+
+// missingInput tells a file that could not be opened for reading (a record
+// input, an official dataset, a vocabulary, a task file) from other runtime
+// failures: it is bad input (exit 3), as docs/cli.md promises. Outputs are
+// checked before anything runs and fail as usage errors.
+func missingInput(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Op == "open" && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission))
 }
 
 func newLogger(format string, w io.Writer, name string) (*slog.Logger, error) {

@@ -48,7 +48,7 @@ func NewExpander(opt expand.Options) (expand.Expander, error) {
 	if opt.Template != "" {
 		b, err := stream.ReadFile(opt.Template)
 		if err != nil {
-			return nil, app.Usagef("--template: %v", err)
+			return nil, fmt.Errorf("--template: %w", err)
 		}
 		if strings.TrimSpace(string(b)) == "" {
 			return nil, app.Usagef("--template %s: the file is empty", opt.Template)

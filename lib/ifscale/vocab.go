@@ -39,7 +39,7 @@ func LoadVocab(path string) ([]string, error) {
 	defer f.Close()
 	v, err := ParseVocab(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &stream.LineError{File: path, Err: err} // bad input: exit 3
 	}
 	return v, nil
 }

@@ -182,13 +182,13 @@ func (e *engine) resolveModel() error {
 			}
 			e.r.Log.Info("model from /v1/models", attrs...)
 		case 0:
-			return app.Usagef("%s/models lists no model; give --model", oai.Label(base))
+			return app.Usagef("%s/models lists no model; give --%smodel", oai.Label(base), e.opt.Role)
 		default:
 			var ids []string
 			for _, m := range ms {
 				ids = append(ids, m.ID)
 			}
-			return app.Usagef("%s serves several models (%s); choose one with --model", oai.Label(base), strings.Join(ids, ", "))
+			return app.Usagef("%s serves several models (%s); choose one with --%smodel", oai.Label(base), strings.Join(ids, ", "), e.opt.Role)
 		}
 	}
 	if up == 0 || e.model == "" {

@@ -31,7 +31,7 @@ func TestExpandRequestShape(t *testing.T) {
 		maxTok[r.String("task")] = req.MaxTokens
 		var g map[string]string
 		r.Decode("group", &g)
-		if g["length"] != "1k" || g["expression"] == "" || g["variable"] == "" || g["scenario"] == "" {
+		if g["length"] != "ctx1k" || g["expression"] == "" || g["variable"] == "" || g["scenario"] == "" {
 			t.Errorf("%s: group %v", r.ID(), g)
 		}
 		if !r.Has("gold") || r.Has("context") {

@@ -232,17 +232,27 @@ func TestCorpusContexts(t *testing.T) {
 }
 
 func TestParseLengths(t *testing.T) {
-	ls, err := ParseLengths("4k, 128k,1k,5000")
+	ls, err := ParseLengths("4k, 128k,1k,5000,15K,ctx2k")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Length{{"4k", 3072}, {"128k", 122880}, {"1k", 1024}, {"5000", 5000}}
+	want := []Length{{"4k", 3072}, {"128k", 122880}, {"ctx1k", 1024}, {"ctx5000", 5000}, {"ctx15k", 15360}, {"ctx2k", 2048}}
+	if len(ls) != len(want) {
+		t.Fatalf("%d lengths, want %d", len(ls), len(want))
+	}
 	for i, l := range want {
 		if ls[i] != l {
 			t.Errorf("%d: %+v, want %+v", i, ls[i], l)
 		}
 	}
-	for _, bad := range []string{"", "x", "512", "4k,4k"} {
+	// Reports order lengths by budget: a custom 15 K context comes after the
+	// paper's "16k" (13 K) and before "32k" (28 K).
+	labels := []string{"32k", "ctx15k", "16k", "ctx1k", "4k", "ctx5000"}
+	lengthOrder(labels)
+	if got := strings.Join(labels, ","); got != "ctx1k,4k,ctx5000,16k,ctx15k,32k" {
+		t.Errorf("order %s", got)
+	}
+	for _, bad := range []string{"", "x", "512", "4k,4k", "1k,ctx1k", "ctx"} {
 		if _, err := ParseLengths(bad); err == nil {
 			t.Errorf("%q: want an error", bad)
 		}

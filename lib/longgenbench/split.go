@@ -187,7 +187,7 @@ func splitRecord(rec *record.Record, emit func(*record.Record) error, strict boo
 	for _, k := range kids {
 		c := record.New(split.ChildID(rec.ID(), fmt.Sprintf("%s-%d", k.typ, k.entry)))
 		c.Set("parent", rec.ID())
-		for _, f := range []string{"bench", "task", "group", "model"} {
+		for _, f := range []string{"bench", "task", "group", "model", record.SourceField} {
 			if raw := rec.Raw(f); raw != nil {
 				c.SetRaw(f, raw)
 			}

@@ -309,3 +309,31 @@ func TestAbortedReply(t *testing.T) {
 		}
 	}
 }
+
+// Every status from 400 to 599 is retried exactly when RetriedStatuses names
+// it, and never when FinalStatuses does: the lists the help and docs print.
+func TestStatusLists(t *testing.T) {
+	retried := map[string]bool{}
+	for _, s := range strings.FieldsFunc(strings.ReplaceAll(RetriedStatuses, " and ", ","), func(r rune) bool { return r == ',' || r == ' ' }) {
+		retried[s] = true
+	}
+	final := map[string]bool{}
+	for _, s := range strings.Split(FinalStatuses, "/") {
+		final[s] = true
+	}
+	c := New(1, time.Second, "")
+	for s := 400; s < 600; s++ {
+		e := c.statusError(&http.Response{StatusCode: s, Status: http.StatusText(s), Header: http.Header{}}, nil)
+		code := fmt.Sprint(s)
+		want := retried[code] || (s >= 500 && retried["5xx"])
+		if e.Retryable != want {
+			t.Errorf("status %d: retryable %v, but RetriedStatuses %q says %v", s, e.Retryable, RetriedStatuses, want)
+		}
+		if Transient(e.Kind, e.Status) != e.Retryable {
+			t.Errorf("status %d: retried %v in a run but Transient (what --resume sends again) says %v", s, e.Retryable, !e.Retryable)
+		}
+		if final[code] && e.Retryable {
+			t.Errorf("status %d is in FinalStatuses %q but retried", s, FinalStatuses)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/ifkit/ifkit/lib/longgenbench"
 	"github.com/ifkit/ifkit/lib/longins"
 	"github.com/urfave/cli/v2"
+	"os"
 )
 
 var expanders = map[string]expand.Factory{
@@ -42,12 +43,30 @@ Example:
 		},
 		Action: func(r *app.Run) error {
 			opt := expand.Options{Templates: r.String("templates"), Template: r.String("template"), Seed: r.Uint64("seed")}
+			// Template files are read when the first item of their benchmark
+			// comes; one that cannot be opened is bad input before any work.
+			for _, f := range []string{opt.Templates, opt.Template} {
+				if f == "" {
+					continue
+				}
+				h, err := os.Open(f)
+				if err != nil {
+					return err
+				}
+				h.Close()
+			}
 			if r.IsSet("temperature") {
 				v := r.Float64("temperature")
+				if v < 0 || v > 2 {
+					return app.Usagef("--temperature %g: want 0 to 2", v)
+				}
 				opt.Temperature = &v
 			}
 			if r.IsSet("top-p") {
 				v := r.Float64("top-p")
+				if v <= 0 || v > 1 {
+					return app.Usagef("--top-p %g: want more than 0, at most 1", v)
+				}
 				opt.TopP = &v
 			}
 			if r.IsSet("max-tokens") {

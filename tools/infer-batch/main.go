@@ -5,6 +5,7 @@ package main
 import (
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/infer"
+	"github.com/ifkit/ifkit/lib/oai"
 )
 
 const description = `Sends each record's "request" (the body of an OpenAI-compatible request without
@@ -16,9 +17,9 @@ Records that already carry "error" pass through.
 
 -j N requests are in flight across all --base-url endpoints (least in flight first; an
 endpoint that keeps failing is paused and probed again later). Network errors,
-timeouts, 408, 429 and 5xx are retried with full-jitter exponential back-off,
-honouring Retry-After; 400/401/403/404/422 and length cut-offs are not. On 429 the
-concurrency limit drops and grows back (--adaptive). Output is in input order through
+timeouts, truncated or bad replies and ` + oai.RetriedStatuses + ` are retried with full-jitter
+exponential back-off, honouring Retry-After; ` + oai.FinalStatuses + `, any other 4xx
+and length cut-offs are not. On 429 the concurrency limit drops and grows back (--adaptive). Output is in input order through
 a reorder window of 16 × -j records (--unordered: completion order).
 
 Resume: a killed or interrupted -o FILE run leaves FILE.partial (and a journal of the
@@ -43,14 +44,14 @@ written to records, logs or --stats.
 
 Examples:
   gen-context lifbench --lengths 4k,8k | expand-templates \
-    | infer-batch --base-url http://127.0.0.1:8000/v1 -j 64 -o replies.jsonl.zst
-  judge replies.jsonl.zst | aggregate-ifs
+    | infer-batch --base-url http://127.0.0.1:8000/v1 -j 64 -o responses.jsonl.zst
+  judge responses.jsonl.zst | aggregate-ifs
 
   # vLLM on two GPU nodes, resumable under Slurm:
   #   vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 --max-num-seqs 256
   export OPENAI_BASE_URL=http://gpu1:8000/v1,http://gpu2:8000/v1 OPENAI_API_KEY=EMPTY
   infer-batch -j 256 --model Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 \
-    --truncate-context --stats stats.json --resume -o replies.jsonl.zst requests.jsonl.zst`
+    --truncate-context --stats stats.json --resume -o responses.jsonl.zst requests.jsonl.zst`
 
 func main() {
 	app.Main(app.Tool{
