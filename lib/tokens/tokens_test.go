@@ -23,7 +23,7 @@ func TestCountKnownStrings(t *testing.T) {
 func TestLongTextIsChunkedButCloseAndFast(t *testing.T) {
 	e := MustGet("o200k_base")
 	s := strings.Repeat("The quick brown fox jumps over the lazy dog.\n", 2000)
-	whole := len(e.tk.Encode(s, nil, nil))
+	whole := len(e.c.(tiktokenCodec).tk.Encode(s, nil, nil))
 	if got := e.Count(s); got != whole {
 		t.Errorf("chunked count %d, whole %d: chunks cut at newlines must not change the count", got, whole)
 	}
