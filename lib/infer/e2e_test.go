@@ -501,7 +501,7 @@ func TestPreflightEndToEnd(t *testing.T) {
 	}
 }
 
-func TestSilentTruncationWarning(t *testing.T) {
+func TestSilentTruncationFlagged(t *testing.T) {
 	opt := sim.DefaultOptions()
 	s := startSim(t, opt)
 	// The simulator counts honestly; a 100-token context limit is what
@@ -510,9 +510,27 @@ func TestSilentTruncationWarning(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "in.jsonl")
 	b, _ := record.Marshal(map[string]any{"id": "x", "request": map[string]any{"prompt": strings.Repeat("many words here ", 2000), "max_tokens": 2}})
 	os.WriteFile(p, append(b, '\n'), 0o644)
-	code, _, stderr := runBatch(t, nil, "--base-url", proxy, "--model", sim.DefaultModel, p)
-	if code != 0 || !strings.Contains(stderr, "truncated silently") {
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	code, stdout, stderr := runBatch(t, nil, "--base-url", proxy, "--model", sim.DefaultModel, "--stats", stats, p)
+	var resp record.Response
+	parseLines(t, stdout)[0].Decode("response", &resp)
+	if code != 0 || !strings.Contains(stderr, "it truncated the prompt") || !strings.Contains(stderr, "server_truncated=1") {
 		t.Fatalf("exit %d, no warning: %s", code, stderr)
+	}
+	if !resp.ServerTruncated || resp.Tokenizer != "o200k_base~" || resp.PromptTokensSent < 4000 || resp.Usage.PromptTokens != 100 {
+		t.Fatalf("response %+v", resp)
+	}
+	var sum Summary
+	b, _ = os.ReadFile(stats)
+	if err := record.Unmarshal(b, &sum); err != nil || sum.ServerTruncated != 1 || len(sum.ServerTruncatedIDs) != 1 || sum.ServerTruncatedIDs[0] != "x" {
+		t.Fatalf("--stats: %v %s", err, b)
+	}
+	// Sent straight to the simulator, the same prompt is not flagged.
+	code, stdout, _ = runBatch(t, nil, "--base-url", s.BaseURL(), "--model", sim.DefaultModel, p)
+	resp = record.Response{}
+	parseLines(t, stdout)[0].Decode("response", &resp)
+	if code != 0 || resp.ServerTruncated || resp.PromptTokensSent == 0 {
+		t.Fatalf("honest server: exit %d, %+v", code, resp)
 	}
 }
 

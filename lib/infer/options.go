@@ -32,7 +32,7 @@ type Options struct {
 	MaxModelLen     int      // 0 = no pre-flight check
 	TruncateContext bool     // cut the context part instead of failing a too-long request
 	ContextMarkers  []string // where the instruction starts (see truncate.go)
-	Tokenizer       string   // for pre-flight and --tpm estimates
+	Tokenizer       string   // counts prompt tokens: a tiktoken encoding (estimate), a tokenizer.json, or TokenizerServer
 
 	// Engine.
 	Concurrency     int           // requests in flight (-j)
@@ -56,7 +56,6 @@ type Options struct {
 	PauseAfter      int           // consecutive failures that pause an endpoint
 	PauseFor        time.Duration // first pause; doubles per failed probe, capped at 2 min
 	OutageWait      time.Duration // how long records wait when every endpoint is down (0: not at all)
-	TruncationRatio float64       // warn when the server counts fewer prompt tokens than this share of the estimate
 }
 
 // Defaults returns the options every flag defaults to.
@@ -78,7 +77,6 @@ func Defaults() Options {
 		PauseAfter:      5,
 		PauseFor:        5 * time.Second,
 		OutageWait:      10 * time.Minute,
-		TruncationRatio: 0.5,
 	}
 }
 
@@ -129,7 +127,7 @@ func EndpointFlags(prefix string) []cli.Flag {
 		&cli.StringSliceFlag{Name: prefix + "context-marker", Value: cli.NewStringSlice(d.ContextMarkers...), Category: catEndpoint,
 			Usage: "text that starts the instruction in a prompt; --" + prefix + "truncate-context cuts only before the last one"},
 		&cli.StringFlag{Name: prefix + "tokenizer", Value: d.Tokenizer, Category: catEndpoint,
-			Usage: "tiktoken encoding for token estimates (" + strings.Join(tokens.Names, ", ") + "); an estimate for non-OpenAI models"},
+			Usage: "what counts prompt tokens (response.prompt_tokens_sent, pre-flight, --truncate-context, --tpm): \"server\" asks the endpoint's tokenize API (vLLM, SGLang, llama.cpp, TGI), a tokenizer.json `FILE` is the model's own (exact, offline), or a tiktoken encoding (" + strings.Join(tokens.Names, ", ") + "): an estimate for any model but OpenAI's"},
 	}
 }
 
@@ -255,17 +253,14 @@ func (o *Options) validate() error {
 		}
 		o.BaseURLs[i] = n
 	}
-	if o.needTokens() {
+	if o.Tokenizer != TokenizerServer && !tokens.IsEncoding(o.Tokenizer) {
+		// A tokenizer.json: read now, so a wrong path is a usage error.
 		if _, err := tokens.Get(o.Tokenizer); err != nil {
-			return app.Usagef("--tokenizer: %v", err)
+			return app.Usagef("--%stokenizer: %v", o.Role, err)
 		}
 	}
 	return nil
 }
-
-// needTokens says whether requests are tokenized before sending: only for
-// limits that need a count, as tokenizing a 128k-token prompt costs CPU.
-func (o *Options) needTokens() bool { return o.MaxModelLen > 0 || o.TPM > 0 }
 
 func (o *Options) window() int {
 	if o.Window > 0 {

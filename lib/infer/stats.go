@@ -30,7 +30,6 @@ type stats struct {
 	complT   atomic.Int64
 	total    atomic.Int64 // input records, when counted; -1 unknown
 
-	suspectTruncated atomic.Int64
 
 	mu             sync.Mutex
 	latency, ttft  []float32
@@ -41,6 +40,7 @@ type stats struct {
 	preflightFails int64
 	cutRecords     int64
 	cutTokens      int64
+	truncatedIDs   []string // flagged server_truncated
 	lowestLimit    int
 	endpoints      []endpointStats
 }
@@ -68,6 +68,14 @@ func (s *stats) failure(kind string) {
 	s.mu.Lock()
 	s.failedBy[kind]++
 	s.mu.Unlock()
+}
+
+// truncated records a server_truncated record and returns how many so far.
+func (s *stats) truncated(id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.truncatedIDs = append(s.truncatedIDs, id)
+	return len(s.truncatedIDs)
 }
 
 func (s *stats) preflight() {
@@ -214,7 +222,10 @@ type Summary struct {
 	Throughput          throughput       `json:"throughput"`
 	Finish              map[string]int64 `json:"finish_reasons"`
 	Concurrency         concurrency      `json:"concurrency"`
-	SuspectedTruncation int64            `json:"suspected_silent_truncation"`
+	// ServerTruncated counts the records whose prompt the server cut
+	// (response.server_truncated) and ServerTruncatedIDs names them.
+	ServerTruncated    int64    `json:"server_truncated"`
+	ServerTruncatedIDs []string `json:"server_truncated_ids,omitempty"`
 }
 
 type recordCounts struct {
@@ -275,7 +286,8 @@ func (e *engine) summary() Summary {
 		Throughput:          throughput{RequestsPerS: float64(ok) / max(wall, 1e-9), OutputTokensPerS: float64(s.complT.Load()) / max(wall, 1e-9), TotalTokensPerS: float64(s.complT.Load()+s.promptT.Load()) / max(wall, 1e-9)},
 		Finish:              copyCounts(s.finishReasons),
 		Concurrency:         concurrency{Max: e.opt.Concurrency, Adaptive: e.opt.Adaptive, LowestLimit: s.lowestLimit},
-		SuspectedTruncation: s.suspectTruncated.Load(),
+		ServerTruncated:     int64(len(s.truncatedIDs)),
+		ServerTruncatedIDs:  slices.Clone(s.truncatedIDs),
 	}
 }
 
@@ -308,7 +320,13 @@ func (e *engine) writeStats() error {
 	if n := sum.Finish["length"]; n > 0 {
 		attrs = append(attrs, "finish_length", n)
 	}
+	if n := sum.ServerTruncated; n > 0 {
+		attrs = append(attrs, "server_truncated", n)
+	}
 	e.r.Log.Info("inference", attrs...)
+	if n := sum.ServerTruncated; n > 0 {
+		e.r.Log.Warn("the server truncated prompts: those replies answer a shorter prompt than the benchmark's; aggregate-ifs counts them in every table (--exclude-truncated leaves them out)", "records", n)
+	}
 	if e.opt.StatsFile == "" {
 		return nil
 	}

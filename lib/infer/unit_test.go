@@ -198,16 +198,24 @@ func newTestEngine(t *testing.T, mutate func(*Options)) *engine {
 	o := Defaults()
 	o.BaseURLs = []string{"http://127.0.0.1:1/v1"}
 	mutate(&o)
-	e := &engine{opt: o, model: "m"}
-	if o.needTokens() {
-		e.enc = tokens.MustGet(o.Tokenizer)
+	return &engine{opt: o, model: "m"}
+}
+
+// built checks and builds a request as the engine does.
+func (e *engine) built(req []byte) (*call, *record.Error) {
+	c, re := e.check(req)
+	if re != nil {
+		return nil, re
 	}
-	return e
+	if re := e.build(context.Background(), c); re != nil {
+		return nil, re
+	}
+	return c, nil
 }
 
 func TestBuild(t *testing.T) {
 	e := newTestEngine(t, func(*Options) {})
-	c, re := e.build([]byte(`{"messages":[{"role":"user","content":"hi"}],"max_tokens":5,"top_k":3,"model":"other"}`))
+	c, re := e.built([]byte(`{"messages":[{"role":"user","content":"hi"}],"max_tokens":5,"top_k":3,"model":"other"}`))
 	if re != nil {
 		t.Fatal(re)
 	}
@@ -218,17 +226,20 @@ func TestBuild(t *testing.T) {
 	if c.path != oai.PathChat || got["model"] != "m" || got["top_k"] != float64(3) || got["max_tokens"] != float64(5) || c.maxTokens != 5 || c.stream {
 		t.Fatalf("%s %s", c.path, c.body)
 	}
-	c, re = e.build([]byte(`{"prompt":"2+2=","max_completion_tokens":7,"stream":true}`))
+	c, re = e.built([]byte(`{"prompt":"2+2=","max_completion_tokens":7,"stream":true}`))
 	if re != nil || c.path != oai.PathCompletions || c.maxTokens != 7 || !c.stream {
 		t.Fatalf("%+v %v", c, re)
 	}
 	es := newTestEngine(t, func(o *Options) { o.Stream = true })
-	c, _ = es.build([]byte(`{"prompt":"x"}`))
+	c, _ = es.built([]byte(`{"prompt":"x"}`))
 	if !c.stream || !strings.Contains(string(c.body), `"stream_options":{"include_usage":true}`) {
 		t.Fatalf("stream body %s", c.body)
 	}
-	for _, bad := range []string{`[1]`, `{"max_tokens":3}`, `{"messages":"hi"}`} {
-		if _, re := e.build([]byte(bad)); re == nil || re.Kind != oai.KindBadRequest {
+	if c.tokenizer != "o200k_base~" || c.exact || c.promptTokens != 1 {
+		t.Errorf("a prompt is counted with the estimate: %d by %q", c.promptTokens, c.tokenizer)
+	}
+	for _, bad := range []string{`[1]`, `{"max_tokens":3}`, `{"messages":"hi"}`, `{"messages":[]}`} {
+		if _, re := e.built([]byte(bad)); re == nil || re.Kind != oai.KindBadRequest {
 			t.Errorf("%s: got %v", bad, re)
 		}
 	}
@@ -241,16 +252,16 @@ func TestPreflight(t *testing.T) {
 	body, _ := record.Marshal(map[string]any{"messages": []map[string]string{{"role": "system", "content": "be brief"}, {"role": "user", "content": prompt}}, "max_tokens": 100})
 
 	reject := newTestEngine(t, func(o *Options) { o.MaxModelLen = 1000 })
-	if _, re := reject.build(body); re == nil || re.Kind != oai.KindContextLength || !strings.Contains(re.Message, "not sent") {
+	if _, re := reject.built(body); re == nil || re.Kind != oai.KindContextLength || !strings.Contains(re.Message, "not sent") {
 		t.Fatalf("want a context_length error, got %v", re)
 	}
 	fits := newTestEngine(t, func(o *Options) { o.MaxModelLen = 100000 })
-	if c, re := fits.build(body); re != nil || c.cut != 0 || c.estTokens < 1900 {
+	if c, re := fits.built(body); re != nil || c.cut != 0 || c.promptTokens < 1900 {
 		t.Fatalf("fits: %+v %v", c, re)
 	}
 
 	cut := newTestEngine(t, func(o *Options) { o.MaxModelLen = 1000; o.TruncateContext = true })
-	c, re := cut.build(body)
+	c, re := cut.built(body)
 	if re != nil {
 		t.Fatal(re)
 	}
@@ -262,8 +273,8 @@ func TestPreflight(t *testing.T) {
 	if !strings.HasSuffix(user, "\n\nInstruction: answer with the id of the fox.\n") || !strings.HasPrefix(user, "Read the documents.\nThe quick") {
 		t.Fatalf("instruction or head lost: %q ... %q", user[:40], user[len(user)-60:])
 	}
-	if c.cut <= 0 || c.estTokens+c.maxTokens > 1000 {
-		t.Fatalf("cut %d, estimate now %d + %d", c.cut, c.estTokens, c.maxTokens)
+	if c.cut <= 0 || c.promptTokens+c.maxTokens > 1000 {
+		t.Fatalf("cut %d, estimate now %d + %d", c.cut, c.promptTokens, c.maxTokens)
 	}
 	if total := enc.Count(user) + enc.Count("be brief") + 2*perMessageTokens + 3 + 100; total > 1000+5 {
 		t.Fatalf("after the cut the prompt still has %d tokens", total)
@@ -271,7 +282,7 @@ func TestPreflight(t *testing.T) {
 
 	// Without a marker or a blank line there is no instruction to keep.
 	flat, _ := record.Marshal(map[string]any{"prompt": strings.Repeat("word ", 3000), "max_tokens": 10})
-	if _, re := cut.build(flat); re == nil || re.Kind != oai.KindContextLength {
+	if _, re := cut.built(flat); re == nil || re.Kind != oai.KindContextLength {
 		t.Fatalf("unmarked prompt: %v", re)
 	}
 }

@@ -66,7 +66,7 @@ func Get(name string) (*Encoder, error) {
 		return e, nil
 	}
 	var e *Encoder
-	if isEncoding(name) {
+	if IsEncoding(name) {
 		setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
 		tk, err := tiktoken.GetEncoding(name)
 		if err != nil {
@@ -84,7 +84,8 @@ func Get(name string) (*Encoder, error) {
 	return e, nil
 }
 
-func isEncoding(name string) bool {
+// IsEncoding says whether name is one of the embedded tiktoken encodings.
+func IsEncoding(name string) bool {
 	for _, n := range Names {
 		if n == name {
 			return true
