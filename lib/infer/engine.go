@@ -24,26 +24,26 @@ type Result struct {
 
 // engine is one Process run.
 type engine struct {
-	r       *app.Run
-	opt     Options
-	model   string
-	checked bool // the endpoints were checked (resolveModel)
-	client  *oai.Client
-	eps     *balancer
-	lim     *limiter
-	rpm     *bucket
-	tpm     *bucket
+	r         *app.Run
+	opt       Options
+	model     string
+	checked   bool // the endpoints were checked (resolveModel)
+	client    *oai.Client
+	eps       *balancer
+	lim       *limiter
+	rpm       *bucket
+	tpm       *bucket
 	encOnce   sync.Once
 	enc       *tokens.Encoder
 	srv       *oai.TokenizeAPI // --tokenizer server
 	counts    sync.Map         // content hash → cachedCount, for srv
 	countWarn sync.Once
 	tmplWarn  sync.Once
-	st      *stats
-	jr      *journal
-	earlier *earlier // --resume: the earlier records, by id
-	prepare func(*record.Record) ([]byte, error)
-	apply   func(*record.Record, *Result) error
+	st        *stats
+	jr        *journal
+	earlier   *earlier // --resume: the earlier records, by id
+	prepare   func(*record.Record) ([]byte, error)
+	apply     func(*record.Record, *Result) error
 
 	// reqCtx carries the requests: unlike r.Ctx it outlives a signal by
 	// --grace, so requests in flight can finish.

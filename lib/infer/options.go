@@ -35,48 +35,48 @@ type Options struct {
 	Tokenizer       string   // counts prompt tokens: a tiktoken encoding (estimate), a tokenizer.json, or TokenizerServer
 
 	// Engine.
-	Concurrency     int           // requests in flight (-j)
-	Adaptive        bool          // cut concurrency on 429, grow it back after
-	Window          int           // reorder window in records; 0 = 16 × Concurrency
-	Unordered       bool          // write in completion order
-	MaxRetries      int           // retries after the first attempt
-	RetryBase       time.Duration // first back-off step (full jitter, doubling)
-	RetryMaxWait    time.Duration // cap of one back-off
-	RetryAfterMax   time.Duration // cap on a server's Retry-After
-	ConnectTimeout  time.Duration
-	FirstByte       time.Duration
-	IdleTimeout     time.Duration // streaming: longest gap between events
-	Timeout         time.Duration // one attempt, total
-	Resume          bool
-	ResumeFrom      []string
-	RetryErrors     bool
-	Output          string        // the -o path, for --resume
-	Grace           time.Duration // how long in-flight requests may finish after SIGTERM
-	StatsFile       string
-	PauseAfter      int           // consecutive failures that pause an endpoint
-	PauseFor        time.Duration // first pause; doubles per failed probe, capped at 2 min
-	OutageWait      time.Duration // how long records wait when every endpoint is down (0: not at all)
+	Concurrency    int           // requests in flight (-j)
+	Adaptive       bool          // cut concurrency on 429, grow it back after
+	Window         int           // reorder window in records; 0 = 16 × Concurrency
+	Unordered      bool          // write in completion order
+	MaxRetries     int           // retries after the first attempt
+	RetryBase      time.Duration // first back-off step (full jitter, doubling)
+	RetryMaxWait   time.Duration // cap of one back-off
+	RetryAfterMax  time.Duration // cap on a server's Retry-After
+	ConnectTimeout time.Duration
+	FirstByte      time.Duration
+	IdleTimeout    time.Duration // streaming: longest gap between events
+	Timeout        time.Duration // one attempt, total
+	Resume         bool
+	ResumeFrom     []string
+	RetryErrors    bool
+	Output         string        // the -o path, for --resume
+	Grace          time.Duration // how long in-flight requests may finish after SIGTERM
+	StatsFile      string
+	PauseAfter     int           // consecutive failures that pause an endpoint
+	PauseFor       time.Duration // first pause; doubles per failed probe, capped at 2 min
+	OutageWait     time.Duration // how long records wait when every endpoint is down (0: not at all)
 }
 
 // Defaults returns the options every flag defaults to.
 func Defaults() Options {
 	return Options{
-		Tokenizer:       tokens.Default,
-		ContextMarkers:  []string{"Instruction:", "Instructions:"},
-		Concurrency:     8,
-		Adaptive:        true,
-		MaxRetries:      5,
-		RetryBase:       500 * time.Millisecond,
-		RetryMaxWait:    60 * time.Second,
-		RetryAfterMax:   120 * time.Second,
-		ConnectTimeout:  10 * time.Second,
-		FirstByte:       20 * time.Minute,
-		IdleTimeout:     2 * time.Minute,
-		Timeout:         60 * time.Minute,
-		Grace:           25 * time.Second,
-		PauseAfter:      5,
-		PauseFor:        5 * time.Second,
-		OutageWait:      10 * time.Minute,
+		Tokenizer:      tokens.Default,
+		ContextMarkers: []string{"Instruction:", "Instructions:"},
+		Concurrency:    8,
+		Adaptive:       true,
+		MaxRetries:     5,
+		RetryBase:      500 * time.Millisecond,
+		RetryMaxWait:   60 * time.Second,
+		RetryAfterMax:  120 * time.Second,
+		ConnectTimeout: 10 * time.Second,
+		FirstByte:      20 * time.Minute,
+		IdleTimeout:    2 * time.Minute,
+		Timeout:        60 * time.Minute,
+		Grace:          25 * time.Second,
+		PauseAfter:     5,
+		PauseFor:       5 * time.Second,
+		OutageWait:     10 * time.Minute,
 	}
 }
 
