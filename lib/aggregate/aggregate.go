@@ -31,7 +31,8 @@ type Result struct {
 
 // Options are the aggregate-ifs flags a benchmark may read.
 type Options struct {
-	Decimals int // digits in tables
+	Decimals         int  // digits in tables
+	ExcludeTruncated bool // leave out records whose prompt the server cut (--exclude-truncated)
 }
 
 // Factory makes a fresh aggregator.
@@ -74,6 +75,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		results = append(results, res)
 	} else {
 		aggs := map[string]Aggregator{}
+		cut := map[string]*truncation{}
 		err := r.Records(func(rec *record.Record) error {
 			if !simulated {
 				simulated = fromSimulator(rec)
@@ -88,6 +90,10 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				}
 				a = f(opt)
 				aggs[bench] = a
+				cut[bench] = &truncation{excluded: opt.ExcludeTruncated}
+			}
+			if cut[bench].add(rec) {
+				return nil
 			}
 			if err := a.Add(rec); err != nil {
 				return app.Invalid(err)
@@ -102,6 +108,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			if err != nil {
 				return fmt.Errorf("%s: %w", b, err)
 			}
+			cut[b].mark(res.Tables)
 			results = append(results, res)
 		}
 	}
@@ -169,6 +176,40 @@ func markSimulated(rows []report.Row, tables []report.Table) {
 			rows[i].Dims = map[string]string{}
 		}
 		rows[i].Dims["simulated"] = "true"
+	}
+}
+
+// truncation counts one benchmark's records whose prompt the server cut
+// (ServerTruncated): their replies answer a shorter prompt than the
+// benchmark's, so every table of the benchmark says how many there were and
+// whether they are in it. A table with none says nothing.
+type truncation struct {
+	records, truncated int
+	excluded           bool
+}
+
+// add counts a record and reports whether it is to be left out.
+func (t *truncation) add(rec *record.Record) bool {
+	t.records++
+	if !ServerTruncated(rec) {
+		return false
+	}
+	t.truncated++
+	return t.excluded
+}
+
+func (t *truncation) mark(tables []report.Table) {
+	if t.truncated == 0 {
+		return
+	}
+	note := fmt.Sprintf("Server-truncated: %d of %d records had their prompt cut by the server (response.server_truncated); ", t.truncated, t.records)
+	if t.excluded {
+		note += "they are left out of this table (--exclude-truncated)."
+	} else {
+		note += "they are counted here as answered, though they answer a shorter prompt (--exclude-truncated leaves them out)."
+	}
+	for i := range tables {
+		tables[i].Notes = append(tables[i].Notes, note)
 	}
 }
 

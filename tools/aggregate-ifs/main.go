@@ -45,9 +45,10 @@ Example:
 			&cli.StringFlag{Name: "import", Usage: "read official result files of `KIND` (given as FILE arguments) instead of records"},
 			&cli.StringFlag{Name: "rows", Usage: "also write the tidy rows (JSONL, one metric value per line) to `FILE`, in the same pass"},
 			&cli.IntFlag{Name: "decimals", Value: 3, Usage: "digits after the point in tables"},
+			&cli.BoolFlag{Name: "exclude-truncated", Usage: "leave out records whose prompt the server truncated (response.server_truncated); every table says how many there were either way"},
 		},
 		Action: func(r *app.Run) error {
-			return aggregate.Run(r, registry, r.String("format"), r.String("import"), r.String("rows"), aggregate.Options{Decimals: r.Int("decimals")})
+			return aggregate.Run(r, registry, r.String("format"), r.String("import"), r.String("rows"), aggregate.Options{Decimals: r.Int("decimals"), ExcludeTruncated: r.Bool("exclude-truncated")})
 		},
 	})
 }
