@@ -82,9 +82,12 @@ func main() {
 			&cli.IntFlag{Name: "max-concurrency", Usage: "requests generated at once; more wait in a queue (0: no cap)"},
 			&cli.IntFlag{Name: "max-queue", Usage: "requests that may wait; more get 503 with Retry-After (0: no bound)"},
 			&cli.Float64Flag{Name: "fail-rate", Usage: "fraction of completion requests that get a fault, in [0,1]"},
-			&cli.StringFlag{Name: "faults", Value: "all", Usage: "fault `MIX`: all, or weights like 429=2,500=1,503=1,reset=1,stall=1,truncate=1"},
+			&cli.StringFlag{Name: "faults", Value: "all", Usage: "fault `MIX`: all, or weights like 429=2,500=1,503=1,reset=1,stall=1,truncate=1,abort=1"},
 			&cli.DurationFlag{Name: "retry-after", Value: d.RetryAfter, Usage: "Retry-After sent with 429 (rounded up to whole seconds; retry-after-ms is exact)"},
 			&cli.DurationFlag{Name: "stall-for", Value: d.StallFor, Usage: "how long a stalled request hangs before its reply"},
+			&cli.IntFlag{Name: "max-model-len", Usage: "context length `N` in tokens, prompt and reply (0: no limit); longer requests get --overflow"},
+			&cli.StringFlag{Name: "overflow", Usage: "what a request longer than --max-model-len gets: `error` (400 \"maximum context length\") or truncate (the last N prompt tokens are answered, usage says so); default: the profile's"},
+			&cli.StringFlag{Name: "profile", Usage: "behave like `SERVER`: vllm, ollama, llamacpp or openai (see above); default: llm-sim's own"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for replies and faults"},
 			&cli.BoolFlag{Name: "reasoning", Usage: "add reasoning_content to chat replies (counted in completion_tokens)"},
 			&cli.Float64Flag{Name: "stop-rate", Usage: "LongGenBench: probability that a long document stops early, in [0,1] (0: (1 − skill)/2)"},
@@ -102,6 +105,15 @@ func run(r *app.Run) error {
 	if opt.Faults, err = sim.ParseFaultMix(r.String("faults")); err != nil {
 		return app.Usagef("--faults: %v", err)
 	}
+	if opt.Profile, err = sim.ParseProfile(r.String("profile")); err != nil {
+		return app.Usagef("--profile %v", err)
+	}
+	if o := r.String("overflow"); o != "" {
+		if opt.Overflow, err = sim.ParseOverflow(o); err != nil {
+			return app.Usagef("--overflow %v", err)
+		}
+	}
+	opt.MaxModelLen = r.Int("max-model-len")
 	opt.Addr = r.String("addr")
 	opt.Skill, opt.SkillDecay, opt.DecayTokens = r.Float64("skill"), r.Float64("skill-decay"), r.Int("skill-decay-tokens")
 	opt.Latency, opt.PrefillTPS, opt.TokensPerSec = r.Duration("latency"), r.Float64("prefill-tokens-per-sec"), r.Float64("tokens-per-sec")
