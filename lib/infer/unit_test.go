@@ -379,3 +379,30 @@ func TestEarlierTake(t *testing.T) {
 		})
 	}
 }
+
+func TestTruncationTolerance(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		sent, got     int
+		exact         bool
+		cut, template bool
+	}{
+		{"Ollama: a 4k prompt kept to its 2,048-token context (estimate)", 4096, 2048, false, true, false},
+		{"another vocabulary counts a fifth less than o200k (estimate)", 4096, 3300, false, false, false},
+		{"exact: a template counted a few tokens fewer", 4000, 3985, true, false, false},
+		{"exact: 100 tokens gone", 4000, 3900, true, true, false},
+		{"short prompts: the slack", 40, 30, true, false, false},
+		{"no usage reported", 4000, 0, true, false, false},
+		{"exact: a BOS on completions", 9, 10, true, false, false},
+		{"exact: Ollama's chat template on completions", 9, 35, true, false, true},
+		{"estimate: a template on a short raw prompt", 9, 35, false, false, true},
+		{"estimate: another vocabulary on a long prompt", 10000, 13000, false, false, false},
+	} {
+		if got := serverTruncated(tc.sent, tc.got, tc.exact); got != tc.cut {
+			t.Errorf("%s: serverTruncated(%d, %d, %v) = %v", tc.name, tc.sent, tc.got, tc.exact, got)
+		}
+		if got := templated(tc.sent, tc.got, tc.exact); got != tc.template {
+			t.Errorf("%s: templated(%d, %d, %v) = %v", tc.name, tc.sent, tc.got, tc.exact, got)
+		}
+	}
+}
