@@ -265,6 +265,12 @@ func (e *engine) run() error {
 				r.CountFailure(&re)
 				e.st.failed.Add(1)
 			}
+			var resp struct {
+				Cut bool `json:"server_truncated"`
+			}
+			if old.Decode("response", &resp) == nil && resp.Cut {
+				e.st.truncated(old.ID()) // the summary covers the whole output
+			}
 		} else if err := e.prepareItem(it); err != nil {
 			return err
 		}

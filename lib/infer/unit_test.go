@@ -246,7 +246,7 @@ func TestBuild(t *testing.T) {
 }
 
 func TestPreflight(t *testing.T) {
-	enc := tokens.MustGet(tokens.Default)
+	o200k := tokens.MustGet(tokens.Default)
 	ctx := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 200) // ~2000 tokens
 	prompt := "Read the documents.\n" + ctx + "\n\nInstruction: answer with the id of the fox.\n"
 	body, _ := record.Marshal(map[string]any{"messages": []map[string]string{{"role": "system", "content": "be brief"}, {"role": "user", "content": prompt}}, "max_tokens": 100})
@@ -276,8 +276,23 @@ func TestPreflight(t *testing.T) {
 	if c.cut <= 0 || c.promptTokens+c.maxTokens > 1000 {
 		t.Fatalf("cut %d, estimate now %d + %d", c.cut, c.promptTokens, c.maxTokens)
 	}
-	if total := enc.Count(user) + enc.Count("be brief") + 2*perMessageTokens + 3 + 100; total > 1000+5 {
+	if total := o200k.Count(user) + o200k.Count("be brief") + 2*perMessageTokens + 3 + 100; total > 1000+5 {
 		t.Fatalf("after the cut the prompt still has %d tokens", total)
+	}
+
+	// A model's tokenizer.json counts exactly and cuts with its own tokens.
+	hf := newTestEngine(t, func(o *Options) {
+		o.MaxModelLen, o.TruncateContext, o.Tokenizer = 1000, true, "../tokens/testdata/tiny-sentencepiece.json"
+	})
+	c, re = hf.built(body)
+	if re != nil {
+		t.Fatal(re)
+	}
+	enc := tokens.MustGet(hf.opt.Tokenizer)
+	record.Unmarshal(c.body, &sent)
+	n := 3 + 2*perMessageTokens + enc.Count(sent.Messages[0].Content) + enc.Count(sent.Messages[1].Content)
+	if c.tokenizer != "hf:tiny-sentencepiece.json" || !c.exact || c.promptTokens != n || n+100 > 1000 || n+100 < 990 {
+		t.Fatalf("tokenizer.json: %d tokens by %q (exact %v), recounted %d", c.promptTokens, c.tokenizer, c.exact, n)
 	}
 
 	// Without a marker or a blank line there is no instruction to keep.
