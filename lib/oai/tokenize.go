@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -189,25 +190,38 @@ func (c *Client) postJSON(ctx context.Context, url string, body any, timeout tim
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
+	b, _, err := c.roundTrip(ctx, http.MethodPost, url, raw)
+	return b, err
+}
+
+// roundTrip sends one small request (JSON body or none) with the key and
+// reads the reply; a status other than 2xx is the server's *Error.
+func (c *Client) roundTrip(ctx context.Context, method, url string, body []byte) ([]byte, int, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, 0, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if c.key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
-		return nil, errors.New(redact.String(err.Error()))
+		return nil, 0, errors.New(redact.String(err.Error()))
 	}
 	defer resp.Body.Close()
 	b, err := readLimited(resp.Body)
 	if err != nil {
-		return nil, err
+		return nil, resp.StatusCode, err
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, c.statusError(resp, b)
+		return nil, resp.StatusCode, c.statusError(resp, b)
 	}
-	return b, nil
+	return b, resp.StatusCode, nil
 }
