@@ -211,3 +211,25 @@ func TestServerCompletionsTemplateWarned(t *testing.T) {
 		t.Errorf("exit %d, want one warning:\n%s", code, stderr)
 	}
 }
+
+// expand-templates --chat: LongGenBench's chat form for chat-only endpoints
+// goes to /v1/chat/completions and is split and scored like the raw
+// continuation (llm-sim at full skill writes every entry either way).
+func TestLongGenBenchChatForm(t *testing.T) {
+	url := StartSim(t)
+	req, stderr, code := sh(t, "gen-context longgenbench --count 1 --scenarios menu | expand-templates --chat")
+	if code != 0 || !strings.Contains(req, `"request":{"messages":[{"role":"system"`) || strings.Contains(req, `"request":{"prompt"`) {
+		t.Fatalf("exit %d, not the chat form: %.300s %s", code, req, stderr)
+	}
+	md, stderr, code := sh(t, "gen-context longgenbench --count 1 --scenarios menu | expand-templates --chat"+
+		" | infer-batch --base-url "+url+" | split-subtasks | judge --judge lexical | aggregate-ifs")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(md, "| 1 | 100.000 | 100.000 | 100.000 |") {
+		t.Errorf("the chat form does not score like the raw continuation:\n%s", md)
+	}
+	if strings.Contains(stderr, "applied a chat template") {
+		t.Errorf("a chat request was taken for a templated completion:\n%s", stderr)
+	}
+}
