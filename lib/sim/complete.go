@@ -39,14 +39,8 @@ type usageDetails struct {
 
 func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	seq := s.seq.Add(1)
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			s.clientError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxBody), "invalid_request_error", "request_too_large")
-			return
-		}
-		s.clientError(w, http.StatusBadRequest, "reading the body: "+err.Error(), "invalid_request_error", "")
+	b, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
 	req, co, err := parseRequest(b, chat, s.quirks)
@@ -127,7 +121,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	}
 	ttft := s.opt.Latency
 	if s.opt.PrefillTPS > 0 {
-		ttft += time.Duration(float64(rep.usage.PromptTokens) / s.opt.PrefillTPS * float64(time.Second))
+		ttft += time.Duration(float64(pt) / s.opt.PrefillTPS * float64(time.Second))
 	}
 	var done bool
 	if co.stream {
@@ -145,6 +139,22 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 			}
 		})
 	}
+}
+
+// readBody reads a request body up to maxBody; when it cannot, it answers
+// the request itself and returns false.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err == nil {
+		return b, true
+	}
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		s.clientError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxBody), "invalid_request_error", "request_too_large")
+	} else {
+		s.clientError(w, http.StatusBadRequest, "reading the body: "+err.Error(), "invalid_request_error", "")
+	}
+	return nil, false
 }
 
 // generate answers the request (of pt prompt tokens): the first solver that

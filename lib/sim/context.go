@@ -102,7 +102,9 @@ func (s *Server) truncatePrompt(req *Request, promptTokens int) (*Request, int) 
 		return &cut, s.promptTokens(&cut)
 	}
 	msgs := req.Messages
-	for len(msgs) > 1 && excess >= messageFraming+EstimateTokens(msgs[0].Content) {
+	// A message whose content cannot absorb the excess goes whole, framing
+	// and all (the prompt may end up to messageFraming-1 tokens under N).
+	for len(msgs) > 1 && excess > EstimateTokens(msgs[0].Content) {
 		excess -= messageFraming + EstimateTokens(msgs[0].Content)
 		msgs = msgs[1:]
 	}

@@ -115,24 +115,10 @@ func (s *Server) writeErrorDetail(w http.ResponseWriter, status int, d errorDeta
 	case errorsVLLM:
 		writeVLLMError(w, status, d.Message)
 	case errorsOllama:
-		typ := "api_error"
-		switch status {
-		case http.StatusBadRequest:
-			typ = "invalid_request_error"
-		case http.StatusNotFound:
-			typ = "not_found_error"
-		}
+		typ := statusType(status, map[int]string{400: "invalid_request_error", 404: "not_found_error"}, "api_error", "api_error")
 		writeJSON(w, status, errorBody{errorDetail{Message: d.Message, Type: typ}})
 	case errorsLlamaCpp:
-		typ := "invalid_request_error"
-		switch {
-		case status == http.StatusNotFound:
-			typ = "not_found_error"
-		case status == http.StatusServiceUnavailable:
-			typ = "unavailable_error"
-		case status >= 500:
-			typ = "server_error"
-		}
+		typ := statusType(status, map[int]string{404: "not_found_error", 503: "unavailable_error"}, "server_error", "invalid_request_error")
 		writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": d.Message, "type": typ}})
 	default:
 		writeJSON(w, status, errorBody{d})
@@ -142,18 +128,20 @@ func (s *Server) writeErrorDetail(w http.ResponseWriter, status int, d errorDeta
 // writeVLLMError writes vLLM's ErrorResponse: a top-level object with the
 // HTTP status as code and the exception's name as type.
 func writeVLLMError(w http.ResponseWriter, status int, msg string) {
-	typ := "BadRequestError"
-	switch {
-	case status == http.StatusNotFound:
-		typ = "NotFoundError"
-	case status == http.StatusTooManyRequests:
-		typ = "RateLimitError"
-	case status == http.StatusServiceUnavailable:
-		typ = "ServiceUnavailableError"
-	case status >= 500:
-		typ = "InternalServerError"
-	}
+	typ := statusType(status, map[int]string{404: "NotFoundError", 429: "RateLimitError", 503: "ServiceUnavailableError"}, "InternalServerError", "BadRequestError")
 	writeJSON(w, status, map[string]any{"object": "error", "message": msg, "type": typ, "param": nil, "code": status})
+}
+
+// statusType names an error's type from its status as a server does: the
+// statuses it names, else its name for any 5xx or any 4xx.
+func statusType(status int, named map[int]string, server, client string) string {
+	if t, ok := named[status]; ok {
+		return t
+	}
+	if status >= 500 {
+		return server
+	}
+	return client
 }
 
 // unknownModel is each server's 404 for a model it does not serve.

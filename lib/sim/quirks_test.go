@@ -446,3 +446,40 @@ func TestProfiles(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCounts: /tokenize's ids are exactly the tokens usage counts, and a cut
+// from the front (Ollama's truncation) keeps a suffix of the text whose count
+// drops by exactly the pieces cut.
+func FuzzCounts(f *testing.F) {
+	for _, s := range []string{"", "hello world", "  a\n\n\tb 123456 ----", "日本語 naïve", "x  ", words(30)} {
+		f.Add(s, 3)
+	}
+	s, cut := New(Options{}), New(Options{MaxModelLen: MinModelLen, Overflow: OverflowTruncate})
+	f.Fuzz(func(t *testing.T, text string, k int) {
+		k = max(0, k)
+		n := EstimateTokens(text)
+		if got := len(pieceIDs(nil, text)); got != n {
+			t.Fatalf("%d ids for %d tokens", got, n)
+		}
+		msgs := []Message{{Role: "system", Content: text}, {Role: "user", Content: text + "?"}}
+		if ids, pt := messageIDs(msgs, true), s.promptTokens(&Request{Chat: true, Messages: msgs}); len(ids) != pt {
+			t.Fatalf("%d chat ids, usage %d", len(ids), pt)
+		}
+		if pt := s.promptTokens(&Request{Prompt: text}); pt != n {
+			t.Fatalf("completions usage %d, %d tokens", pt, n)
+		}
+		chat := &Request{Chat: true, Messages: append(msgs, Message{Role: "user", Content: strings.Repeat(text, 1+k%7)})}
+		if pt := cut.promptTokens(chat); pt > MinModelLen {
+			short, got := cut.truncatePrompt(chat, pt)
+			last := short.Messages[len(short.Messages)-1].Content
+			if got > MinModelLen || got < MinModelLen-messageFraming+1 || got != cut.promptTokens(short) || !strings.HasSuffix(chat.Messages[2].Content, last) {
+				t.Fatalf("cut %d tokens to %d (want %d to %d), %d messages, last %q", pt, got, MinModelLen-messageFraming+1, MinModelLen, len(short.Messages), last)
+			}
+		}
+		k %= n + 2
+		rest := dropPieces(text, k)
+		if !strings.HasSuffix(text, rest) || EstimateTokens(rest) != max(0, n-k) {
+			t.Fatalf("dropping %d of %d tokens left %q (%d tokens)", k, n, rest, EstimateTokens(rest))
+		}
+	})
+}

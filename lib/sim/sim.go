@@ -1,9 +1,11 @@
 // Package sim is llm-sim: an OpenAI-compatible inference server used as a
 // test double for ifkit's pipelines (DESIGN §6). It serves
 // /v1/chat/completions, /v1/completions and /v1/models with SSE streaming and
-// usage, models latency (time to first token, tokens per second, a
-// concurrency cap with a queue) and injects faults (429 with Retry-After,
-// 500, 503, connection resets, stalls, truncated replies).
+// usage, and POST /tokenize; models latency (time to first token, tokens per
+// second, a concurrency cap with a queue) and injects faults (429 with
+// Retry-After, 500, 503, connection resets, stalls, truncated and aborted
+// replies). A context length (MaxModelLen) and a Profile make it behave like
+// vLLM, Ollama, llama.cpp or OpenAI (docs/llm-sim.md).
 //
 // Benchmark packages plug in Solvers that recognise their prompts and answer
 // them with a controllable skill, which can decay with prompt length so that
@@ -46,7 +48,7 @@ type Request struct {
 	Chat      bool // /v1/chat/completions (else /v1/completions)
 	Messages  []Message
 	Prompt    string
-	MaxTokens int // max_completion_tokens, else max_tokens; 0 when absent
+	MaxTokens int // max_completion_tokens, else max_tokens (as the profile reads them); 0: no limit
 	Stop      []string
 	Model     string         // the model that answers (the first served one when the body names none)
 	Body      map[string]any // the whole decoded body

@@ -1,10 +1,7 @@
 package sim
 
 import (
-	"errors"
-	"fmt"
 	"hash/fnv"
-	"io"
 	"net/http"
 
 	"github.com/ifkit/ifkit/lib/record"
@@ -72,14 +69,8 @@ func messageIDs(msgs []Message, generationPrompt bool) []int {
 }
 
 func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			s.clientError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxBody), "invalid_request_error", "request_too_large")
-			return
-		}
-		s.clientError(w, http.StatusBadRequest, "reading the body: "+err.Error(), "invalid_request_error", "")
+	b, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
 	var body map[string]any
