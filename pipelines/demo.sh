@@ -3,7 +3,7 @@
 # so it finishes in a few minutes on a laptop. llm-sim is a test double: the
 # numbers describe the simulator (two simulated models, a strong and a weak
 # one), not any real model. Results: OUT/<bench>/report.md and report.jsonl,
-# and OUT/summary.md with every report.
+# OUT/summary.md with every report and OUT/report.html with every figure.
 #
 #   pipelines/demo.sh [OUT]      (finds or builds the programs itself: pipelines/lib.sh)
 set -euo pipefail
@@ -46,4 +46,6 @@ done
     cat "$f"
   done
 } >"$out/summary.md"
-echo "demo: reports in $out/*/*/report.md; all of them in $out/summary.md" >&2
+# One page with every benchmark's figures, both models side by side.
+aggregate-ifs --import rows --format jsonl --html "$out/report.html" "$out"/*/*/report.jsonl >/dev/null
+echo "demo: reports in $out/*/*/report.md; all of them in $out/summary.md; figures in $out/report.html" >&2

@@ -79,5 +79,5 @@ infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-f
 split-subtasks -o "$out/checks.jsonl.zst" "$out/responses.jsonl.zst"
 judge --judge-base-url "$judge_url" ${judge_model:+--judge-model "$judge_model"} -j "$judge_jobs" \
 	--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${judge_args[@]}" -o "$out/judged.jsonl.zst" "$out/checks.jsonl.zst"
-aggregate-ifs --format md --decimals 4 --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
+aggregate-ifs --format md --decimals 4 --rows "$out/report.jsonl" --html "$out/report.html" -o "$out/report.md" "$out/judged.jsonl.zst"
 cat "$out/report.md"

@@ -67,5 +67,5 @@ infer_args=(--base-url "$base_url" -j "$jobs" --max-failures "$max_failures" --r
 infer-batch "${infer_args[@]}" ${INFER_ARGS:-} -o "$out/replies.jsonl.zst" "$out/requests.jsonl.zst"
 
 judge --rubric "$rubric" -o "$out/judged.jsonl.zst" "$out/replies.jsonl.zst"
-aggregate-ifs --format md --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
+aggregate-ifs --format md --rows "$out/report.jsonl" --html "$out/report.html" -o "$out/report.md" "$out/judged.jsonl.zst"
 cat "$out/report.md"

@@ -91,5 +91,5 @@ if [ "$judge_mode" != lexical ]; then
 fi
 "${judge[@]}" "$out/checks.jsonl.zst"
 
-aggregate-ifs --format md --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
+aggregate-ifs --format md --rows "$out/report.jsonl" --html "$out/report.html" -o "$out/report.md" "$out/judged.jsonl.zst"
 cat "$out/report.md"

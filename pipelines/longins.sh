@@ -70,5 +70,5 @@ infer_args=(${INFER_ARGS:-})
 infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
 	--resume ${retry_errors:+"$retry_errors"} "${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl.zst"
 judge -o "$out/judged.jsonl.zst" "$out/responses.jsonl.zst"
-aggregate-ifs --format md --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
+aggregate-ifs --format md --rows "$out/report.jsonl" --html "$out/report.html" -o "$out/report.md" "$out/judged.jsonl.zst"
 cat "$out/report.md"

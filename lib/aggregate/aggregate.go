@@ -5,6 +5,7 @@ package aggregate
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -31,9 +32,25 @@ type Result struct {
 
 // Options are the aggregate-ifs flags a benchmark may read.
 type Options struct {
-	Decimals         int  // digits in tables
-	ExcludeTruncated bool // leave out records whose prompt the server cut (--exclude-truncated)
+	Decimals         int    // digits in tables
+	Failed           string // FailedOfficial (also ""), or FailedExclude
+	HTML             string // --html: also write the report page here
+	Reference        string // --reference: metric rows of published models for the page
+	ExcludeTruncated bool   // leave out records whose prompt the server cut (--exclude-truncated)
 }
+
+// Policies for records that failed before they could be scored (--failed).
+// Official: what the benchmark's own code does with them (each
+// docs/<bench>.md says what that is; mostly a failed record scores 0 on
+// everything it would have been scored on). Exclude: leave them out of every
+// metric. Either way every row counts them in n_failed.
+const (
+	FailedOfficial = "official"
+	FailedExclude  = "exclude"
+)
+
+// ExcludeFailed reports whether failed records are left out of the metrics.
+func (o Options) ExcludeFailed() bool { return o.Failed == FailedExclude }
 
 // Factory makes a fresh aggregator.
 type Factory func(Options) Aggregator
@@ -45,6 +62,10 @@ type Importer func(files []string, opt Options) (*Result, error)
 type Registry struct {
 	Aggregators map[string]Factory
 	Importers   map[string]Importer
+	// Page draws the HTML report (--html) from the rows and the reference
+	// rows; the figure code lives outside this package (lib/plot), which
+	// knows every benchmark.
+	Page func(w io.Writer, rows, reference []report.Row, opt Options) error
 }
 
 // Formats accepted by --format.
@@ -57,8 +78,22 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if !contains(Formats, format) {
 		return app.Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
 	}
+	if opt.Reference != "" && opt.HTML == "" {
+		return app.Usagef("--reference draws published models in the --html figures: give --html FILE too")
+	}
 	if opt.Decimals < 0 || opt.Decimals > 12 {
 		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)
+	}
+	switch opt.Failed {
+	case "":
+		opt.Failed = FailedOfficial
+	case FailedOfficial, FailedExclude:
+	default:
+		return app.Usagef("--failed %q: want %s (the default) or %s", opt.Failed, FailedOfficial, FailedExclude)
+	}
+	reference, err := readReference(opt.Reference) // before the records: a bad file fails fast
+	if err != nil {
+		return err
 	}
 	var results []*Result
 	simulated := false
@@ -124,6 +159,11 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	partial.mark(rows, tables)
 	if rowsPath != "" {
 		if err := writeRows(rowsPath, rows); err != nil {
+			return err
+		}
+	}
+	if opt.HTML != "" {
+		if err := writePage(reg, opt, rows, reference); err != nil {
 			return err
 		}
 	}

@@ -476,9 +476,17 @@ func (e *engine) work(it *item) {
 		if err == nil {
 			e.eps.done(ep, true, now)
 			e.lim.succeeded(now)
-			e.succeed(it, comp, ep, attempts)
-			e.jr.add(it.rec)
-			return
+			again := e.succeed(it, comp, ep, attempts)
+			if again == nil || tries > e.opt.MaxRetries {
+				if again != nil {
+					e.fail(it.rec, &record.Error{Kind: again.Kind, Message: again.Message, Attempts: attempts})
+				}
+				e.jr.add(it.rec)
+				return
+			}
+			// The server answered, but the reply cannot be used (an empty
+			// judge reply): ask again like a failed attempt, from here on.
+			err = again
 		}
 		if !errors.As(err, &last) {
 			// The requests' context ended: grace is over or the run failed.
@@ -518,7 +526,10 @@ func (e *engine) work(it *item) {
 	e.jr.add(it.rec)
 }
 
-func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts int) {
+// succeed applies a completion. It returns the error when apply rejected
+// the reply as one to ask again (a retryable *oai.Error), without failing
+// the record: the caller retries or gives up.
+func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts int) *oai.Error {
 	c := it.call
 	res := &Result{Model: e.model, Response: record.Response{
 		Text:             comp.Text,
@@ -539,12 +550,16 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 	}
 	e.st.success(comp, c)
 	if err := e.apply(it.rec, res); err != nil {
+		if oe := (*oai.Error)(nil); errors.As(err, &oe) && oe.Retryable {
+			return oe
+		}
 		var re *record.Error
 		if !errors.As(err, &re) {
 			re = &record.Error{Kind: "apply", Message: err.Error(), Attempts: attempts}
 		}
 		e.fail(it.rec, re)
 	}
+	return nil
 }
 
 // checkTruncation compares the server's usage.prompt_tokens with the count
