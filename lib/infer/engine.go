@@ -558,6 +558,8 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 			re = &record.Error{Kind: "apply", Message: err.Error(), Attempts: attempts}
 		}
 		e.fail(it.rec, re)
+	} else if res.Response.ServerTruncated {
+		e.noteTruncated(it.rec, c, comp, ep)
 	}
 	return nil
 }
@@ -565,8 +567,8 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 // checkTruncation compares the server's usage.prompt_tokens with the count
 // sent. Fewer, beyond the tokenizer's tolerance, means the server cut the
 // prompt (Ollama and llama.cpp keep the end of a prompt longer than their
-// context, silently): the record is flagged and counted. Far more on
-// /v1/completions means the server wrapped the raw prompt in a chat template.
+// context, silently): the record is flagged. Far more on /v1/completions
+// means the server wrapped the raw prompt in a chat template: one warning.
 func (e *engine) checkTruncation(rec *record.Record, c *call, comp *oai.Completion, ep *endpoint) bool {
 	got := comp.Usage.PromptTokens
 	if c.path == oai.PathCompletions && templated(c.promptTokens, got, c.exact) {
@@ -575,14 +577,17 @@ func (e *engine) checkTruncation(rec *record.Record, c *call, comp *oai.Completi
 				"id", rec.ID(), "endpoint", ep.label, "prompt_tokens", got, "prompt_tokens_sent", c.promptTokens, "tokenizer", c.tokenizer)
 		})
 	}
-	if !serverTruncated(c.promptTokens, got, c.exact) {
-		return false
-	}
+	return serverTruncated(c.promptTokens, got, c.exact)
+}
+
+// noteTruncated counts a record kept with server_truncated (a reply the
+// apply asks for again is not kept, so it is counted once, when final) and
+// logs the first five.
+func (e *engine) noteTruncated(rec *record.Record, c *call, comp *oai.Completion, ep *endpoint) {
 	if n := e.st.truncated(rec.ID()); n <= 5 {
 		e.r.Log.Warn("the server counted fewer prompt tokens than were sent: it truncated the prompt (Ollama: raise OLLAMA_CONTEXT_LENGTH or num_ctx; llama.cpp: --ctx-size is split across --parallel slots); the record is flagged server_truncated",
-			"id", rec.ID(), "endpoint", ep.label, "prompt_tokens", got, "prompt_tokens_sent", c.promptTokens, "tokenizer", c.tokenizer)
+			"id", rec.ID(), "endpoint", ep.label, "prompt_tokens", comp.Usage.PromptTokens, "prompt_tokens_sent", c.promptTokens, "tokenizer", c.tokenizer)
 	}
-	return true
 }
 
 func ms(d time.Duration) float64 {
