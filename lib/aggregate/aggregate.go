@@ -125,7 +125,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				}
 				a = f(opt)
 				aggs[bench] = a
-				cut[bench] = &truncation{excluded: opt.ExcludeTruncated}
+				cut[bench] = newTruncation(opt.ExcludeTruncated)
 			}
 			if cut[bench].add(rec) {
 				return nil
@@ -222,27 +222,37 @@ func markSimulated(rows []report.Row, tables []report.Table) {
 // truncation counts one benchmark's records whose prompt the server cut
 // (ServerTruncated): their replies answer a shorter prompt than the
 // benchmark's, so every table of the benchmark says how many there were and
-// whether they are in it. A table with none says nothing.
+// whether they are in it. A table with none says nothing. The children
+// split-subtasks makes of one reply count once, as their parent: the count is
+// of prompts sent.
 type truncation struct {
-	records, truncated int
-	excluded           bool
+	sent, cut map[string]bool
+	excluded  bool
+}
+
+func newTruncation(excluded bool) *truncation {
+	return &truncation{sent: map[string]bool{}, cut: map[string]bool{}, excluded: excluded}
 }
 
 // add counts a record and reports whether it is to be left out.
 func (t *truncation) add(rec *record.Record) bool {
-	t.records++
+	id := rec.String("parent")
+	if id == "" {
+		id = rec.ID()
+	}
+	t.sent[id] = true
 	if !ServerTruncated(rec) {
 		return false
 	}
-	t.truncated++
+	t.cut[id] = true
 	return t.excluded
 }
 
 func (t *truncation) mark(tables []report.Table) {
-	if t.truncated == 0 {
+	if len(t.cut) == 0 {
 		return
 	}
-	note := fmt.Sprintf("Server-truncated: %d of %d records had their prompt cut by the server (response.server_truncated); ", t.truncated, t.records)
+	note := fmt.Sprintf("Server-truncated: %d of %d records had their prompt cut by the server (response.server_truncated); ", len(t.cut), len(t.sent))
 	if t.excluded {
 		note += "they are left out of this table (--exclude-truncated)."
 	} else {

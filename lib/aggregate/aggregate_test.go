@@ -59,7 +59,9 @@ func run(t *testing.T, input string, args ...string) (int, string, string) {
 }
 
 func TestRun(t *testing.T) {
-	cut := `{"id":"1","bench":"b","model":"m","response":{"text":"t","server_truncated":true}}` + "\n" +
+	// Two children of one cut reply count as one record.
+	cut := `{"id":"1#a","parent":"1","bench":"b","model":"m","response":{"server_truncated":true}}` + "\n" +
+		`{"id":"1#b","parent":"1","bench":"b","model":"m","response":{"server_truncated":true}}` + "\n" +
 		`{"id":"2","bench":"b","model":"m","response":{"text":"t"}}` + "\n"
 	for _, tc := range []struct {
 		name, input string
@@ -76,7 +78,7 @@ func TestRun(t *testing.T) {
 		{"a bench without an aggregator is bad input naming the record",
 			`{"id":"x1","bench":"nope"}` + "\n", nil, app.ExitBadInput, nil, nil},
 		{"server-truncated records are counted and every table says so", cut, nil,
-			0, []string{"| m | 2 |", "Server-truncated: 1 of 2 records", "--exclude-truncated leaves them out"}, nil},
+			0, []string{"| m | 3 |", "Server-truncated: 1 of 2 records", "--exclude-truncated leaves them out"}, nil},
 		{"--exclude-truncated leaves them out and says so", cut, []string{"--exclude-truncated"},
 			0, []string{"| m | 1 |", "Server-truncated: 1 of 2 records", "left out of this table (--exclude-truncated)"}, nil},
 	} {
