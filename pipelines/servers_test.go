@@ -233,3 +233,17 @@ func TestLongGenBenchChatForm(t *testing.T) {
 		t.Errorf("a chat request was taken for a templated completion:\n%s", stderr)
 	}
 }
+
+// A benchmark split into checks (LongGenBench) reports the cut prompt once,
+// as the record it is, in every table and in n_truncated.
+func TestServerTruncationSplitBench(t *testing.T) {
+	url := StartSim(t, "--max-model-len", "200", "--overflow", "truncate")
+	out, stderr, code := sh(t, "gen-context longgenbench --count 1 --scenarios menu | expand-templates | infer-batch --base-url "+url+
+		" | split-subtasks | judge --judge lexical | aggregate-ifs --rows rows.jsonl && cat rows.jsonl")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "Server-truncated: 1 of 1 records") || !strings.Contains(out, `"n_truncated":1`) || strings.Contains(out, `"n_truncated":0`) {
+		t.Errorf("the cut prompt is not reported once everywhere:\n%s", out)
+	}
+}
