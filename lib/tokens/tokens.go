@@ -6,6 +6,7 @@ package tokens
 
 import (
 	"fmt"
+	"hash/maphash"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -72,7 +73,7 @@ func Get(name string) (*Encoder, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tokenizer %q: %w", name, err)
 		}
-		e = &Encoder{Name: name, c: tiktokenCodec{tk}}
+		e = &Encoder{Name: name, c: &tiktokenCodec{tk: tk, counts: map[uint64]int{}}}
 	} else {
 		h, err := LoadHF(name)
 		if err != nil {
@@ -112,9 +113,14 @@ const chunk = 4096
 // ordinary text; a tokenizer.json's added tokens are matched, as servers do.
 func (e *Encoder) Encode(s string) []int { return e.c.encode(s) }
 
-type tiktokenCodec struct{ tk *tiktoken.Tiktoken }
+type tiktokenCodec struct {
+	tk *tiktoken.Tiktoken
 
-func (t tiktokenCodec) encode(s string) []int {
+	mu     sync.Mutex
+	counts map[uint64]int // chunk hash → tokens
+}
+
+func (t *tiktokenCodec) encode(s string) []int {
 	if len(s) <= chunk {
 		return t.tk.Encode(s, nil, nil)
 	}
@@ -127,7 +133,44 @@ func (t tiktokenCodec) encode(s string) []int {
 	return out
 }
 
-func (t tiktokenCodec) decode(ids []int) string { return t.tk.Decode(ids) }
+func (t *tiktokenCodec) decode(ids []int) string { return t.tk.Decode(ids) }
+
+// count is len(encode(s)) with each chunk's count remembered: the prompts of
+// one benchmark share long stretches (LIFBench puts one context, cut into
+// the same chunks, before every instruction of a length), and counting a
+// 128k-token prompt costs the better part of a CPU-second.
+func (t *tiktokenCodec) count(s string) int {
+	n := 0
+	for len(s) > 0 {
+		k := cut(s)
+		n += t.chunkCount(s[:k])
+		s = s[k:]
+	}
+	return n
+}
+
+var chunkSeed = maphash.MakeSeed()
+
+func (t *tiktokenCodec) chunkCount(c string) int {
+	if len(c) < 512 {
+		return len(t.tk.Encode(c, nil, nil)) // cheaper than remembering
+	}
+	h := maphash.String(chunkSeed, c)
+	t.mu.Lock()
+	n, ok := t.counts[h]
+	t.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = len(t.tk.Encode(c, nil, nil))
+	t.mu.Lock()
+	if len(t.counts) >= 1<<16 {
+		clear(t.counts)
+	}
+	t.counts[h] = n
+	t.mu.Unlock()
+	return n
+}
 
 // cut picks a split point at or before chunk, preferring a newline, then a
 // space, and never inside a UTF-8 sequence.
@@ -153,7 +196,12 @@ func cut(s string) int {
 }
 
 // Count returns the number of tokens in s.
-func (e *Encoder) Count(s string) int { return len(e.Encode(s)) }
+func (e *Encoder) Count(s string) int {
+	if t, ok := e.c.(*tiktokenCodec); ok {
+		return t.count(s)
+	}
+	return len(e.Encode(s))
+}
 
 // Decode turns token ids back into text.
 func (e *Encoder) Decode(ids []int) string { return e.c.decode(ids) }
