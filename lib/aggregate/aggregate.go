@@ -32,11 +32,15 @@ type Result struct {
 
 // Options are the aggregate-ifs flags a benchmark may read.
 type Options struct {
-	Decimals         int    // digits in tables
-	Failed           string // FailedOfficial (also ""), or FailedExclude
-	HTML             string // --html: also write the report page here
-	Reference        string // --reference: metric rows of published models for the page
-	ExcludeTruncated bool   // leave out records whose prompt the server cut (--exclude-truncated)
+	Decimals  int    // digits in tables
+	Failed    string // FailedOfficial (also ""), or FailedExclude
+	HTML      string // --html: also write the report page here
+	Reference string // --reference: metric rows of published models for the page
+	Items     string // --items: also write one row per scored record here
+	Table     string // --table: the one table --format csv writes
+	// ExcludeTruncated leaves out records whose prompt the server cut
+	// (--exclude-truncated).
+	ExcludeTruncated bool
 }
 
 // Policies for records that failed before they could be scored (--failed).
@@ -69,7 +73,7 @@ type Registry struct {
 }
 
 // Formats accepted by --format.
-var Formats = []string{"md", "csv", "jsonl", "json"}
+var Formats = []string{"md", "csv", "jsonl", "json", "parquet"}
 
 // Run reads all records, or with importKind the official files named as
 // arguments, and writes the report; with rowsPath it also writes the tidy
@@ -95,7 +99,31 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if err != nil {
 		return err
 	}
+	if r.OutputDir() != "" && format != "csv" {
+		return app.Usagef("-o %s/ writes one CSV file per table: it goes with --format csv (for --format %s give -o FILE)", r.OutputDir(), format)
+	}
+	if opt.Table != "" && (format != "csv" || r.OutputDir() != "") {
+		return app.Usagef("--table picks the one table of --format csv -o FILE (or stdout)")
+	}
+	if format == "parquet" && r.BinaryToTerminal() {
+		return app.Usagef("--format parquet writes a binary file: give -o FILE.parquet (or redirect stdout)")
+	}
+	if err := app.CheckOutputFile("rows", rowsPath); err != nil {
+		return err
+	}
+	if err := app.CheckOutputFile("items", opt.Items); err != nil {
+		return err
+	}
+	if err := app.CheckOutputFile("html", opt.HTML); err != nil {
+		return err
+	}
+	if opt.Items != "" && importKind != "" {
+		return app.Usagef("--items writes the scored records: official result files (--import) have none")
+	}
+	r.TrackRun()
 	var results []*Result
+	var runs []string // the input run of each result, "" for this run's own
+	var items []item
 	simulated := false
 	var partial partialSets
 	if importKind != "" {
@@ -117,18 +145,27 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			}
 			partial.add(rec)
 			bench := rec.String("bench")
-			a, ok := aggs[bench]
+			// Records of two runs (partitioned folders with their own run id)
+			// are never pooled: each run is aggregated apart.
+			run := r.InputRun()
+			key := run + "\x00" + bench
+			if cut[key] == nil {
+				cut[key] = newTruncation(opt.ExcludeTruncated)
+			}
+			if cut[key].add(rec) {
+				return nil
+			}
+			if opt.Items != "" {
+				items = append(items, itemOf(rec, run))
+			}
+			a, ok := aggs[run+"\x00"+bench]
 			if !ok {
 				f, known := reg.Aggregators[bench]
 				if !known {
 					return app.Invalidf("bench %q has no aggregator (known: %s)", bench, strings.Join(keys(reg.Aggregators), ", "))
 				}
 				a = f(opt)
-				aggs[bench] = a
-				cut[bench] = newTruncation(opt.ExcludeTruncated)
-			}
-			if cut[bench].add(rec) {
-				return nil
+				aggs[run+"\x00"+bench] = a
 			}
 			if err := a.Add(rec); err != nil {
 				return app.Invalid(err)
@@ -138,20 +175,36 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		if err != nil {
 			return err
 		}
-		for _, b := range keys(aggs) {
-			res, err := aggs[b].Result()
+		for _, k := range keys(aggs) {
+			run, b, _ := strings.Cut(k, "\x00")
+			res, err := aggs[k].Result()
 			if err != nil {
 				return fmt.Errorf("%s: %w", b, err)
 			}
-			cut[b].mark(res.Tables)
+			cut[k].mark(res.Tables)
 			results = append(results, res)
+			runs = append(runs, run)
 		}
+	}
+	own, err := r.RunID()
+	if err != nil {
+		return err
 	}
 	var rows []report.Row
 	var tables []report.Table
-	for _, res := range results {
+	for i, res := range results {
+		run := own
+		if i < len(runs) && runs[i] != "" {
+			run = runs[i]
+		}
+		stamp(res, run, r.Created(), len(distinct(runs)) > 1)
 		rows = append(rows, res.Rows...)
 		tables = append(tables, res.Tables...)
+	}
+	for i := range items {
+		if items[i].run == "" {
+			items[i].run = own
+		}
 	}
 	if simulated {
 		markSimulated(rows, tables)
@@ -167,8 +220,21 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			return err
 		}
 	}
+	if opt.Items != "" {
+		if err := writeTable(opt.Items, itemTable(items)); err != nil {
+			return err
+		}
+	}
 	w := r.TextWriter()
+	switch {
+	case r.OutputDir() != "":
+		return writeCSVFolder(r.OutputDir(), tables)
+	case opt.Table != "":
+		return writeOneTable(r, w, tables, opt.Table)
+	}
 	switch format {
+	case "parquet":
+		return report.WriteParquet(r.BinaryWriter(), report.MetricTable(rows))
 	case "md":
 		return report.WriteMarkdown(w, tables)
 	case "csv":

@@ -57,8 +57,13 @@ func SampleOf(classes []Class) Sample {
 		s.Accuracy, s.RecencyRatio = math.NaN(), math.NaN()
 		return s
 	}
-	early, late := errRate(classes[:bucket]), errRate(classes[n-bucket:])
-	s.RecencyRatio = ratio(late, early)
+	// compute_metrics in the official analysis.py leaves the ratio NaN
+	// unless there are at least three constraints.
+	s.RecencyRatio = math.NaN()
+	if n >= 3 {
+		early, late := errRate(classes[:bucket]), errRate(classes[n-bucket:])
+		s.RecencyRatio = ratio(late, early)
+	}
 	return s
 }
 

@@ -244,7 +244,12 @@ func TestTransientFaults10k(t *testing.T) {
 	if sum.Concurrency.LowestLimit >= 64 {
 		t.Fatalf("429s did not lower the concurrency limit: %+v", sum.Concurrency)
 	}
-	if sum.Records.OK != int64(ok) || sum.Requests.Sent != st.ByPath["/v1/chat/completions"] || sum.LatencyMS == nil || sum.LatencyMS.P99 < sum.LatencyMS.P50 {
+	// Every request sent reached the server, except those a timeout or a
+	// network error ended before its handler ran (on a loaded machine a
+	// few do).
+	seenByServer := st.ByPath["/v1/chat/completions"]
+	unseen := sum.Requests.Sent - seenByServer
+	if sum.Records.OK != int64(ok) || unseen < 0 || unseen > sum.Requests.FailedByKind["timeout"]+sum.Requests.FailedByKind["network"] || sum.LatencyMS == nil || sum.LatencyMS.P99 < sum.LatencyMS.P50 {
 		t.Fatalf("stats disagree: %s (server saw %d)", statsText, st.ByPath["/v1/chat/completions"])
 	}
 	outRaw, _ := os.ReadFile(out)

@@ -202,7 +202,12 @@ func (c *cell) metrics() Metrics {
 	}
 	var sum float64
 	for _, t := range CheckTypes {
-		v := ratio(c.byType[t].yes, c.byType[t].judged, 1)
+		// 0, not NaN, when no check of the type was judged: the official
+		// eval.py computes correct / total if total > 0 else 0.
+		v := 0.0
+		if c.byType[t].judged > 0 {
+			v = ratio(c.byType[t].yes, c.byType[t].judged, 1)
+		}
 		m.Accuracy[t] = v
 		sum += v
 	}

@@ -94,8 +94,12 @@ func TestAppendixE2(t *testing.T) {
 	if r := value(t, res, "accuracy", "type", Periodic); !near(r.Value, 1) || r.N != 2 {
 		t.Errorf("periodic accuracy (missing excluded) %+v", r)
 	}
-	if r := value(t, res, "accuracy", "type", Range); !math.IsNaN(r.Value) {
-		t.Errorf("range accuracy with no range checks %+v", r)
+	// The official eval.py: correct / total if total > 0 else 0.
+	if r := value(t, res, "accuracy", "type", Range); r.Value != 0 || r.N != 0 {
+		t.Errorf("range accuracy with no range checks %+v; want 0 as official", r)
+	}
+	if r := value(t, res, "accuracy", "type", "average"); !near(r.Value, 0.5) {
+		t.Errorf("average accuracy %+v; want (0.5 + 0 + 1) / 3", r)
 	}
 	// Entries sit at their midpoints: 1/3 in 10-20%, 3/3 in 80-90%.
 	if r := value(t, res, "accuracy", "type", "all", "position_range", "80-90%"); !math.IsNaN(r.Value) || r.N != 0 {

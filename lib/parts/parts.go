@@ -129,8 +129,12 @@ func HashInputs(files []string) ([]Input, error) {
 }
 
 // Write stores the manifest atomically (a reader sees the old or the new one).
-func (m *Manifest) Write(path string) error {
-	b, err := json.MarshalIndent(m, "", "  ")
+func (m *Manifest) Write(path string) error { return WriteJSON(path, m) }
+
+// WriteJSON stores v as indented JSON atomically (through a temporary name
+// and a rename), as every manifest is written.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -143,15 +147,23 @@ func (m *Manifest) Write(path string) error {
 
 // ReadManifest reads one manifest.
 func ReadManifest(path string) (*Manifest, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
+	var m Manifest
+	if err := ReadJSON(path, &m); err != nil {
 		return nil, err
 	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	return &m, nil
+}
+
+// ReadJSON reads a manifest-like JSON file into v; a syntax error names the file.
+func ReadJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 var secretFlag = regexp.MustCompile(`(?i)key|token|secret|password|passwd`)

@@ -114,7 +114,7 @@ func densityX(r report.Row) (float64, string, bool) {
 var perDensity = map[string]string{"seed": "-"}
 
 func ifscaleFigures(own, ref []report.Row) []Figure {
-	counts := tally(own, ref, func(r report.Row) bool { return r.Metric == "failed" }, sumMetric("failed", nil))
+	counts := tally(own, ref, func(r report.Row) bool { return r.Metric == "accuracy" && !hasDim(r, "seed") }, sumMetric("failed", nil))
 	// The paper's x axis: 10 to 500 instructions, linear.
 	dens := Axis{Label: "instruction density (number of instructions)", Min: 0, Max: 500}
 	for _, r := range append(append([]report.Row{}, own...), ref...) {
@@ -166,7 +166,7 @@ func ifscaleFigures(own, ref []report.Row) []Figure {
 }
 
 func longinsFigures(own, ref []report.Row) []Figure {
-	counts := tally(own, ref, func(r report.Row) bool { return r.Metric == "failed" }, sumMetric("failed", nil))
+	counts := tally(own, ref, func(r report.Row) bool { return r.Metric == "F1" }, sumMetric("failed", nil))
 	modes := presentCats(own, longins.Modes, func(r report.Row) string { return r.Dims["mode"] })
 	f1 := Figure{ID: "longins-f1-length", Bench: "longins", Title: "LongIns: F1 by exam length",
 		Measured: "F1 × 100 between the wrong-answer ids named and the gold ones, per exam length and mode", NUnit: "exams", Counts: counts}
@@ -277,9 +277,7 @@ func longgenbenchFigures(own, ref []report.Row) []Figure {
 func eifbenchFigures(own, ref []report.Row) []Figure {
 	whole := map[string]string{"sub_instructions": "-", "constraints_per_sub": "-"}
 	counts := tally(own, ref, func(r report.Row) bool {
-		_, a := r.Dims["sub_instructions"]
-		_, b := r.Dims["constraints_per_sub"]
-		return r.Metric == "CLA" && r.Dims["subset"] == eifbench.All && !a && !b
+		return r.Metric == "CLA" && r.Dims["subset"] == eifbench.All && !hasDim(r, "sub_instructions") && !hasDim(r, "constraints_per_sub")
 	}, sumMetric("failed_checks", map[string]string{"subset": eifbench.All}))
 	subsets := presentCats(own, append(append([]string{}, eifbench.Subsets...), eifbench.All), func(r report.Row) string { return r.Dims["subset"] })
 	levels := []struct{ metric, label string }{{"CLA", "CLA"}, {"ILA", "ILA"}, {"task_level", "task level"}}
@@ -311,4 +309,12 @@ func eifbenchFigures(own, ref []report.Row) []Figure {
 		by("eifbench-constraints", "EifBench: accuracy by constraints per sub-instruction", "constraints_per_sub", "constraints in the sub-instruction",
 			"CLA (share of the sub-instruction's constraints met) and ILA (every one met) over the sub-instructions with that many constraints (all subsets)", levels[:2]),
 	}
+}
+
+// hasDim reports whether a row has the dimension, as a label or a number
+// (rows written before the one schema carried every dimension as a string).
+func hasDim(r report.Row, name string) bool {
+	_, s := r.Dims[name]
+	_, n := r.Nums[name]
+	return s || n
 }

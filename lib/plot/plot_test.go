@@ -139,23 +139,27 @@ func TestNumsWin(t *testing.T) {
 	}
 }
 
-// The caption counts come from Row.NFailed / NTruncated when the rows have
-// them, else from the benchmark's own "failed" rows.
+// The caption counts come from the summary rows' N, NFailed and NTruncated,
+// else (rows written before the one schema) from the benchmark's own
+// "failed" rows.
 func TestCounts(t *testing.T) {
 	old := []report.Row{
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "10"}, Value: 90, N: 8},
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "50"}, Value: 80, N: 9},
 		{Bench: "ifscale", Model: "m", Metric: "failed", Dims: map[string]string{"density": "10"}, Value: 2, N: 10},
 		{Bench: "ifscale", Model: "m", Metric: "failed", Dims: map[string]string{"density": "50", "simulated": "true"}, Value: 1, N: 10},
 	}
 	schema := []report.Row{
-		{Bench: "ifscale", Model: "m", Metric: "failed", Dims: map[string]string{"density": "10"}, Value: 2, N: 10, NFailed: 2, NTruncated: 3},
-		{Bench: "ifscale", Model: "m", Metric: "failed", Dims: map[string]string{"density": "50"}, Value: 1, N: 10, NFailed: 1},
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Nums: map[string]float64{"density": 10}, Value: 90, N: 8, NFailed: 2, NTruncated: 3},
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Nums: map[string]float64{"density": 50}, Value: 80, N: 9, NFailed: 1},
+		{Bench: "ifscale", Model: "m", Metric: "stdev", Nums: map[string]float64{"density": 50}, Value: 3, N: 9, NFailed: 1},
 	}
 	for _, tc := range []struct {
 		rows []report.Row
 		want Count
 	}{
-		{old, Count{Model: "m", N: 20, Failed: 3, Simulated: true}},
-		{schema, Count{Model: "m", N: 20, Failed: 3, Truncated: 3}},
+		{old, Count{Model: "m", N: 17, Failed: 3, Simulated: true}},
+		{schema, Count{Model: "m", N: 17, Failed: 3, Truncated: 3}},
 	} {
 		figs := ifscaleFigures(tc.rows, nil)
 		if got := figs[0].Counts; len(got) != 1 || got[0] != tc.want {

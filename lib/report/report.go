@@ -210,3 +210,36 @@ func WriteJSON(w io.Writer, rows []Row, tables []Table) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
+
+// WriteCSVTable writes one table as a plain CSV file: the header and the
+// rows, nothing else, so DuckDB and spreadsheets load it as it is.
+func WriteCSVTable(w io.Writer, t Table) error {
+	cw := csv.NewWriter(w)
+	cw.Write(t.Columns)
+	cw.WriteAll(t.Rows)
+	cw.Flush()
+	return cw.Error()
+}
+
+// TableName is a table's file-safe name: its title in lower case, runs of
+// other characters as one "-" ("LIFBench ARS by length" is
+// "lifbench-ars-by-length"); "table-N" for an untitled one.
+func TableName(t Table, i int) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(t.Title) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(c)
+			dash = false
+			continue
+		}
+		dash = true
+	}
+	if b.Len() == 0 {
+		return fmt.Sprintf("table-%d", i+1)
+	}
+	return b.String()
+}

@@ -392,14 +392,18 @@ func (s *Server) writeWhole(ctx context.Context, w http.ResponseWriter, req *Req
 // chunker writes SSE chunks with a prefix built once per request: a
 // benchmark streams millions of them.
 type chunker struct {
-	bw           *bufio.Writer
-	chat         bool
-	prefix       []byte // data: {"id":...,"choices":[{"index":0,
-	includeUsage bool
-	buf          []byte
+	bw       *bufio.Writer
+	chat     bool
+	prefix   []byte // data: {"id":...,"choices":[{"index":0,
+	midUsage string // what chunks before the last say about usage
+	buf      []byte
 }
 
-func newChunker(bw *bufio.Writer, req *Request, co callOptions, seq uint64) *chunker {
+// newChunker: with include_usage every chunk but the usage chunk has
+// "usage":null, as OpenAI sends it, or, with zeroUsage, a zeroed usage
+// object on /v1/completions (Ollama's: a client that keeps the first usage
+// it sees records 0 tokens).
+func newChunker(bw *bufio.Writer, req *Request, co callOptions, seq uint64, zeroUsage bool) *chunker {
 	obj := "text_completion"
 	if req.Chat {
 		obj = "chat.completion.chunk"
@@ -408,23 +412,23 @@ func newChunker(bw *bufio.Writer, req *Request, co callOptions, seq uint64) *chu
 		strconv.FormatInt(time.Now().Unix(), 10) + `,"model":`)
 	p = append(p, record.Quote(req.Model)...)
 	p = append(p, `,"system_fingerprint":"`+Fingerprint+`","choices":[{"index":0,`...)
-	return &chunker{bw: bw, chat: req.Chat, prefix: p, includeUsage: co.includeUsage}
+	c := &chunker{bw: bw, chat: req.Chat, prefix: p}
+	switch {
+	case !co.includeUsage:
+	case zeroUsage && !req.Chat:
+		c.midUsage = `,"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}`
+	default:
+		c.midUsage = `,"usage":null`
+	}
+	return c
 }
 
 // role writes the first chat chunk: as OpenAI's, it names the role with empty content.
 func (c *chunker) role() {
 	b := append(c.buf[:0], c.prefix...)
-	b = append(b, `"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]`+c.usageNull()+"}\n\n"...)
+	b = append(b, `"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]`+c.midUsage+"}\n\n"...)
 	c.buf = b
 	c.bw.Write(b)
-}
-
-// usageNull is on every chunk but the last when usage was asked for, as OpenAI sends it.
-func (c *chunker) usageNull() string {
-	if c.includeUsage {
-		return `,"usage":null`
-	}
-	return ""
 }
 
 // delta writes one chunk; field is "content" or "reasoning_content" (chat;
@@ -451,7 +455,7 @@ func (c *chunker) delta(field, text string, finish string) {
 		b = append(b, record.Quote(finish)...)
 	}
 	b = append(b, "}]"...)
-	b = append(b, c.usageNull()...)
+	b = append(b, c.midUsage...)
 	b = append(b, "}\n\n"...)
 	c.buf = b
 	c.bw.Write(b)
@@ -512,7 +516,7 @@ func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req *Re
 		abortStream()
 		return false
 	}
-	c := newChunker(bw, req, co, seq)
+	c := newChunker(bw, req, co, seq, s.quirks.zeroUsageChunks)
 	type tok struct{ field, text string }
 	var toks []tok
 	for _, p := range Pieces(rep.reasoning) {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"net/http"
+	"slices"
 )
 
 // Overflow is what a prompt longer than Options.MaxModelLen gets.
@@ -93,28 +94,52 @@ func (s *Server) contextError(w http.ResponseWriter, req *Request, promptTokens 
 // the reply: Ollama shifts its context while it generates. It returns a
 // copy of req and the new prompt token count (<= MaxModelLen).
 func (s *Server) truncatePrompt(req *Request, promptTokens int) (*Request, int) {
-	excess := promptTokens - s.opt.MaxModelLen
-	cut := *req
-	if !req.Chat {
-		// The template's tokens (Ollama templates completions too) stay.
-		n := EstimateTokens(req.Prompt)
-		cut.Prompt = dropPieces(req.Prompt, min(excess, n))
-		return &cut, s.promptTokens(&cut)
+	cut, pt := *req, promptTokens
+	cut.Messages = slices.Clone(req.Messages)
+	// One pass is exact where a message costs its content plus
+	// messageFraming; under llama.cpp's template a cut can merge with the
+	// text around it and save less, so it goes on, a piece more each time
+	// it saved nothing, until the count fits or nothing is left to cut.
+	more := 0
+	for pt > s.opt.MaxModelLen {
+		excess := pt - s.opt.MaxModelLen + more
+		size := textSize(&cut)
+		if !req.Chat {
+			// The template's tokens (Ollama templates completions too) stay.
+			cut.Prompt = dropPieces(cut.Prompt, excess)
+		} else {
+			msgs := cut.Messages
+			// A message whose content cannot absorb the excess goes whole,
+			// framing and all (the prompt may end up to messageFraming-1
+			// tokens under N).
+			for len(msgs) > 1 && excess > EstimateTokens(msgs[0].Content) {
+				excess -= messageFraming + EstimateTokens(msgs[0].Content)
+				msgs = msgs[1:]
+			}
+			if excess > 0 {
+				msgs[0].Content = dropPieces(msgs[0].Content, excess)
+			}
+			cut.Messages = msgs
+		}
+		if textSize(&cut) == size {
+			break // only the template is left
+		}
+		next := s.promptTokens(&cut)
+		if next >= pt {
+			more++
+		}
+		pt = next
 	}
-	msgs := req.Messages
-	// A message whose content cannot absorb the excess goes whole, framing
-	// and all (the prompt may end up to messageFraming-1 tokens under N).
-	for len(msgs) > 1 && excess > EstimateTokens(msgs[0].Content) {
-		excess -= messageFraming + EstimateTokens(msgs[0].Content)
-		msgs = msgs[1:]
+	return &cut, pt
+}
+
+// textSize is how much of a request is left to cut.
+func textSize(req *Request) int {
+	n := len(req.Prompt) + len(req.Messages)
+	for _, m := range req.Messages {
+		n += len(m.Content)
 	}
-	if excess > 0 {
-		m := msgs[0]
-		m.Content = dropPieces(m.Content, excess)
-		msgs = append([]Message{m}, msgs[1:]...)
-	}
-	cut.Messages = msgs
-	return &cut, s.promptTokens(&cut)
+	return n
 }
 
 // dropPieces removes the first n pieces of s. The pieces of what is left

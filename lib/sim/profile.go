@@ -77,6 +77,12 @@ type quirks struct {
 	// usageOnFinish: the stream's finish chunk carries usage whether or not
 	// stream_options.include_usage asked for it (llama.cpp).
 	usageOnFinish bool
+	// zeroUsageChunks: with include_usage, every /v1/completions chunk before
+	// the usage chunk carries a zeroed usage object, not null (Ollama).
+	zeroUsageChunks bool
+	// chatML: a chat prompt is counted as llama.cpp tokenizes the ChatML text
+	// its /apply-template renders (tokenize.go).
+	chatML bool
 	// modelLen: /v1/models entries carry max_model_len (vLLM).
 	modelLen bool
 }
@@ -90,9 +96,9 @@ func quirksOf(p Profile) quirks {
 	case ProfileVLLM:
 		return quirks{errors: errorsVLLM, overflow: OverflowError, tokenize: tokenizeVLLM, strictMaxTokens: true, modelLen: true}
 	case ProfileOllama:
-		return quirks{errors: errorsOllama, overflow: OverflowTruncate, requireModel: true, ollamaFields: true, completionsTemplate: ollamaTemplateTokens}
+		return quirks{errors: errorsOllama, overflow: OverflowTruncate, requireModel: true, ollamaFields: true, completionsTemplate: ollamaTemplateTokens, zeroUsageChunks: true}
 	case ProfileLlamaCpp:
-		return quirks{errors: errorsLlamaCpp, overflow: OverflowError, tokenize: tokenizeLlamaCpp, anyModel: true, usageOnFinish: true}
+		return quirks{errors: errorsLlamaCpp, overflow: OverflowError, tokenize: tokenizeLlamaCpp, anyModel: true, usageOnFinish: true, chatML: true}
 	case ProfileOpenAI:
 		return quirks{errors: errorsOpenAI, overflow: OverflowError, requireModel: true, strictMaxTokens: true}
 	}

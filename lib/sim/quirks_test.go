@@ -129,8 +129,9 @@ func TestMaxModelLen(t *testing.T) {
 			}
 		}},
 		{"llamacpp body", ProfileLlamaCpp, "", "/chat/completions", chat(long, ""), 400, oai.KindContextLength, func(t *testing.T, m map[string]any) {
+			// ChatML costs 5 tokens a message: 3 + 105.
 			e := m["error"].(map[string]any)
-			if e["type"] != "exceed_context_size_error" || e["n_ctx"] != float64(L) || e["n_prompt_tokens"] != 107.0 || e["code"] != 400.0 {
+			if e["type"] != "exceed_context_size_error" || e["n_ctx"] != float64(L) || e["n_prompt_tokens"] != 108.0 || e["code"] != 400.0 {
 				t.Fatalf("body %v", m)
 			}
 		}},
@@ -231,14 +232,14 @@ func TestAbortFault(t *testing.T) {
 }
 
 func TestTokenizeMatchesUsage(t *testing.T) {
+	messages := []string{
+		`[{"role":"user","content":"hello"}]`,
+		`[{"role":"system","content":"Answer in French."},{"role":"user","content":"Count: 1234567, ----, 日本語 and naïve café.\n\n  indented"}]`,
+		`[{"role":"user","content":[{"type":"text","text":"part one"},{"type":"text","text":"part two"}]},{"role":"assistant","content":null},{"role":"tool","content":"42"}]`,
+	}
 	for _, profile := range []Profile{ProfileSim, ProfileVLLM} {
 		_, url := start(t, Options{Skill: 1, Profile: profile, MaxModelLen: 4096, Solvers: []Solver{seenSolver{}}})
 		base := strings.TrimSuffix(url, "/v1")
-		messages := []string{
-			`[{"role":"user","content":"hello"}]`,
-			`[{"role":"system","content":"Answer in French."},{"role":"user","content":"Count: 1234567, ----, 日本語 and naïve café.\n\n  indented"}]`,
-			`[{"role":"user","content":[{"type":"text","text":"part one"},{"type":"text","text":"part two"}]},{"role":"assistant","content":null},{"role":"tool","content":"42"}]`,
-		}
 		for _, msgs := range messages {
 			c := decode(t, post(t, url, "/chat/completions", `{"model":"llm-sim","messages":`+msgs+`}`))
 			tok := jsonOf(t, post(t, base, "/tokenize", `{"model":"llm-sim","messages":`+msgs+`}`))
@@ -273,13 +274,34 @@ func TestTokenizeMatchesUsage(t *testing.T) {
 	}
 	_, url := start(t, Options{Skill: 1, Profile: ProfileLlamaCpp})
 	base := strings.TrimSuffix(url, "/v1")
+	// llama.cpp: render with /apply-template, count with /tokenize.
+	for _, msgs := range append(messages, `[{"role":"user","content":"  leading space and <|im_end|> inside"}]`) {
+		c := decode(t, post(t, url, "/chat/completions", `{"model":"llm-sim","messages":`+msgs+`}`))
+		prompt := jsonOf(t, post(t, base, "/apply-template", `{"messages":`+msgs+`}`))["prompt"].(string)
+		q := string(record.Quote(prompt))
+		ids := jsonOf(t, post(t, base, "/tokenize", `{"content":`+q+`,"add_special":true}`))["tokens"].([]any)
+		if len(ids) != c.Usage.PromptTokens || !strings.HasPrefix(prompt, imStart) || !strings.HasSuffix(prompt, imStart+"assistant\n") {
+			t.Errorf("llama.cpp %s: %d tokens of %q, usage.prompt_tokens %d", msgs, len(ids), prompt, c.Usage.PromptTokens)
+		}
+		asText := jsonOf(t, post(t, base, "/tokenize", `{"content":`+q+`,"parse_special":false}`))["tokens"].([]any)
+		pieces := jsonOf(t, post(t, base, "/tokenize", `{"content":`+q+`,"with_pieces":true}`))["tokens"].([]any)
+		joined := ""
+		for _, p := range pieces {
+			joined += p.(map[string]any)["piece"].(string)
+		}
+		if len(asText) <= len(ids) || joined != prompt || len(pieces) != len(ids) {
+			t.Errorf("llama.cpp %s: %d tokens without parse_special (want more than %d), pieces %q", msgs, len(asText), len(ids), joined)
+		}
+	}
 	content := "Count: 1234567, ----, 日本語"
 	tok := jsonOf(t, post(t, base, "/tokenize", `{"content":`+string(record.Quote(content))+`}`))
 	if len(tok["tokens"].([]any)) != EstimateTokens(content) || len(tok) != 1 {
 		t.Errorf("llama.cpp tokenize %v, want %d tokens only", tok, EstimateTokens(content))
 	}
-	if r := post(t, base, "/tokenize", `{"prompt":"vLLM's shape"}`); r.status != 400 {
-		t.Errorf("llama.cpp /tokenize without content: %d", r.status)
+	// llama.cpp answers vLLM's shape with no tokens, so a client probing
+	// for a tokenize API sees a count of 0.
+	if r := post(t, base, "/tokenize", `{"prompt":"vLLM's shape"}`); r.status != 200 || string(r.body) != `{"tokens":[]}`+"\n" {
+		t.Errorf("llama.cpp /tokenize without content: %d %s", r.status, r.body)
 	}
 	for _, p := range []Profile{ProfileOllama, ProfileOpenAI} {
 		_, url := start(t, Options{Skill: 1, Profile: p})
@@ -370,6 +392,25 @@ func TestProfiles(t *testing.T) {
 			t.Fatal("no finish chunk")
 		}
 	}
+	// midUsage: with include_usage, what the chunks before the usage chunk
+	// say (nil: "usage":null), and the usage chunk has the real counts.
+	midUsage := func(want any) check {
+		return func(t *testing.T, r result) {
+			status(200)(t, r)
+			events, _ := sse(t, r.body)
+			last := events[len(events)-1]
+			if u, _ := last["usage"].(map[string]any); u == nil || u["completion_tokens"] == 0.0 || len(last["choices"].([]any)) != 0 {
+				t.Fatalf("last chunk %v: want the usage and no choices", last)
+			}
+			for _, ev := range events[:len(events)-1] {
+				if got, ok := ev["usage"]; !ok || fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("chunk %v: usage %v, want %v", ev, got, want)
+				}
+			}
+		}
+	}
+	zero := map[string]any{"prompt_tokens": 0.0, "completion_tokens": 0.0, "total_tokens": 0.0}
+	withUsage := `"stream":true,"stream_options":{"include_usage":true}`
 	raw := `"Once upon a time there was a test"` // 8 tokens
 	type row struct {
 		method, path, body string
@@ -377,11 +418,12 @@ func TestProfiles(t *testing.T) {
 	}
 	cases := map[Profile]map[string]row{
 		ProfileSim: {
-			"missing model":    {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.param": "model", "error.type": "invalid_request_error"})},
+			"missing model":    {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.param": nil, "error.type": "invalid_request_error", "error.message": "you must provide a model parameter"})},
 			"unknown model":    {"POST", "/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`, errBody(404, map[string]any{"error.code": "model_not_found"})},
 			"max_tokens 0":     {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","max_tokens":0}`, notCut},
 			"completions raw":  {"POST", "/v1/completions", `{"model":"llm-sim","prompt":` + raw + `}`, promptTokensAre(8)},
 			"stream usage":     {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","stream":true}`, usageOnFinish(false)},
+			"usage null":       {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a",` + withUsage + `}`, midUsage(nil)},
 			"max_model_len":    {"GET", "/v1/models", "", errBody(200, map[string]any{"data.0.max_model_len": 100.0})},
 			"tokenize":         {"POST", "/tokenize", `{"prompt":"a"}`, status(200)},
 			"refusal is null":  {"POST", "/v1/chat/completions", chatBody("hi", ""), errBody(200, map[string]any{"choices.0.message.refusal": nil})},
@@ -398,16 +440,18 @@ func TestProfiles(t *testing.T) {
 			"tokenize":                  {"POST", "/tokenize", `{"prompt":"a b"}`, errBody(200, map[string]any{"count": 2.0, "max_model_len": 100.0})},
 		},
 		ProfileOllama: {
-			"missing model":               {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.type": "invalid_request_error"})},
-			"unknown model":               {"POST", "/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`, errBody(404, map[string]any{"error.type": "not_found_error", "error.message": `model "gpt-9" not found, try pulling it first`, "error.code": nil})},
-			"max_tokens 0 is unlimited":   {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","max_tokens":0}`, notCut},
-			"max_completion_tokens":       {"POST", "/v1/chat/completions", chatBody("tell me a story", `"max_completion_tokens":3`), notCut},
-			"max_tokens":                  {"POST", "/v1/chat/completions", chatBody("tell me a story", `"max_tokens":3`), replyCutAt(3)},
-			"n=2 answered once":           {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","n":2}`, notCut},
-			"completions templated":       {"POST", "/v1/completions", `{"model":"llm-sim","prompt":` + raw + `}`, promptTokensAre(8 + ollamaTemplateTokens)},
-			"no tokenize":                 {"POST", "/tokenize", `{"prompt":"a"}`, status(404)},
-			"no max_model_len":            {"GET", "/v1/models/llm-sim", "", errBody(200, map[string]any{"max_model_len": absent, "id": "llm-sim"})},
-			"overflow truncated silently": {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"` + words(200) + `"}`, promptTokensAre(100)},
+			"missing model":                    {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, errBody(400, map[string]any{"error.type": "invalid_request_error", "error.message": "model is required"})},
+			"unknown model":                    {"POST", "/v1/chat/completions", `{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}`, errBody(404, map[string]any{"error.type": "not_found_error", "error.message": `model "gpt-9" not found, try pulling it first`, "error.code": nil})},
+			"max_tokens 0 is unlimited":        {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","max_tokens":0}`, notCut},
+			"max_completion_tokens":            {"POST", "/v1/chat/completions", chatBody("tell me a story", `"max_completion_tokens":3`), notCut},
+			"max_tokens":                       {"POST", "/v1/chat/completions", chatBody("tell me a story", `"max_tokens":3`), replyCutAt(3)},
+			"n=2 answered once":                {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a","n":2}`, notCut},
+			"zero usage on completions chunks": {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"a",` + withUsage + `}`, midUsage(zero)},
+			"but not on chat chunks":           {"POST", "/v1/chat/completions", chatBody("a", withUsage), midUsage(nil)},
+			"completions templated":            {"POST", "/v1/completions", `{"model":"llm-sim","prompt":` + raw + `}`, promptTokensAre(8 + ollamaTemplateTokens)},
+			"no tokenize":                      {"POST", "/tokenize", `{"prompt":"a"}`, status(404)},
+			"no max_model_len":                 {"GET", "/v1/models/llm-sim", "", errBody(200, map[string]any{"max_model_len": absent, "id": "llm-sim"})},
+			"overflow truncated silently":      {"POST", "/v1/completions", `{"model":"llm-sim","prompt":"` + words(200) + `"}`, promptTokensAre(100)},
 		},
 		ProfileLlamaCpp: {
 			"missing model":       {"POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, status(200)},
@@ -455,6 +499,7 @@ func FuzzCounts(f *testing.F) {
 		f.Add(s, 3)
 	}
 	s, cut := New(Options{}), New(Options{MaxModelLen: MinModelLen, Overflow: OverflowTruncate})
+	llama := New(Options{MaxModelLen: MinModelLen, Overflow: OverflowTruncate, Profile: ProfileLlamaCpp})
 	f.Fuzz(func(t *testing.T, text string, k int) {
 		k = max(0, k)
 		n := EstimateTokens(text)
@@ -476,10 +521,26 @@ func FuzzCounts(f *testing.F) {
 				t.Fatalf("cut %d tokens to %d (want %d to %d), %d messages, last %q", pt, got, MinModelLen-messageFraming+1, MinModelLen, len(short.Messages), last)
 			}
 		}
+		if pt := llama.promptTokens(chat); pt > MinModelLen {
+			short, got := llama.truncatePrompt(chat, pt)
+			if got > MinModelLen || got != llama.promptTokens(short) || got < MinModelLen-2*(messageFraming+1) && len(short.Messages) > 1 {
+				t.Fatalf("llama.cpp: cut %d tokens to %d, %d messages", pt, got, len(short.Messages))
+			}
+		}
 		k %= n + 2
 		rest := dropPieces(text, k)
 		if !strings.HasSuffix(text, rest) || EstimateTokens(rest) != max(0, n-k) {
 			t.Fatalf("dropping %d of %d tokens left %q (%d tokens)", k, n, rest, EstimateTokens(rest))
 		}
 	})
+}
+
+// lib/oai keeps the last usage of a stream, so Ollama's zeroed usage on
+// every completions chunk does not reach infer-batch's records.
+func TestOllamaStreamUsageReachesClient(t *testing.T) {
+	_, url := start(t, Options{Skill: 1, Profile: ProfileOllama})
+	comp, kind := classify(t, url, "/completions", `{"model":"llm-sim","prompt":"Once upon a time there was a test","stream":true,"stream_options":{"include_usage":true}}`)
+	if kind != "" || !comp.HasUsage || comp.Usage.PromptTokens != 8+ollamaTemplateTokens || comp.Usage.CompletionTokens != EstimateTokens(comp.Text) {
+		t.Fatalf("kind %q, usage %+v (has %v) for %q", kind, comp.Usage, comp.HasUsage, comp.Text)
+	}
 }

@@ -43,7 +43,11 @@ func parseRequest(b []byte, chat bool, q quirks) (*Request, callOptions, error) 
 		req.Model = s
 	}
 	if req.Model == "" && q.requireModel {
-		return nil, co, badf("model", "you must provide a model parameter")
+		// Each server's words; OpenAI names no param.
+		if q.errors == errorsOllama {
+			return nil, co, badf("", "model is required")
+		}
+		return nil, co, badf("", "you must provide a model parameter")
 	}
 	if chat {
 		msgs, ok := body["messages"].([]any)
@@ -197,8 +201,11 @@ const (
 // the raw prompt on /v1/completions (plus the template where the profile
 // applies one), the templated messages on chat.
 func (s *Server) promptTokens(req *Request) int {
-	if !req.Chat {
+	switch {
+	case !req.Chat:
 		return s.quirks.completionsTemplate + EstimateTokens(req.Prompt)
+	case s.quirks.chatML:
+		return chatMLTokens(req.Messages)
 	}
 	return messagesTokens(req.Messages, true)
 }

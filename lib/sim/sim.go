@@ -333,6 +333,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.tokenize(w, r)
+	case p == "/apply-template" && s.quirks.chatML && r.Method == http.MethodPost:
+		s.applyTemplate(w, r)
 	default:
 		s.clientError(w, http.StatusNotFound, fmt.Sprintf("llm-sim has no endpoint %s %s", r.Method, p), "invalid_request_error", "not_found")
 	}
@@ -340,7 +342,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func knownPath(p string) bool {
 	switch p {
-	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/tokenize":
+	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/tokenize", "/apply-template":
 		return true
 	}
 	return strings.HasPrefix(p, "/v1/models/")

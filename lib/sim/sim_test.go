@@ -780,6 +780,10 @@ func TestValidate(t *testing.T) {
 	if err := good.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	good.MaxModelLen, good.Overflow, good.Profile = MinModelLen, OverflowTruncate, ProfileLlamaCpp
+	if err := good.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	for _, mod := range []func(*Options){
 		func(o *Options) { o.Skill = 1.5 },
 		func(o *Options) { o.SkillDecay = -0.1 },
@@ -788,6 +792,10 @@ func TestValidate(t *testing.T) {
 		func(o *Options) { o.Latency = -time.Second },
 		func(o *Options) { o.TokensPerSec = -1 },
 		func(o *Options) { o.MaxConcurrency = -1 },
+		func(o *Options) { o.MaxModelLen = MinModelLen - 1 },
+		func(o *Options) { o.MaxModelLen = -1 },
+		func(o *Options) { o.Overflow = "drop" },
+		func(o *Options) { o.Profile = "tgi" },
 	} {
 		o := DefaultOptions()
 		mod(&o)

@@ -69,7 +69,8 @@ usage.prompt_tokens says N: Ollama's silent cut, no room kept for the reply).
 POST /tokenize (at the root, not under /v1) counts exactly what usage.prompt_tokens reports
 for the same request: vLLM's shape {"model","prompt"} or {"model","messages",
 "add_generation_prompt"} -> {"count","max_model_len","tokens"}; under --profile llamacpp,
-llama.cpp's {"content"} -> {"tokens"} (the raw text, without the chat template).
+llama.cpp's {"content","parse_special","with_pieces"} -> {"tokens"}, with POST /apply-template
+{"messages"} -> {"prompt"} rendering the ChatML text whose count is the chat usage.
 
 Profiles (--profile) switch a server's manners on together:
     (none)    llm-sim's own: OpenAI's error bodies, model required, vLLM's overflow error and
@@ -80,11 +81,13 @@ Profiles (--profile) switch a server's manners on together:
     ollama    Ollama's /v1: errors {"error":{"message","type":"invalid_request_error"|
               "not_found_error"|"api_error","param":null,"code":null}}; model required;
               max_completion_tokens and n ignored, max_tokens 0 = no limit; /v1/completions
-              applies the chat template (+26 prompt tokens: 9 raw -> 35); overflow truncate;
+              applies the chat template (+26 prompt tokens: 9 raw -> 35), and its stream,
+              with include_usage, has a zeroed usage on every chunk; overflow truncate;
               no /tokenize.
     llamacpp  llama.cpp's llama-server: errors {"error":{"code":400,"message","type"}}; any
               model name is served; the stream's finish chunk carries usage, asked or not;
-              overflow error (exceed_context_size_error); llama.cpp's /tokenize.
+              overflow error (exceed_context_size_error); llama.cpp's /tokenize and
+              /apply-template (chat usage is the count of the rendered ChatML).
     openai    api.openai.com: OpenAI's error bodies, model required, max_tokens 0 is a 400,
               overflow error with code context_length_exceeded, no /tokenize.
 --overflow overrides the profile's. docs/llm-sim.md says what each profile reproduces.
