@@ -247,3 +247,29 @@ func TestServerTruncationSplitBench(t *testing.T) {
 		t.Errorf("the cut prompt is not reported once everywhere:\n%s", out)
 	}
 }
+
+// --tokenizer FILE counts with a model's tokenizer.json, offline, and labels
+// the count with the file; a file that is not a usable tokenizer.json is a
+// usage error before anything is sent.
+func TestTokenizerFile(t *testing.T) {
+	url := StartSim(t)
+	file, err := filepath.Abs("../lib/tokens/testdata/tiny-sentencepiece.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := `{"id":"a","request":{"messages":[{"role":"user","content":"the cat and the dog"}],"max_tokens":5}}`
+	out, stderr, code := sh(t, "echo '"+in+"' | infer-batch --model llm-sim --tokenizer "+file+" --base-url "+url)
+	rec, err := record.Parse([]byte(strings.TrimSpace(out)))
+	if code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s", code, err, stderr)
+	}
+	if resp := response(t, rec); resp.Tokenizer != "hf:tiny-sentencepiece.json" || resp.PromptTokensSent < 7 {
+		t.Errorf("response %+v", resp)
+	}
+	for _, bad := range []string{"missing.json", "/etc/hostname"} {
+		_, stderr, code := sh(t, "echo '"+in+"' | infer-batch --model llm-sim --tokenizer "+bad+" --base-url "+url)
+		if code != 2 || !strings.Contains(stderr, "--tokenizer") {
+			t.Errorf("--tokenizer %s: exit %d: %s", bad, code, stderr)
+		}
+	}
+}
