@@ -128,7 +128,7 @@ func (e *engine) build(ctx context.Context, c *call) *record.Error {
 			}
 			excess := c.promptTokens + c.maxTokens - L
 			ratio := 1.0
-			if enc.Name != strings.TrimSuffix(c.tokenizer, "~") {
+			if c.tokenizer != enc.Label() { // the server counts: convert its excess to local tokens
 				if local := enc.Count(text); local > 0 && c.promptTokens > 0 {
 					ratio = float64(local) / float64(c.promptTokens)
 				}
