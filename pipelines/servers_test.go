@@ -87,18 +87,27 @@ func lifbench4k(t *testing.T, dir string) string {
 	return p
 }
 
+// inferLIFBench4k sends LIFBench 4k requests through infer-batch (default
+// flags and extra) to an llm-sim started with simArgs, and returns the
+// output file and infer-batch's stderr.
+func inferLIFBench4k(t *testing.T, simArgs []string, extra string) (string, string) {
+	t.Helper()
+	url := StartSim(t, simArgs...)
+	dir := t.TempDir()
+	req := lifbench4k(t, dir)
+	out := filepath.Join(dir, "out.jsonl")
+	_, stderr, code := sh(t, "infer-batch -j 8 "+extra+" --base-url "+url+" -o "+out+" "+req)
+	if code != 0 {
+		t.Fatalf("infer-batch: exit %d: %s", code, stderr)
+	}
+	return out, stderr
+}
+
 // Ollama keeps the last 2,048 tokens of a longer prompt and says nothing:
 // infer-batch with default flags flags every record, says so on stderr, and
 // the report says how many of its records were cut.
 func TestServerTruncationFlagged(t *testing.T) {
-	url := StartSim(t, "--max-model-len", "2048", "--overflow", "truncate")
-	dir := t.TempDir()
-	req := lifbench4k(t, dir)
-	replies := filepath.Join(dir, "replies.jsonl")
-	_, stderr, code := sh(t, "infer-batch -j 8 --base-url "+url+" -o "+replies+" "+req)
-	if code != 0 {
-		t.Fatalf("infer-batch: exit %d: %s", code, stderr)
-	}
+	replies, stderr := inferLIFBench4k(t, []string{"--max-model-len", "2048", "--overflow", "truncate"}, "")
 	recs := records(t, replies)
 	for _, r := range recs {
 		resp := response(t, r)
@@ -121,14 +130,7 @@ func TestServerTruncationFlagged(t *testing.T) {
 // vLLM refuses a prompt longer than its context with a 400: every record is
 // a context_length error, and none is retried.
 func TestServerOverflowError(t *testing.T) {
-	url := StartSim(t, "--max-model-len", "2048", "--overflow", "error")
-	dir := t.TempDir()
-	req := lifbench4k(t, dir)
-	out := filepath.Join(dir, "out.jsonl")
-	_, stderr, code := sh(t, "infer-batch -j 8 --max-failures inf --base-url "+url+" -o "+out+" "+req)
-	if code != 0 {
-		t.Fatalf("infer-batch: exit %d: %s", code, stderr)
-	}
+	out, _ := inferLIFBench4k(t, []string{"--max-model-len", "2048", "--overflow", "error"}, "--max-failures inf")
 	for _, r := range records(t, out) {
 		var e record.Error
 		r.Decode("error", &e)
