@@ -3,6 +3,7 @@ module github.com/ifkit/ifkit
 go 1.26.8
 
 require (
+	github.com/dlclark/regexp2 v1.10.0
 	github.com/goccy/go-json v0.12.0
 	github.com/klauspost/compress v1.20.3
 	github.com/parquet-go/parquet-go v0.26.0
@@ -23,7 +24,6 @@ require (
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/andybalholm/brotli v1.1.1 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
-	github.com/dlclark/regexp2 v1.10.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/parquet-go/bitpack v0.2.0 // indirect

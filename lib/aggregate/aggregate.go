@@ -38,6 +38,9 @@ type Options struct {
 	Reference string // --reference: metric rows of published models for the page
 	Items     string // --items: also write one row per scored record here
 	Table     string // --table: the one table --format csv writes
+	// ExcludeTruncated leaves out records whose prompt the server cut
+	// (--exclude-truncated).
+	ExcludeTruncated bool
 }
 
 // Policies for records that failed before they could be scored (--failed).
@@ -136,6 +139,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		results = append(results, res)
 	} else {
 		aggs := map[string]Aggregator{}
+		cut := map[string]*truncation{}
 		err := r.Records(func(rec *record.Record) error {
 			if !simulated {
 				simulated = fromSimulator(rec)
@@ -146,6 +150,13 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			// Records of two runs (partitioned folders with their own run id)
 			// are never pooled: each run is aggregated apart.
 			run := r.InputRun()
+			key := run + "\x00" + bench
+			if cut[key] == nil {
+				cut[key] = newTruncation(opt.ExcludeTruncated)
+			}
+			if cut[key].add(rec) {
+				return nil
+			}
 			if opt.Items != "" {
 				items = append(items, itemOf(rec, run))
 			}
@@ -173,6 +184,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				return fmt.Errorf("%s: %w", b, err)
 			}
 			sources.mark(b, res)
+			cut[k].mark(res.Tables)
 			results = append(results, res)
 			runs = append(runs, run)
 		}
@@ -273,6 +285,50 @@ func markSimulated(rows []report.Row, tables []report.Table) {
 			rows[i].Dims = map[string]string{}
 		}
 		rows[i].Dims["simulated"] = "true"
+	}
+}
+
+// truncation counts one benchmark's records whose prompt the server cut
+// (ServerTruncated): their replies answer a shorter prompt than the
+// benchmark's, so every table of the benchmark says how many there were and
+// whether they are in it. A table with none says nothing. The children
+// split-subtasks makes of one reply count once, as their parent: the count is
+// of prompts sent.
+type truncation struct {
+	sent, cut map[string]bool
+	excluded  bool
+}
+
+func newTruncation(excluded bool) *truncation {
+	return &truncation{sent: map[string]bool{}, cut: map[string]bool{}, excluded: excluded}
+}
+
+// add counts a record and reports whether it is to be left out.
+func (t *truncation) add(rec *record.Record) bool {
+	id := rec.String("parent")
+	if id == "" {
+		id = rec.ID()
+	}
+	t.sent[id] = true
+	if !ServerTruncated(rec) {
+		return false
+	}
+	t.cut[id] = true
+	return t.excluded
+}
+
+func (t *truncation) mark(tables []report.Table) {
+	if len(t.cut) == 0 {
+		return
+	}
+	note := fmt.Sprintf("Server-truncated: %d of %d records had their prompt cut by the server (response.server_truncated); ", len(t.cut), len(t.sent))
+	if t.excluded {
+		note += "they are left out of this table (--exclude-truncated)."
+	} else {
+		note += "they are counted here as answered, though they answer a shorter prompt (--exclude-truncated leaves them out)."
+	}
+	for i := range tables {
+		tables[i].Notes = append(tables[i].Notes, note)
 	}
 }
 

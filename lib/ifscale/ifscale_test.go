@@ -222,12 +222,12 @@ func TestExpander(t *testing.T) {
 	cases := []struct {
 		opt       expand.Options
 		prefix    string
-		maxTokens bool
+		maxTokens int
 	}{
-		{expand.Options{}, strings.TrimRight(defaultTask, "\n"), false},
-		{expand.Options{Template: tmpl, MaxTokens: &maxTokens}, "Write a memo.\n\n### CONSTRAINTS\n1. Include the exact word: 'debt'.", true},
+		{expand.Options{}, strings.TrimRight(defaultTask, "\n"), DefaultMaxTokens},
+		{expand.Options{Template: tmpl, MaxTokens: &maxTokens}, "Write a memo.\n\n### CONSTRAINTS\n1. Include the exact word: 'debt'.", 4000},
 		// The variant shipped in samples/ for users of --template.
-		{expand.Options{Template: "../../samples/ifscale/task-memo.txt"}, "Write an internal strategy memo", false},
+		{expand.Options{Template: "../../samples/ifscale/task-memo.txt"}, "Write an internal strategy memo", DefaultMaxTokens},
 	}
 	for _, c := range cases {
 		e, err := NewExpander(c.opt)
@@ -246,8 +246,8 @@ func TestExpander(t *testing.T) {
 		if len(req.Messages) != 1 || !strings.HasPrefix(req.Messages[0].Content, c.prefix) {
 			t.Errorf("prompt %q, want it to start with %q", req.Messages, c.prefix)
 		}
-		if (req.MaxTokens != nil) != c.maxTokens || req.Temperature != nil {
-			t.Errorf("request %+v: max_tokens set %v, want %v; no temperature", req, req.MaxTokens != nil, c.maxTokens)
+		if req.MaxTokens == nil || *req.MaxTokens != c.maxTokens || req.Temperature != nil {
+			t.Errorf("request %+v: want max_tokens %d and no temperature", req, c.maxTokens)
 		}
 		var g Gold
 		out.Decode("gold", &g)

@@ -24,21 +24,26 @@ type Result struct {
 
 // engine is one Process run.
 type engine struct {
-	r       *app.Run
-	opt     Options
-	model   string
-	checked bool // the endpoints were checked (resolveModel)
-	client  *oai.Client
-	eps     *balancer
-	lim     *limiter
-	rpm     *bucket
-	tpm     *bucket
-	enc     *tokens.Encoder
-	st      *stats
-	jr      *journal
-	earlier *earlier // --resume: the earlier records, by id
-	prepare func(*record.Record) ([]byte, error)
-	apply   func(*record.Record, *Result) error
+	r         *app.Run
+	opt       Options
+	model     string
+	checked   bool // the endpoints were checked (resolveModel)
+	client    *oai.Client
+	eps       *balancer
+	lim       *limiter
+	rpm       *bucket
+	tpm       *bucket
+	encOnce   sync.Once
+	enc       *tokens.Encoder
+	srv       *oai.TokenizeAPI // --tokenizer server
+	counts    sync.Map         // content hash → cachedCount, for srv
+	countWarn sync.Once
+	tmplWarn  sync.Once
+	st        *stats
+	jr        *journal
+	earlier   *earlier // --resume: the earlier records, by id
+	prepare   func(*record.Record) ([]byte, error)
+	apply     func(*record.Record, *Result) error
 
 	// reqCtx carries the requests: unlike r.Ctx it outlives a signal by
 	// --grace, so requests in flight can finish.
@@ -77,13 +82,6 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 	e.eps = newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)
 	e.lim = newLimiter(opt.Concurrency, opt.Adaptive)
 	e.rpm, e.tpm = newBucket(opt.RPM), newBucket(opt.TPM)
-	if opt.needTokens() {
-		enc, err := tokens.Get(opt.Tokenizer)
-		if err != nil {
-			return app.Usagef("--tokenizer: %v", err)
-		}
-		e.enc = enc
-	}
 	if opt.Resume {
 		err := e.resume()
 		defer e.earlier.close()
@@ -198,7 +196,7 @@ func (e *engine) resolveModel() error {
 		e.r.Log.Warn("endpoint does not answer at start-up; requests go to the others while it fails", "error", msg)
 	}
 	e.eps.answered()
-	return nil
+	return e.detectTokenizer()
 }
 
 // run is the pipeline: this goroutine reads and dispatches, workers call the
@@ -266,6 +264,12 @@ func (e *engine) run() error {
 				old.Decode("error", &re)
 				r.CountFailure(&re)
 				e.st.failed.Add(1)
+			}
+			var resp struct {
+				Cut bool `json:"server_truncated"`
+			}
+			if old.Decode("response", &resp) == nil && resp.Cut {
+				e.st.truncated(old.ID()) // the summary covers the whole output
 			}
 		} else if err := e.prepareItem(it); err != nil {
 			return err
@@ -366,7 +370,7 @@ func (e *engine) prepareItem(it *item) error {
 	if err := e.resolveModel(); err != nil {
 		return err
 	}
-	c, re := e.build(body)
+	c, re := e.check(body)
 	if re != nil {
 		e.st.preflight()
 		e.fail(it.rec, re)
@@ -430,6 +434,17 @@ func (e *engine) work(it *item) {
 		}
 	}()
 	c := it.call
+	if re := e.build(e.reqCtx, c); re != nil {
+		if e.reqCtx.Err() != nil {
+			it.drop = true
+			return
+		}
+		e.st.preflight()
+		e.fail(it.rec, re)
+		e.jr.add(it.rec)
+		return
+	}
+	defer func() { c.body, c.req = nil, nil }() // the window keeps the item, not its bodies
 	var last *oai.Error
 	var avoid *endpoint
 	attempts := 0
@@ -442,7 +457,7 @@ func (e *engine) work(it *item) {
 			}
 			holding = true
 		}
-		if e.rpm.take(e.stop, 1) != nil || e.tpm.take(e.stop, float64(c.estTokens+c.maxTokens)) != nil {
+		if e.rpm.take(e.stop, 1) != nil || e.tpm.take(e.stop, float64(c.promptTokens+c.maxTokens)) != nil {
 			it.drop = true
 			return
 		}
@@ -527,8 +542,12 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 		Endpoint:         ep.label,
 		ContextCutTokens: c.cut,
 		Fingerprint:      comp.Fingerprint,
+		PromptTokensSent: c.promptTokens,
+		Tokenizer:        c.tokenizer,
 	}}
-	e.checkTruncation(it.rec, c, comp, ep)
+	if comp.HasUsage {
+		res.Response.ServerTruncated = e.checkTruncation(it.rec, c, comp, ep)
+	}
 	e.st.success(comp, c)
 	if err := e.apply(it.rec, res); err != nil {
 		if oe := (*oai.Error)(nil); errors.As(err, &oe) && oe.Retryable {
@@ -539,28 +558,35 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 			re = &record.Error{Kind: "apply", Message: err.Error(), Attempts: attempts}
 		}
 		e.fail(it.rec, re)
+	} else if res.Response.ServerTruncated {
+		e.noteTruncated(it.rec, c, comp, ep)
 	}
 	return nil
 }
 
-// checkTruncation warns when the server counted far fewer prompt tokens than
-// were sent: Ollama and llama.cpp cut long prompts silently to their context
-// size. Without a tokenizer count, bytes/6 is a safe lower bound of the
-// tokens (no common text averages more than 6 bytes per token).
-func (e *engine) checkTruncation(rec *record.Record, c *call, comp *oai.Completion, ep *endpoint) {
-	if !comp.HasUsage || comp.Usage.PromptTokens == 0 {
-		return
+// checkTruncation compares the server's usage.prompt_tokens with the count
+// sent. Fewer, beyond the tokenizer's tolerance, means the server cut the
+// prompt (Ollama and llama.cpp keep the end of a prompt longer than their
+// context, silently): the record is flagged. Far more on /v1/completions
+// means the server wrapped the raw prompt in a chat template: one warning.
+func (e *engine) checkTruncation(rec *record.Record, c *call, comp *oai.Completion, ep *endpoint) bool {
+	got := comp.Usage.PromptTokens
+	if c.path == oai.PathCompletions && templated(c.promptTokens, got, c.exact) {
+		e.tmplWarn.Do(func() {
+			e.r.Log.Warn("the server counted far more prompt tokens than a raw /v1/completions prompt has: it applied a chat template (Ollama does), so the model answered a chat turn instead of continuing the text (LongGenBench's official setup continues raw text). Use a server that serves raw completions (vLLM, SGLang, llama.cpp, TGI), or expand-templates --chat to send the chat form on purpose",
+				"id", rec.ID(), "endpoint", ep.label, "prompt_tokens", got, "prompt_tokens_sent", c.promptTokens, "tokenizer", c.tokenizer)
+		})
 	}
-	expect := c.estTokens
-	if expect == 0 {
-		expect = c.textBytes / 6
-	}
-	if expect < 256 || float64(comp.Usage.PromptTokens) >= e.opt.TruncationRatio*float64(expect) {
-		return
-	}
-	if n := e.st.suspectTruncated.Add(1); n <= 5 {
-		e.r.Log.Warn("server counted far fewer prompt tokens than were sent: the prompt was probably truncated silently (Ollama: raise OLLAMA_CONTEXT_LENGTH or num_ctx; llama.cpp: --ctx-size is split across --parallel slots)",
-			"id", rec.ID(), "endpoint", ep.label, "prompt_tokens", comp.Usage.PromptTokens, "expected_at_least", expect)
+	return serverTruncated(c.promptTokens, got, c.exact)
+}
+
+// noteTruncated counts a record kept with server_truncated (a reply the
+// apply asks for again is not kept, so it is counted once, when final) and
+// logs the first five.
+func (e *engine) noteTruncated(rec *record.Record, c *call, comp *oai.Completion, ep *endpoint) {
+	if n := e.st.truncated(rec.ID()); n <= 5 {
+		e.r.Log.Warn("the server counted fewer prompt tokens than were sent: it truncated the prompt (Ollama: raise OLLAMA_CONTEXT_LENGTH or num_ctx; llama.cpp: --ctx-size is split across --parallel slots); the record is flagged server_truncated",
+			"id", rec.ID(), "endpoint", ep.label, "prompt_tokens", comp.Usage.PromptTokens, "prompt_tokens_sent", c.promptTokens, "tokenizer", c.tokenizer)
 	}
 }
 

@@ -32,53 +32,51 @@ type Options struct {
 	MaxModelLen     int      // 0 = no pre-flight check
 	TruncateContext bool     // cut the context part instead of failing a too-long request
 	ContextMarkers  []string // where the instruction starts (see truncate.go)
-	Tokenizer       string   // for pre-flight and --tpm estimates
+	Tokenizer       string   // counts prompt tokens: a tiktoken encoding (estimate), a tokenizer.json, or TokenizerServer
 
 	// Engine.
-	Concurrency     int           // requests in flight (-j)
-	Adaptive        bool          // cut concurrency on 429, grow it back after
-	Window          int           // reorder window in records; 0 = 16 × Concurrency
-	Unordered       bool          // write in completion order
-	MaxRetries      int           // retries after the first attempt
-	RetryBase       time.Duration // first back-off step (full jitter, doubling)
-	RetryMaxWait    time.Duration // cap of one back-off
-	RetryAfterMax   time.Duration // cap on a server's Retry-After
-	ConnectTimeout  time.Duration
-	FirstByte       time.Duration
-	IdleTimeout     time.Duration // streaming: longest gap between events
-	Timeout         time.Duration // one attempt, total
-	Resume          bool
-	ResumeFrom      []string
-	RetryErrors     bool
-	Output          string        // the -o path, for --resume
-	Grace           time.Duration // how long in-flight requests may finish after SIGTERM
-	StatsFile       string
-	PauseAfter      int           // consecutive failures that pause an endpoint
-	PauseFor        time.Duration // first pause; doubles per failed probe, capped at 2 min
-	OutageWait      time.Duration // how long records wait when every endpoint is down (0: not at all)
-	TruncationRatio float64       // warn when the server counts fewer prompt tokens than this share of the estimate
+	Concurrency    int           // requests in flight (-j)
+	Adaptive       bool          // cut concurrency on 429, grow it back after
+	Window         int           // reorder window in records; 0 = 16 × Concurrency
+	Unordered      bool          // write in completion order
+	MaxRetries     int           // retries after the first attempt
+	RetryBase      time.Duration // first back-off step (full jitter, doubling)
+	RetryMaxWait   time.Duration // cap of one back-off
+	RetryAfterMax  time.Duration // cap on a server's Retry-After
+	ConnectTimeout time.Duration
+	FirstByte      time.Duration
+	IdleTimeout    time.Duration // streaming: longest gap between events
+	Timeout        time.Duration // one attempt, total
+	Resume         bool
+	ResumeFrom     []string
+	RetryErrors    bool
+	Output         string        // the -o path, for --resume
+	Grace          time.Duration // how long in-flight requests may finish after SIGTERM
+	StatsFile      string
+	PauseAfter     int           // consecutive failures that pause an endpoint
+	PauseFor       time.Duration // first pause; doubles per failed probe, capped at 2 min
+	OutageWait     time.Duration // how long records wait when every endpoint is down (0: not at all)
 }
 
 // Defaults returns the options every flag defaults to.
 func Defaults() Options {
 	return Options{
-		Tokenizer:       tokens.Default,
-		ContextMarkers:  []string{"Instruction:", "Instructions:"},
-		Concurrency:     8,
-		Adaptive:        true,
-		MaxRetries:      5,
-		RetryBase:       500 * time.Millisecond,
-		RetryMaxWait:    60 * time.Second,
-		RetryAfterMax:   120 * time.Second,
-		ConnectTimeout:  10 * time.Second,
-		FirstByte:       20 * time.Minute,
-		IdleTimeout:     2 * time.Minute,
-		Timeout:         60 * time.Minute,
-		Grace:           25 * time.Second,
-		PauseAfter:      5,
-		PauseFor:        5 * time.Second,
-		OutageWait:      10 * time.Minute,
-		TruncationRatio: 0.5,
+		Tokenizer:      tokens.Default,
+		ContextMarkers: []string{"Instruction:", "Instructions:"},
+		Concurrency:    8,
+		Adaptive:       true,
+		MaxRetries:     5,
+		RetryBase:      500 * time.Millisecond,
+		RetryMaxWait:   60 * time.Second,
+		RetryAfterMax:  120 * time.Second,
+		ConnectTimeout: 10 * time.Second,
+		FirstByte:      20 * time.Minute,
+		IdleTimeout:    2 * time.Minute,
+		Timeout:        60 * time.Minute,
+		Grace:          25 * time.Second,
+		PauseAfter:     5,
+		PauseFor:       5 * time.Second,
+		OutageWait:     10 * time.Minute,
 	}
 }
 
@@ -129,7 +127,7 @@ func EndpointFlags(prefix string) []cli.Flag {
 		&cli.StringSliceFlag{Name: prefix + "context-marker", Value: cli.NewStringSlice(d.ContextMarkers...), Category: catEndpoint,
 			Usage: "text that starts the instruction in a prompt; --" + prefix + "truncate-context cuts only before the last one"},
 		&cli.StringFlag{Name: prefix + "tokenizer", Value: d.Tokenizer, Category: catEndpoint,
-			Usage: "tiktoken encoding for token estimates (" + strings.Join(tokens.Names, ", ") + "); an estimate for non-OpenAI models"},
+			Usage: "what counts prompt tokens (response.prompt_tokens_sent, pre-flight, --truncate-context, --tpm): \"server\" asks the endpoint's tokenize API (vLLM, SGLang, llama.cpp, TGI), a tokenizer.json `FILE` is the model's own (exact, offline), or a tiktoken encoding (" + strings.Join(tokens.Names, ", ") + "): an estimate for any model but OpenAI's"},
 	}
 }
 
@@ -255,17 +253,14 @@ func (o *Options) validate() error {
 		}
 		o.BaseURLs[i] = n
 	}
-	if o.needTokens() {
+	if o.Tokenizer != TokenizerServer && !tokens.IsEncoding(o.Tokenizer) {
+		// A tokenizer.json: read now, so a wrong path is a usage error.
 		if _, err := tokens.Get(o.Tokenizer); err != nil {
-			return app.Usagef("--tokenizer: %v", err)
+			return app.Usagef("--%stokenizer: %v", o.Role, err)
 		}
 	}
 	return nil
 }
-
-// needTokens says whether requests are tokenized before sending: only for
-// limits that need a count, as tokenizing a 128k-token prompt costs CPU.
-func (o *Options) needTokens() bool { return o.MaxModelLen > 0 || o.TPM > 0 }
 
 func (o *Options) window() int {
 	if o.Window > 0 {

@@ -63,23 +63,30 @@ func simRequest(t testing.TB, rec *record.Record) *sim.Request {
 	return &sim.Request{Chat: true, Messages: []sim.Message{{Role: "user", Content: p}}}
 }
 
-// Every --tokenizer keeps contexts within budget with context.tokens the
-// count of the text. For the encodings in sumIsExact, context.tokens is the
-// sum of the pieces' counts, so this also checks that summing is exact.
+// Every --tokenizer, a model's tokenizer.json included, keeps contexts
+// within budget with context.tokens the count of the text. For the encodings
+// in sumIsExact, context.tokens is the sum of the pieces' counts, so this
+// also checks that summing is exact.
 func TestContextsFitTheirBudgetExactly(t *testing.T) {
-	ls, err := ParseLengths("1k,2k,5000")
+	short, err := ParseLengths("1k,2k,5000")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range tokens.Names {
+	// The project's tiny tokenizer.json spends a token on most letters.
+	long, _ := ParseLengths("4k,8k")
+	for _, name := range append(tokens.Names, "../tokens/testdata/tiny-sentencepiece.json") {
 		enc := tokens.MustGet(name)
+		ls := short
+		if !tokens.IsEncoding(name) {
+			ls = long
+		}
 		err := Generate(GenOptions{Scenarios: Scenarios, Lengths: ls, Seed: 7, Tokenizer: name}, func(c *record.Record) error {
 			var ctx Context
 			if err := c.Decode("context", &ctx); err != nil {
 				return err
 			}
-			if ctx.Tokenizer != name {
-				t.Errorf("%s: context.tokenizer %q, want %q", c.ID(), ctx.Tokenizer, name)
+			if ctx.Tokenizer != enc.Name {
+				t.Errorf("%s: context.tokenizer %q, want %q", c.ID(), ctx.Tokenizer, enc.Name)
 			}
 			got := enc.Count(ctx.Text)
 			if got != ctx.Tokens {

@@ -350,7 +350,8 @@ func (c *Client) statusError(resp *http.Response, body []byte) *Error {
 // SGLang, TGI, OpenAI, llama.cpp).
 func IsContextLength(msg string) bool {
 	m := strings.ToLower(msg)
-	for _, s := range []string{"context length", "context_length", "maximum context", "too many tokens", "prompt is too long", "exceeds the available context", "input is too long"} {
+	for _, s := range []string{"context length", "context_length", "maximum context", "too many tokens", "prompt is too long", "exceeds the available context", "input is too long",
+		"`max_new_tokens` must be <=", "must have less than"} { // TGI's two validation errors
 		if strings.Contains(m, s) {
 			return true
 		}

@@ -119,6 +119,10 @@ func TestStatusClassification(t *testing.T) {
 		retryable bool
 	}{
 		{400, `{"error":{"message":"This model's maximum context length is 8192 tokens"}}`, KindContextLength, false},
+		{400, `{"object":"error","message":"The input (5000 tokens) is longer than the model's context length (4096 tokens).","type":"BadRequestError","code":400}`, KindContextLength, false},                            // SGLang
+		{400, `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`, KindContextLength, false},                                        // llama.cpp
+		{422, "{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 200 `max_new_tokens`\",\"error_type\":\"validation\"}", KindContextLength, false}, // TGI
+		{422, "{\"error\":\"Input validation error: `inputs` must have less than 4096 tokens. Given: 5000\",\"error_type\":\"validation\"}", KindContextLength, false},
 		{400, `{"message":"bad temperature"}`, KindBadRequest, false},
 		{401, `{"error":"no key"}`, KindAuth, false},
 		{403, ``, KindAuth, false},

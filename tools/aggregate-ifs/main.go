@@ -68,9 +68,10 @@ Example:
 			&cli.StringFlag{Name: "failed", Value: aggregate.FailedOfficial, Usage: "records that failed before scoring: `POLICY` official (as each benchmark's own code: mostly scored 0, see docs/<bench>.md) or exclude (left out); n_failed counts them either way"},
 			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report with the papers' figures (SVG) to `FILE`"},
 			&cli.StringFlag{Name: "reference", Usage: "draw the published models of `FILE` (metric rows from --import ... --format jsonl) in the --html figures"},
+			&cli.BoolFlag{Name: "exclude-truncated", Usage: "leave out records whose prompt the server truncated (response.server_truncated); every table says how many there were either way"},
 		},
 		Action: func(r *app.Run) error {
-			return aggregate.Run(r, registry, r.String("format"), r.String("import"), r.String("rows"), aggregate.Options{Decimals: r.Int("decimals"), Failed: r.String("failed"), HTML: r.String("html"), Reference: r.String("reference"), Items: r.String("items"), Table: r.String("table")})
+			return aggregate.Run(r, registry, r.String("format"), r.String("import"), r.String("rows"), aggregate.Options{Decimals: r.Int("decimals"), Failed: r.String("failed"), HTML: r.String("html"), Reference: r.String("reference"), Items: r.String("items"), Table: r.String("table"), ExcludeTruncated: r.Bool("exclude-truncated")})
 		},
 	})
 }

@@ -28,7 +28,7 @@ Example:
 			&cli.StringFlag{Name: "scenarios", Value: "list,multidoc,onedoc", Usage: "scenarios to build"},
 			&cli.StringFlag{Name: "lengths", Value: "4k,8k,16k,32k,64k,128k", Usage: "context budgets: 4k…128k (official), Nk, or tokens"},
 			&cli.Uint64Flag{Name: "seed", Value: 0, Usage: "seed of every random choice (ids, texts, tags)"},
-			&cli.StringFlag{Name: "tokenizer", Value: tokens.Default, Usage: "tiktoken encoding that counts the budget: " + strings.Join(tokens.Names, ", ")},
+			&cli.StringFlag{Name: "tokenizer", Value: tokens.Default, Usage: "what counts the budget: a tiktoken encoding (" + strings.Join(tokens.Names, ", ") + ") or a model's tokenizer.json `FILE`, for budgets exact for that model"},
 			&cli.StringFlag{Name: "corpus", Usage: "draw list lines, essay sentences and document bodies from `FILE` (JSONL with \"text\", or lines)"},
 			&cli.StringSliceFlag{Name: "official", Usage: "import an official context `FILE` (data/meta/*_input.json; repeatable) instead of generating"},
 		},

@@ -12,7 +12,7 @@ const description = `Sends each record's "request" (the body of an OpenAI-compat
 "model") to /v1/chat/completions when it has "messages", to /v1/completions when it
 has "prompt", forwarding every field. The record gets "model" and "response"
 {text, reasoning, finish_reason, usage, latency_ms, ttft_ms (--stream), attempts,
-endpoint}, or "error" {stage, kind, status, message, attempts}: no record is dropped.
+endpoint, prompt_tokens_sent, tokenizer, server_truncated}, or "error" {stage, kind, status, message, attempts}: no record is dropped.
 Records that already carry "error" pass through.
 
 -j N requests are in flight across all --base-url endpoints (least in flight first; an
@@ -32,12 +32,20 @@ with the earlier output; its last seconds may be lost, since only -o keeps a jou
 SIGTERM/SIGINT stop reading, let requests in flight finish for --grace, write what is
 done, and exit 143/130.
 
-Pre-flight: with --max-model-len L a request whose estimated prompt tokens (--tokenizer,
-an estimate for non-OpenAI models) plus max_tokens exceed L is not sent and gets an
-error record; with --truncate-context its context part (the text before the last
---context-marker, "Instruction:" by default, in the longest message) is cut from the
-right and response.context_cut_tokens says by how much. A server that counts far fewer
-prompt tokens than were sent (Ollama, llama.cpp truncate silently) is warned about.
+Token counts: every prompt is counted (response.prompt_tokens_sent) by --tokenizer:
+o200k_base by default (response.tokenizer "o200k_base~", an estimate for non-OpenAI
+models), a model's tokenizer.json FILE (exact, offline), or "server" (the endpoint's
+tokenize API: vLLM, SGLang, llama.cpp, TGI). When the server's usage.prompt_tokens falls
+short of that count by more than the tokenizer's tolerance (exact: 16 + 1 %; estimate:
+16 + 25 %), the server cut the prompt (Ollama, llama.cpp truncate silently): the
+response gets server_truncated, and the summary and --stats count them.
+
+Pre-flight: with --max-model-len L a request whose prompt tokens plus max_tokens exceed
+L is not sent and gets an error record; with --truncate-context its context part (the
+text before the last --context-marker, "Instruction:" by default, in the longest
+message) is cut from the right and counted again until it fits, and
+response.context_cut_tokens says by how much. docs/infer-batch.md, "Real servers", has
+the flags each server wants.
 
 The API key comes from OPENAI_API_KEY or --api-key-file, never from argv, and is never
 written to records, logs or --stats.
@@ -50,7 +58,7 @@ Examples:
   # vLLM on two GPU nodes, resumable under Slurm:
   #   vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 --max-num-seqs 256
   export OPENAI_BASE_URL=http://gpu1:8000/v1,http://gpu2:8000/v1 OPENAI_API_KEY=EMPTY
-  infer-batch -j 256 --model Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 \
+  infer-batch -j 256 --model Qwen/Qwen2.5-7B-Instruct --tokenizer server --max-model-len 32768 \
     --truncate-context --stats stats.json --resume -o responses.jsonl.zst requests.jsonl.zst`
 
 func main() {
