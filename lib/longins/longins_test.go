@@ -138,6 +138,26 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
+// With a model's own tokenizer.json the exams fit their lengths by its count
+// of the whole text (it may merge across the parts the o200k counter adds).
+func TestGenerateWithTokenizerFile(t *testing.T) {
+	const file = "../tokens/testdata/tiny-sentencepiece.json"
+	enc := tokens.MustGet(file)
+	for _, r := range generate(t, GenOptions{Lengths: []int{512, 2048}, Modes: Modes, ErrorRate: 0.1, Seed: 7, Tokenizer: file}) {
+		var c Context
+		var group map[string]string
+		if err := r.Decode("context", &c); err != nil {
+			t.Fatal(err)
+		}
+		r.Decode("group", &group)
+		length, _ := strconv.Atoi(group["length"])
+		n := enc.Count(c.Data)
+		if c.Tokenizer != enc.Name || n != c.Tokens || n > length || n < length*7/10 {
+			t.Errorf("%s: %s counts %d tokens, the record says %d by %s, length %d", r.ID(), enc.Name, n, c.Tokens, c.Tokenizer, length)
+		}
+	}
+}
+
 func TestGenerateErrors(t *testing.T) {
 	one := []Task{{Name: "t", Definition: "d", Instances: []Instance{{Input: "a", Output: "1"}, {Input: "b", Output: "2"}}}}
 	same := []Task{{Name: "same", Definition: "d", Instances: []Instance{{Input: "a", Output: "1"}, {Input: "b", Output: "1"}}}}

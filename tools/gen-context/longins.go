@@ -6,6 +6,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/longins"
+	"github.com/ifkit/ifkit/lib/tokens"
 	"github.com/urfave/cli/v2"
 )
 
@@ -16,7 +17,8 @@ func longinsCommand() *app.Command {
 		Description: `Builds one exam per task, mode and length from a task source: the project's own
 checkable tasks (embedded), or --tasks FILE in the Super-NaturalInstructions task
 layout (one task per .json file, or JSON Lines of tasks with a "Name"). Questions
-fill the length (o200k_base tokens); about --error-rate of them (at least one per
+fill the length (o200k_base tokens, or --tokenizer's: a model's tokenizer.json makes
+the lengths exact for that model); about --error-rate of them (at least one per
 exam, spread evenly over the exam) get the answer of another instance of the same
 task. Modes: gist (the instruction once), list (the instruction in every question),
 limt (questions of mixed tasks, each with its instruction; as many exams as tasks).
@@ -32,11 +34,12 @@ Example:
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for question order and wrong answers"},
 			&cli.Float64Flag{Name: "error-rate", Value: 0.1, Usage: "share of questions answered wrongly (at least one per exam)"},
 			&cli.StringSliceFlag{Name: "tasks", Usage: "task source `FILE` (repeatable) instead of the embedded checkable tasks"},
+			&cli.StringFlag{Name: "tokenizer", Value: longins.Tokenizer, Usage: "what counts the lengths: a tiktoken encoding (" + strings.Join(tokens.Names, ", ") + ") or a model's tokenizer.json `FILE`"},
 			&cli.StringSliceFlag{Name: "official", Usage: "import official exam `FILE`s (object keyed by task id) instead of generating"},
 		},
 		Action: func(r *app.Run) error {
 			if files := r.StringSlice("official"); len(files) > 0 {
-				for _, g := range []string{"lengths", "modes", "seed", "error-rate", "tasks"} {
+				for _, g := range []string{"lengths", "modes", "seed", "error-rate", "tasks", "tokenizer"} {
 					if r.IsSet(g) {
 						return app.Usagef("--%s does not apply to --official: the official exams are imported as they are", g)
 					}
@@ -52,7 +55,7 @@ Example:
 				}
 				return nil
 			}
-			opt := longins.GenOptions{Lengths: r.IntSlice("lengths"), Seed: r.Uint64("seed"), ErrorRate: r.Float64("error-rate"), Warn: func(m string) { r.Log.Warn(m) }}
+			opt := longins.GenOptions{Lengths: r.IntSlice("lengths"), Seed: r.Uint64("seed"), ErrorRate: r.Float64("error-rate"), Tokenizer: r.String("tokenizer"), Warn: func(m string) { r.Log.Warn(m) }}
 			for _, m := range r.StringSlice("modes") {
 				opt.Modes = append(opt.Modes, strings.ToLower(strings.TrimSpace(m)))
 			}
