@@ -79,46 +79,12 @@ var Formats = []string{"md", "csv", "jsonl", "json", "parquet"}
 // arguments, and writes the report; with rowsPath it also writes the tidy
 // rows there, so a pipeline gets tables and rows from one pass over its data.
 func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Options) error {
-	if !contains(Formats, format) {
-		return app.Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
-	}
-	if opt.Reference != "" && opt.HTML == "" {
-		return app.Usagef("--reference draws published models in the --html figures: give --html FILE too")
-	}
-	if opt.Decimals < 0 || opt.Decimals > 12 {
-		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)
-	}
-	switch opt.Failed {
-	case "":
-		opt.Failed = FailedOfficial
-	case FailedOfficial, FailedExclude:
-	default:
-		return app.Usagef("--failed %q: want %s (the default) or %s", opt.Failed, FailedOfficial, FailedExclude)
+	if err := checkFlags(r, format, importKind, rowsPath, &opt); err != nil {
+		return err
 	}
 	reference, err := readReference(opt.Reference) // before the records: a bad file fails fast
 	if err != nil {
 		return err
-	}
-	if r.OutputDir() != "" && format != "csv" {
-		return app.Usagef("-o %s/ writes one CSV file per table: it goes with --format csv (for --format %s give -o FILE)", r.OutputDir(), format)
-	}
-	if opt.Table != "" && (format != "csv" || r.OutputDir() != "") {
-		return app.Usagef("--table picks the one table of --format csv -o FILE (or stdout)")
-	}
-	if format == "parquet" && r.BinaryToTerminal() {
-		return app.Usagef("--format parquet writes a binary file: give -o FILE.parquet (or redirect stdout)")
-	}
-	if err := app.CheckOutputFile("rows", rowsPath); err != nil {
-		return err
-	}
-	if err := app.CheckOutputFile("items", opt.Items); err != nil {
-		return err
-	}
-	if err := app.CheckOutputFile("html", opt.HTML); err != nil {
-		return err
-	}
-	if opt.Items != "" && importKind != "" {
-		return app.Usagef("--items writes the scored records: official result files (--import) have none")
 	}
 	r.TrackRun()
 	var results []*Result
@@ -160,14 +126,14 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			if opt.Items != "" {
 				items = append(items, itemOf(rec, run))
 			}
-			a, ok := aggs[run+"\x00"+bench]
+			a, ok := aggs[key]
 			if !ok {
 				f, known := reg.Aggregators[bench]
 				if !known {
 					return app.Invalidf("bench %q has no aggregator (known: %s)", bench, strings.Join(keys(reg.Aggregators), ", "))
 				}
 				a = f(opt)
-				aggs[run+"\x00"+bench] = a
+				aggs[key] = a
 			}
 			if err := a.Add(rec); err != nil {
 				return app.Invalid(err)
@@ -348,4 +314,47 @@ func keys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// checkFlags refuses, before any record is read, flag values and
+// combinations that cannot work; it fills the --failed default.
+func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) error {
+	if !contains(Formats, format) {
+		return app.Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
+	}
+	if opt.Reference != "" && opt.HTML == "" {
+		return app.Usagef("--reference draws published models in the --html figures: give --html FILE too")
+	}
+	if opt.Decimals < 0 || opt.Decimals > 12 {
+		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)
+	}
+	switch opt.Failed {
+	case "":
+		opt.Failed = FailedOfficial
+	case FailedOfficial, FailedExclude:
+	default:
+		return app.Usagef("--failed %q: want %s (the default) or %s", opt.Failed, FailedOfficial, FailedExclude)
+	}
+	if r.OutputDir() != "" && format != "csv" {
+		return app.Usagef("-o %s/ writes one CSV file per table: it goes with --format csv (for --format %s give -o FILE)", r.OutputDir(), format)
+	}
+	if opt.Table != "" && (format != "csv" || r.OutputDir() != "") {
+		return app.Usagef("--table picks the one table of --format csv -o FILE (or stdout)")
+	}
+	if format == "parquet" && r.BinaryToTerminal() {
+		return app.Usagef("--format parquet writes a binary file: give -o FILE.parquet (or redirect stdout)")
+	}
+	if err := app.CheckOutputFile("rows", rowsPath); err != nil {
+		return err
+	}
+	if err := app.CheckOutputFile("items", opt.Items); err != nil {
+		return err
+	}
+	if err := app.CheckOutputFile("html", opt.HTML); err != nil {
+		return err
+	}
+	if opt.Items != "" && importKind != "" {
+		return app.Usagef("--items writes the scored records: official result files (--import) have none")
+	}
+	return nil
 }
