@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ifkit/ifkit/lib/testbin"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -49,6 +50,7 @@ func TestScripts(t *testing.T) {
 			"add-field":  cmdAddField,
 			"cases":      cmdCases,
 			"start-sim":  cmdStartSim,
+			"sleep":      cmdSleep,
 		},
 	})
 }
@@ -248,6 +250,12 @@ var volatile = []struct {
 	{regexp.MustCompile(`"seconds":("[0-9.]+"|[0-9.e+-]+)`), `"seconds":S`},
 	{regexp.MustCompile(`"(latency_ms|ttft_ms)":[0-9.e+-]+`), `"$1":MS`},
 	{regexp.MustCompile(`\b((?:req|out_tok)_per_s|(?:latency|ttft)_p[0-9]+_ms)=[0-9.]+`), "$1=N"},
+	// --stats: the start, the wall time, the percentiles and the rates
+	// (counts, tokens and finish reasons stay).
+	{regexp.MustCompile(`"started":"[^"]*"`), `"started":"TIME"`},
+	{regexp.MustCompile(`"wall_s":[0-9.e+-]+`), `"wall_s":S`},
+	{regexp.MustCompile(`"(latency_ms|ttft_ms)":\{"n":([0-9]+)[^}]*\}`), `"$1":{"n":$2,MS}`},
+	{regexp.MustCompile(`"((?:requests|output_tokens|total_tokens)_per_s)":[0-9.e+-]+`), `"$1":N`},
 }
 
 // stable replaces the volatile parts of a program's output so that golden
@@ -256,6 +264,8 @@ func stable(ts *testscript.TestScript, b []byte) []byte {
 	b = bytes.ReplaceAll(b, []byte(ts.Getenv("WORK")), []byte("$WORK"))
 	if url := ts.Getenv("OPENAI_BASE_URL"); url != "" {
 		b = bytes.ReplaceAll(b, []byte(url), []byte("$OPENAI_BASE_URL"))
+		// the server's root, where the tokenize APIs are
+		b = bytes.ReplaceAll(b, []byte(strings.TrimSuffix(url, "/v1")), []byte("$ROOT"))
 	}
 	for _, v := range volatile {
 		b = v.re.ReplaceAll(b, []byte(v.with))
@@ -342,6 +352,19 @@ func cmdStartSim(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("llm-sim printed %q, not its base URL: %v", line, err)
 	}
 	ts.Setenv("OPENAI_BASE_URL", strings.TrimSpace(line))
+}
+
+// sleep DURATION waits, so that a program started in the background (exec
+// ... &name&) is in the state a following kill should find it in.
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	time.Sleep(d)
 }
 
 // splitWords splits a case line at blanks; 'single quotes' keep blanks.

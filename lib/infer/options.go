@@ -151,10 +151,10 @@ func EngineFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "retry-base", Value: d.RetryBase, Category: catEngine, Usage: "first back-off step; doubles per retry, full jitter"},
 		&cli.DurationFlag{Name: "retry-max-wait", Value: d.RetryMaxWait, Category: catEngine, Usage: "longest back-off between retries"},
 		&cli.DurationFlag{Name: "retry-after-max", Value: d.RetryAfterMax, Category: catEngine, Usage: "cap on a server's Retry-After"},
-		&cli.DurationFlag{Name: "timeout-connect", Value: d.ConnectTimeout, Category: catEngine, Usage: "TCP/TLS connect timeout"},
-		&cli.DurationFlag{Name: "timeout-first-byte", Value: d.FirstByte, Category: catEngine, Usage: "wait for the response headers or the first streamed event; without --stream servers answer only when the whole generation is done, so long generations want --stream (then a stall is caught by --timeout-idle)"},
-		&cli.DurationFlag{Name: "timeout-idle", Value: d.IdleTimeout, Category: catEngine, Usage: "streaming: longest pause between events"},
-		&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Category: catEngine, Usage: "one attempt, start to end"},
+		&cli.DurationFlag{Name: "timeout-connect", Value: d.ConnectTimeout, Category: catEngine, Usage: "TCP/TLS connect timeout (0: none)"},
+		&cli.DurationFlag{Name: "timeout-first-byte", Value: d.FirstByte, Category: catEngine, Usage: "wait for the response headers or the first streamed event; without --stream servers answer only when the whole generation is done, so long generations want --stream (then a stall is caught by --timeout-idle) (0: none)"},
+		&cli.DurationFlag{Name: "timeout-idle", Value: d.IdleTimeout, Category: catEngine, Usage: "streaming: longest pause between events (0: none)"},
+		&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Category: catEngine, Usage: "one attempt, start to end (0: none)"},
 		&cli.BoolFlag{Name: "resume", Category: catEngine, Usage: "continue an earlier run: read the ids already answered in -o FILE (and FILE.partial, even truncated or compressed) and send only the rest"},
 		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s) whose answers to the same requests are reused instead of sent again (implies --resume)"},
 		&cli.BoolFlag{Name: "retry-errors", Category: catEngine, Usage: "with --resume: send again every record that ended with \"error\" (transient ones — network, timeout, bad, cut or aborted replies, " + oai.RetriedStatuses + " — are sent again anyway; this adds " + oai.FinalStatuses + ", other 4xx and context_length)"},
@@ -245,6 +245,16 @@ func (o *Options) validate() error {
 		return app.Usagef("--resume needs -o FILE (the earlier output) or --resume-from FILE")
 	case o.Window != 0 && o.Window < o.Concurrency:
 		return app.Usagef("--window %d: want at least -j (%d)", o.Window, o.Concurrency)
+	}
+	// A negative wait would silently mean "no limit", as 0 does.
+	for _, w := range []struct {
+		flag string
+		d    time.Duration
+	}{{"retry-base", o.RetryBase}, {"retry-max-wait", o.RetryMaxWait}, {"retry-after-max", o.RetryAfterMax},
+		{"timeout-connect", o.ConnectTimeout}, {"timeout-first-byte", o.FirstByte}, {"timeout-idle", o.IdleTimeout}, {"timeout", o.Timeout}} {
+		if w.d < 0 {
+			return app.Usagef("--%s %v: want 0 or more", w.flag, w.d)
+		}
 	}
 	for i, u := range o.BaseURLs {
 		n, err := oai.NormalizeBase(u)

@@ -100,11 +100,13 @@ func (e *engine) build(ctx context.Context, c *call) *record.Error {
 	}
 
 	if L := e.opt.MaxModelLen; L > 0 && c.promptTokens+c.maxTokens > L {
+		// The flags as this role spells them (judge: --judge-max-model-len).
+		mml, tc := "--"+e.opt.Role+"max-model-len", "--"+e.opt.Role+"truncate-context"
 		if !e.opt.TruncateContext {
-			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed --max-model-len %d (counted with %s); --truncate-context would cut the context", e.about(c), c.maxTokens, L, c.tokenizer)}
+			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d (counted with %s); %s would cut the context", e.about(c), c.maxTokens, mml, L, c.tokenizer, tc)}
 		}
 		if c.path == oai.PathCompletions && !promptIsString {
-			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed --max-model-len %d, and a non-string prompt cannot be cut", e.about(c), c.maxTokens, L)}
+			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d, and a non-string prompt cannot be cut", e.about(c), c.maxTokens, mml, L)}
 		}
 		target := 0
 		for i := range texts {
@@ -124,7 +126,7 @@ func (e *engine) build(ctx context.Context, c *call) *record.Error {
 		// converts the excess with the ratio of the two counts.
 		for round := 0; c.promptTokens+c.maxTokens > L; round++ {
 			if round == 5 {
-				return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: after 5 cuts the prompt still has %s tokens + max_tokens %d > --max-model-len %d", e.about(c), c.maxTokens, L)}
+				return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: after 5 cuts the prompt still has %s tokens + max_tokens %d > %s %d", e.about(c), c.maxTokens, mml, L)}
 			}
 			excess := c.promptTokens + c.maxTokens - L
 			ratio := 1.0
@@ -136,7 +138,7 @@ func (e *engine) build(ctx context.Context, c *call) *record.Error {
 			n := int(float64(excess)*ratio) + round // a round that fell short cuts a little more
 			cutText, err := cutContext(enc, text, max(n, 1), e.opt.ContextMarkers)
 			if err != nil {
-				return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed --max-model-len %d, and %v", e.about(c), c.maxTokens, L, err)}
+				return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d, and %v", e.about(c), c.maxTokens, mml, L, err)}
 			}
 			text = cutText
 			if c.path == oai.PathChat {
