@@ -3,7 +3,7 @@ MODULE  := github.com/ifkit/ifkit
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X $(MODULE)/lib/app.Version=$(VERSION)
 
-.PHONY: build test fuzz demo bench clean
+.PHONY: build test test-lake fuzz demo bench clean
 
 build:
 	go build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./tools/...
@@ -12,6 +12,20 @@ build:
 test:
 	go vet ./...
 	go test -race -timeout 20m ./...
+	@$(MAKE) --no-print-directory test-lake
+
+# DuckDB reads the lake outputs (tests/lake: its own module, so cgo and the
+# DuckDB library stay out of ifkit's go.mod). Skips, saying why, when there
+# is no C compiler or the driver cannot be fetched; fails on a failing test.
+test-lake:
+	@cd tests/lake && \
+	if [ "$$(go env CGO_ENABLED)" != 1 ] || ! command -v "$$(go env CC)" >/dev/null 2>&1; then \
+	  echo "tests/lake: SKIP: DuckDB's Go driver needs cgo and a C compiler ($$(go env CC)); none here"; \
+	elif ! go list -deps -test . >/dev/null 2>lake-deps.log; then \
+	  echo "tests/lake: SKIP: cannot fetch the DuckDB Go driver (github.com/duckdb/duckdb-go/v2):"; head -3 lake-deps.log; rm -f lake-deps.log; \
+	else \
+	  rm -f lake-deps.log; go vet . && go test -timeout 10m . ; \
+	fi
 
 # Each fuzz test (lib/**/fuzz_test.go) for FUZZTIME; `make test` runs their
 # seed corpora (and any failing input saved under testdata/fuzz) every time.

@@ -3,7 +3,7 @@
 # so it finishes in a few minutes on a laptop. llm-sim is a test double: the
 # numbers describe the simulator (two simulated models, a strong and a weak
 # one), not any real model. Results: OUT/<bench>/report.md and report.jsonl,
-# and OUT/summary.md with every report.
+# OUT/summary.md with every report and OUT/report.html with every figure.
 #
 #   pipelines/demo.sh [OUT]      (finds or builds the programs itself: pipelines/lib.sh)
 set -euo pipefail
@@ -14,8 +14,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 
 # Two simulated models on one server: "sim-strong" and "sim-weak", whose skill
-# also decays with context length, so the curves have a shape.
-llm-sim --addr 127.0.0.1:0 --model sim-strong=0.95 --model sim-weak=0.6 --skill-decay 0.4 \
+# also decays with prompt length (by half at 4,096 tokens), so on this small
+# grid the LIFBench scores fall with length (pipelines/demo_test.go checks it).
+llm-sim --addr 127.0.0.1:0 --model sim-strong=0.95 --model sim-weak=0.6 --skill-decay 0.5 --skill-decay-tokens 4096 \
   --latency 5ms --tokens-per-sec 20000 --max-concurrency 64 --seed 7 \
   >"$out/llm-sim.url" 2>"$out/llm-sim.log" &
 sim=$!
@@ -46,4 +47,6 @@ done
     cat "$f"
   done
 } >"$out/summary.md"
-echo "demo: reports in $out/*/*/report.md; all of them in $out/summary.md" >&2
+# One page with every benchmark's figures, both models side by side.
+aggregate-ifs --import rows --format jsonl --html "$out/report.html" "$out"/*/*/report.jsonl >/dev/null
+echo "demo: reports in $out/*/*/report.md; all of them in $out/summary.md; figures in $out/report.html" >&2

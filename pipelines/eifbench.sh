@@ -6,7 +6,7 @@
 #     pipelines/eifbench.sh --model qwen2.5-7b --judge-model qwen2.5-72b [--official data/sorted_party100.json]
 #
 # Each stage writes its file under the output directory (default out/eifbench):
-# items.jsonl, requests.jsonl, responses.jsonl.zst, checks.jsonl.zst,
+# items.jsonl.zst, requests.jsonl.zst, responses.jsonl.zst, checks.jsonl.zst,
 # judged.jsonl.zst, report.md and report.jsonl. Without --official the
 # project's English sample set is used. API keys come from OPENAI_API_KEY and
 # JUDGE_API_KEY. Extra flags for infer-batch and judge: INFER_ARGS, JUDGE_ARGS.
@@ -57,27 +57,16 @@ while [ $# -gt 0 ]; do
 	*) ifkit_common_flag "$@" || { echo "eifbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac
 done
-if [ -z "$base_url" ]; then
-	echo "eifbench.sh: no endpoint for the model under test: set OPENAI_BASE_URL or give --base-url" >&2
-	exit 2
-fi
+ifkit_start
 if [ -z "$judge_url" ]; then
 	echo "eifbench.sh: no JUDGE_BASE_URL or --judge-base-url: the judge runs on the model's endpoint $base_url" >&2
 	judge_url=$base_url
 fi
 
-mkdir -p "$out"
-# shellcheck disable=SC2206 # INFER_ARGS and JUDGE_ARGS are word lists on purpose
-infer_args=(${INFER_ARGS:-})
-# shellcheck disable=SC2206
-judge_args=(${JUDGE_ARGS:-})
-
-"${gen[@]}" -o "$out/items.jsonl"
-"${expand[@]}" -o "$out/requests.jsonl" "$out/items.jsonl"
-infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
-	--resume ${retry_errors:+"$retry_errors"} "${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl"
-split-subtasks -o "$out/checks.jsonl.zst" "$out/responses.jsonl.zst"
-judge --judge-base-url "$judge_url" ${judge_model:+--judge-model "$judge_model"} -j "$judge_jobs" \
-	--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${judge_args[@]}" -o "$out/judged.jsonl.zst" "$out/checks.jsonl.zst"
-aggregate-ifs --format md --decimals 4 --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
-cat "$out/report.md"
+ifkit_stage items.jsonl.zst "${gen[@]}"
+ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_infer
+ifkit_stage checks.jsonl.zst split-subtasks "$out/responses.jsonl.zst"
+ifkit_judge_llm_flags
+ifkit_stage judged.jsonl.zst judge "${ifkit_judge_llm[@]}" "$out/checks.jsonl.zst"
+ifkit_report --decimals 4

@@ -14,8 +14,8 @@ import (
 
 // eifbenchRows reads report.jsonl rows of metric for subset "all", by model.
 func eifbenchRows(t *testing.T, path, metric string) map[string]struct {
-	Value float64
-	N     int
+	Value      float64
+	N, NFailed int
 } {
 	t.Helper()
 	f, err := os.Open(path)
@@ -24,26 +24,27 @@ func eifbenchRows(t *testing.T, path, metric string) map[string]struct {
 	}
 	defer f.Close()
 	out := map[string]struct {
-		Value float64
-		N     int
+		Value      float64
+		N, NFailed int
 	}{}
 	s := bufio.NewScanner(f)
 	for s.Scan() {
 		var r struct {
 			Bench, Model, Metric, Subset string
-			SubInstructions              string `json:"sub_instructions"`
-			ConstraintsPerSub            string `json:"constraints_per_sub"`
+			SubInstructions              *float64 `json:"sub_instructions"`
+			ConstraintsPerSub            *float64 `json:"constraints_per_sub"`
 			Value                        float64
 			N                            int
+			NFailed                      int `json:"n_failed"`
 		}
 		if err := json.Unmarshal(s.Bytes(), &r); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if r.Bench == "eifbench" && r.Metric == metric && r.Subset == "all" && r.SubInstructions == "" && r.ConstraintsPerSub == "" {
+		if r.Bench == "eifbench" && r.Metric == metric && r.Subset == "all" && r.SubInstructions == nil && r.ConstraintsPerSub == nil {
 			out[r.Model] = struct {
-				Value float64
-				N     int
-			}{r.Value, r.N}
+				Value      float64
+				N, NFailed int
+			}{r.Value, r.N, r.NFailed}
 		}
 	}
 	return out
@@ -72,12 +73,12 @@ func TestEifBenchSkill1(t *testing.T) {
 			wantTasks := map[string]int{"sample": 6, "official": 15}[name]
 			for _, m := range []string{"CLA", "ILA", "task_level"} {
 				got := eifbenchRows(t, filepath.Join(out, "report.jsonl"), m)
-				if r, ok := got["llm-sim"]; !ok || r.Value != 1 || r.N != wantTasks {
-					t.Errorf("%s = %+v (all rows %v), want 1 over %d tasks", m, r, got, wantTasks)
+				if r, ok := got["llm-sim"]; !ok || r.Value != 1 || r.N != wantTasks || r.NFailed != 0 {
+					t.Errorf("%s = %+v (all rows %v), want 1 over %d tasks, none failed", m, r, got, wantTasks)
 				}
 			}
-			if r := eifbenchRows(t, filepath.Join(out, "report.jsonl"), "failed_checks")["llm-sim"]; r.Value != 0 || r.N == 0 {
-				t.Errorf("failed_checks = %+v, want 0 of all checks", r)
+			if r := eifbenchRows(t, filepath.Join(out, "report.jsonl"), "sentinel_replies")["llm-sim"]; r.Value != 0 || r.N == 0 {
+				t.Errorf("sentinel_replies = %+v, want 0 of all checks", r)
 			}
 		})
 	}

@@ -7,7 +7,7 @@
 #   pipelines/ifscale.sh --base-url http://127.0.0.1:PORT/v1 --densities 10,50,100 --seeds 0,1
 #
 # Each stage writes its file under the output directory (default out/ifscale):
-# items.jsonl, requests.jsonl, responses.jsonl.zst, judged.jsonl.zst,
+# items.jsonl.zst, requests.jsonl.zst, responses.jsonl.zst, judged.jsonl.zst,
 # report.md and report.jsonl. The API key comes from OPENAI_API_KEY. Extra
 # flags for infer-batch: INFER_ARGS (e.g. "--timeout-first-byte 30m" for reasoning models).
 # Rerun with the same --out to resume: the replies already there are kept while the requests,
@@ -53,20 +53,9 @@ while [ $# -gt 0 ]; do
 	*) ifkit_common_flag "$@" || { echo "ifscale.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac
 done
-if [ -z "$base_url" ]; then
-	echo "ifscale.sh: no endpoint for the model under test: set OPENAI_BASE_URL or give --base-url" >&2
-	exit 2
-fi
-
-mkdir -p "$out"
-# shellcheck disable=SC2206 # INFER_ARGS is a word list on purpose
-infer_args=(${INFER_ARGS:-})
-
-"${gen[@]}" -o "$out/items.jsonl"
-"${expand[@]}" -o "$out/requests.jsonl" "$out/items.jsonl"
-# --resume reuses earlier replies to the same requests (and --model) only.
-infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
-	--resume ${retry_errors:+"$retry_errors"} "${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl"
-judge -o "$out/judged.jsonl.zst" "$out/responses.jsonl.zst"
-aggregate-ifs --format md --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
-cat "$out/report.md"
+ifkit_start
+ifkit_stage items.jsonl.zst "${gen[@]}"
+ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_infer
+ifkit_stage judged.jsonl.zst judge "$out/responses.jsonl.zst"
+ifkit_report

@@ -1,6 +1,7 @@
 package pipelines
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 )
@@ -16,17 +17,20 @@ func TestIFScalePipeline(t *testing.T) {
 		if r["bench"] != "ifscale" || r["model"] != "llm-sim" {
 			t.Fatalf("unexpected row %v", r)
 		}
-		d := r["density"].(string)
+		d := fmt.Sprint(r["density"])
 		switch r["metric"] {
 		case "accuracy", "accuracy_all":
 			seen[d] = true
 			if r["value"] != 100.0 || r["n"] != 2.0 {
 				t.Errorf("density %s: %s %v over %v replies, want 100 over 2", d, r["metric"], r["value"], r["n"])
 			}
-		case "stdev", "rejected", "failed":
+		case "stdev", "rejected":
 			if r["value"] != 0.0 {
 				t.Errorf("density %s: %s = %v, want 0", d, r["metric"], r["value"])
 			}
+		}
+		if r["n_failed"] != 0.0 {
+			t.Errorf("density %s: %s has n_failed %v", d, r["metric"], r["n_failed"])
 		}
 	}
 	if len(seen) != 3 {
@@ -45,15 +49,14 @@ func TestIFScalePipelineCountsFailures(t *testing.T) {
 		"--densities", "10,20", "--seeds", "0,1,2", "--max-failures", "100%", "--out", out)
 	answered, failed := map[string]float64{}, map[string]float64{}
 	for _, r := range reportRows(t, filepath.Join(out, "report.jsonl")) {
-		d := r["density"].(string)
+		d := fmt.Sprint(r["density"])
 		switch r["metric"] {
 		case "accuracy_all":
 			answered[d] += r["n"].(float64)
+			failed[d] += r["n_failed"].(float64)
 			if r["n"] != 0.0 && r["value"] != 100.0 {
 				t.Errorf("density %s: accuracy %v", d, r["value"])
 			}
-		case "failed":
-			failed[d] += r["value"].(float64)
 		}
 	}
 	total := 0.0
@@ -83,7 +86,7 @@ func TestIFScalePipelineResumes(t *testing.T) {
 	rows := reportRows(t, filepath.Join(out, "report.jsonl"))
 	RunScript(t, "ifscale.sh", good, "--densities", "10", "--seeds", "0", "--out", out)
 	for _, r := range reportRows(t, filepath.Join(out, "report.jsonl")) {
-		if r["density"] != "10" {
+		if r["density"] != 10.0 {
 			t.Errorf("after a rerun with density 10 only, the report still has %v", r)
 		}
 	}
@@ -93,10 +96,9 @@ func TestIFScalePipelineResumes(t *testing.T) {
 			if r["value"] != 100.0 || r["n"] != 1.0 {
 				t.Errorf("density %v after the rerun: accuracy %v over %v replies, want 100 over 1", r["density"], r["value"], r["n"])
 			}
-		case "failed":
-			if r["value"] != 0.0 {
-				t.Errorf("density %v after the rerun: %v failed; the rerun asked the endpoint again", r["density"], r["value"])
-			}
+		}
+		if r["n_failed"] != 0.0 {
+			t.Errorf("density %v after the rerun: %v failed; the rerun asked the endpoint again", r["density"], r["n_failed"])
 		}
 	}
 }

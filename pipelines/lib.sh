@@ -35,7 +35,7 @@ ifkit_find_programs
 # sets base_url, model, out, jobs, max_failures or retry_errors from $1 (and
 # $2) and ifkit_shift to the words used; it fails when $1 is not one of them.
 #   --retry-errors  the rerun also sends the records that failed for good
-#                   (400/401/403/404/422, context_length); transient failures
+#                   (400/401/403/404/413/422, other 4xx, context_length); transient failures
 #                   are sent again by any rerun
 # Extra infer-batch and judge flags come from INFER_ARGS and JUDGE_ARGS.
 ifkit_common_flag() {
@@ -55,3 +55,101 @@ ifkit_common_flag() {
 	fi
 }
 retry_errors=
+
+# One set of file names for every script: each stage writes one file in $out.
+#   items.jsonl.zst      gen-context      (what each item is about)
+#   requests.jsonl.zst   expand-templates (the prompts)
+#   responses.jsonl.zst  infer-batch      (the model's answers)
+#   checks.jsonl.zst     split-subtasks   (one record per check; LongGenBench, EifBench)
+#   judged.jsonl.zst     judge            (scores)
+#   report.md            aggregate-ifs    (the tables, also printed on stdout)
+#   report.jsonl         aggregate-ifs    (tidy metric rows, same pass)
+#   report.html          aggregate-ifs    (the figures, same pass)
+ifkit_name=$(basename "$0")
+
+# ifkit_start checks the endpoint and makes the output folder.
+ifkit_start() {
+	if [[ -z ${base_url:-} ]]; then
+		echo "$ifkit_name: no endpoint for the model under test: set OPENAI_BASE_URL or give --base-url" >&2
+		exit 2
+	fi
+	mkdir -p "$out"
+}
+
+# ifkit_stage FILE PROGRAM [ARGS...] runs one stage into $out/FILE (-o goes
+# after PROGRAM, or after gen-context's benchmark). A stage that recomputes
+# its output is skipped when $out/FILE is complete, made by the same command
+# line and newer than every file argument: a rerun then goes straight to the
+# stage that stopped. A stage given --resume always runs: that is how a rerun
+# finishes inference or judging (only what is missing or failed transiently
+# is sent). A stage that fails ends the script with its exit code and says
+# what to do.
+ifkit_stage() {
+	local file=$1 dest=$out/$1 stamp=$out/.$1.cmd cmd a
+	shift
+	cmd=$(printf '%q ' "$@")
+	if [[ " $* " != *" --resume "* && -f $dest && -f $stamp && $(<"$stamp") == "$cmd" ]]; then
+		local fresh=1
+		for a in "$@"; do
+			if [[ -f $a && $a -nt $dest ]]; then
+				fresh=
+			fi
+		done
+		if [[ -n $fresh ]]; then
+			echo "$ifkit_name: $file is complete (same command, inputs unchanged): kept" >&2
+			return 0
+		fi
+	fi
+	rm -f "$stamp"
+	if [[ $1 == gen-context ]]; then
+		ifkit_run "$1" "$2" -o "$dest" "${@:3}"
+	else
+		ifkit_run "$1" -o "$dest" "${@:2}"
+	fi
+	printf '%s' "$cmd" >"$stamp"
+}
+
+# ifkit_run PROGRAM [ARGS...] runs one program; when it fails, the script
+# exits with its code after one line saying what to do next.
+ifkit_run() {
+	local rc=0
+	"$@" || rc=$?
+	((rc == 0)) && return 0
+	case $rc in
+	2) echo "$ifkit_name: $1 refused its command line (exit 2, see above)" >&2 ;;
+	3) echo "$ifkit_name: $1 found bad input (exit 3, see above): fix or regenerate it, or delete $out to start afresh" >&2 ;;
+	4) echo "$ifkit_name: $1 finished, but more records failed than --max-failures ${max_failures:-0} allows (exit 4; the summary above says why): rerun the same command to send the transient failures again, with --retry-errors to send every failed record again" >&2 ;;
+	1[2-9][0-9]) echo "$ifkit_name: $1 was stopped (exit $rc): rerun the same command to continue" >&2 ;;
+	*) echo "$ifkit_name: $1 failed (exit $rc, see above): rerun the same command to continue once the cause is fixed" >&2 ;;
+	esac
+	exit "$rc"
+}
+
+# ifkit_infer sends $out/requests.jsonl.zst to the model under test into
+# responses.jsonl.zst with the common flags and INFER_ARGS. --resume reuses
+# earlier replies to the same requests (and --model) only.
+ifkit_infer() {
+	local extra
+	read -r -a extra <<<"${INFER_ARGS:-}"
+	ifkit_stage responses.jsonl.zst infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" \
+		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${extra[@]}" "$out/requests.jsonl.zst"
+}
+
+# ifkit_judge_llm_flags sets ifkit_judge_llm to the judge flags of a script
+# whose checks go to an LLM judge: $judge_url, $judge_model, $judge_jobs,
+# the common --max-failures and --retry-errors, --resume, and JUDGE_ARGS.
+ifkit_judge_llm_flags() {
+	local extra
+	read -r -a extra <<<"${JUDGE_ARGS:-}"
+	ifkit_judge_llm=(--judge-base-url "$judge_url" ${judge_model:+--judge-model "$judge_model"} -j "$judge_jobs"
+		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${extra[@]}")
+}
+
+# ifkit_report [FLAGS...] turns $out/judged.jsonl.zst into report.md, the
+# tidy rows report.jsonl and the page report.html in one pass (FLAGS go to
+# aggregate-ifs), and prints report.md. It always runs: it is cheap and says
+# how complete the run is.
+ifkit_report() {
+	ifkit_run aggregate-ifs --format md --rows "$out/report.jsonl" --html "$out/report.html" -o "$out/report.md" "$@" "$out/judged.jsonl.zst"
+	cat "$out/report.md"
+}

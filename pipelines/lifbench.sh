@@ -7,7 +7,7 @@
 # The endpoint comes from --base-url or OPENAI_BASE_URL (any OpenAI-compatible server: vLLM,
 # SGLang, OpenAI, or llm-sim for a test run); OPENAI_API_KEY is read by infer-batch from the
 # environment. Stage outputs are written to DIR (default out/lifbench):
-#   contexts.jsonl.zst  requests.jsonl.zst  replies.jsonl.zst  judged.jsonl.zst
+#   items.jsonl.zst  requests.jsonl.zst  responses.jsonl.zst  judged.jsonl.zst
 #   report.md  report.jsonl (tidy rows: ARS, IFP, IFS)
 # --max-failures (default 10%): failed records infer-batch tolerates before the script exits 4.
 # --retry-errors: the rerun also sends records that failed for good (transient failures are
@@ -42,30 +42,20 @@ while [ $# -gt 0 ]; do
     *) ifkit_common_flag "$@" || { echo "lifbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
   esac
 done
-if [ -z "$base_url" ]; then
-  echo "lifbench.sh: give --base-url or set OPENAI_BASE_URL" >&2
-  exit 2
-fi
-mkdir -p "$out"
+ifkit_start
+gen=(gen-context lifbench --seed "$seed")
 if [ ${#official[@]} -gt 0 ]; then
-  : > "$out/contexts.jsonl.zst"
-  for f in "${official[@]}"; do # zstd frames concatenate
-    gen-context lifbench --official "$f" --seed "$seed" --compress zstd >> "$out/contexts.jsonl.zst"
-  done
+  for f in "${official[@]}"; do gen+=(--official "$f"); done
 else
-  gen-context lifbench --lengths "$lengths" --seed "$seed" -o "$out/contexts.jsonl.zst"
+  gen+=(--lengths "$lengths")
 fi
+ifkit_stage items.jsonl.zst "${gen[@]}"
 
-expand_args=(--seed "$seed")
-[ -n "$templates" ] && expand_args+=(--templates "$templates")
-expand-templates "${expand_args[@]}" -o "$out/requests.jsonl.zst" "$out/contexts.jsonl.zst"
+expand=(expand-templates --seed "$seed")
+[ -n "$templates" ] && expand+=(--templates "$templates")
+ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
 
-# --resume reuses earlier replies to the same requests (and --model) only.
-infer_args=(--base-url "$base_url" -j "$jobs" --max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"})
-[ -n "$model" ] && infer_args+=(--model "$model")
-# shellcheck disable=SC2086 # INFER_ARGS is a list of flags
-infer-batch "${infer_args[@]}" ${INFER_ARGS:-} -o "$out/replies.jsonl.zst" "$out/requests.jsonl.zst"
+ifkit_infer
 
-judge --rubric "$rubric" -o "$out/judged.jsonl.zst" "$out/replies.jsonl.zst"
-aggregate-ifs --format md --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
-cat "$out/report.md"
+ifkit_stage judged.jsonl.zst judge --rubric "$rubric" "$out/responses.jsonl.zst"
+ifkit_report

@@ -9,7 +9,9 @@
 #
 # Endpoints also come from OPENAI_BASE_URL and JUDGE_BASE_URL (the judge
 # defaults to the model's endpoint); keys from OPENAI_API_KEY / JUDGE_API_KEY.
-# Each stage writes its file into the output directory; inference and judging
+# Each stage writes its file into the output directory (items.jsonl.zst,
+# requests.jsonl.zst, responses.jsonl.zst, checks.jsonl.zst, judged.jsonl.zst,
+# report.md, report.jsonl); inference and judging
 # resume where an earlier, interrupted run stopped (delete the directory to
 # start afresh).
 set -euo pipefail
@@ -60,36 +62,28 @@ while [ $# -gt 0 ]; do
 	*) ifkit_common_flag "$@" || { echo "longgenbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac
 done
-if [ -z "$base_url" ]; then
-	echo "longgenbench.sh: give --base-url or set OPENAI_BASE_URL" >&2
-	exit 2
-fi
+ifkit_start
 judge_url=${judge_url:-$base_url}
-mkdir -p "$out"
 
 if [ -n "$official" ]; then
-	gen-context longgenbench --official "$official" -o "$out/items.jsonl"
+	ifkit_stage items.jsonl.zst gen-context longgenbench --official "$official"
 else
-	gen-context longgenbench --version "$version" --scenarios "$scenarios" --count "$count" --seed "$seed" -o "$out/items.jsonl"
+	ifkit_stage items.jsonl.zst gen-context longgenbench --version "$version" --scenarios "$scenarios" --count "$count" --seed "$seed"
 fi
-expand=(expand-templates -o "$out/requests.jsonl")
+expand=(expand-templates)
 [ -n "$max_tokens" ] && expand+=(--max-tokens "$max_tokens")
-"${expand[@]}" "$out/items.jsonl"
+ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
 
-# shellcheck disable=SC2206 # INFER_ARGS and JUDGE_ARGS are word lists on purpose
-infer=(infer-batch --base-url "$base_url" -j "$jobs" --max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} ${INFER_ARGS:-} -o "$out/responses.jsonl.zst")
-[ -n "$model" ] && infer+=(--model "$model")
-"${infer[@]}" "$out/requests.jsonl"
+ifkit_infer
+ifkit_stage checks.jsonl.zst split-subtasks "$out/responses.jsonl.zst"
 
-split-subtasks -o "$out/checks.jsonl.zst" "$out/responses.jsonl.zst"
-
-judge=(judge --judge "$judge_mode" --max-failures "$max_failures" -o "$out/judged.jsonl.zst")
+judge=(judge --judge "$judge_mode")
 if [ "$judge_mode" != lexical ]; then
-	# shellcheck disable=SC2206
-	judge+=(--judge-base-url "$judge_url" -j "$judge_jobs" --resume ${retry_errors:+"$retry_errors"} ${JUDGE_ARGS:-})
-	[ -n "$judge_model" ] && judge+=(--judge-model "$judge_model")
+	ifkit_judge_llm_flags
+	judge+=("${ifkit_judge_llm[@]}")
+else
+	judge+=(--max-failures "$max_failures")
 fi
-"${judge[@]}" "$out/checks.jsonl.zst"
+ifkit_stage judged.jsonl.zst "${judge[@]}" "$out/checks.jsonl.zst"
 
-aggregate-ifs --format md --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
-cat "$out/report.md"
+ifkit_report

@@ -55,20 +55,9 @@ while [ $# -gt 0 ]; do
 	*) ifkit_common_flag "$@" || { echo "longins.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac
 done
-if [ -z "$base_url" ]; then
-	echo "longins.sh: no endpoint for the model under test: set OPENAI_BASE_URL or give --base-url" >&2
-	exit 2
-fi
-
-mkdir -p "$out"
-# shellcheck disable=SC2206 # INFER_ARGS is a word list on purpose
-infer_args=(${INFER_ARGS:-})
-
-"${gen[@]}" -o "$out/items.jsonl.zst"
-"${expand[@]}" -o "$out/requests.jsonl.zst" "$out/items.jsonl.zst"
-# --resume reuses earlier replies to the same requests (and --model) only.
-infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" --max-failures "$max_failures" \
-	--resume ${retry_errors:+"$retry_errors"} "${infer_args[@]}" -o "$out/responses.jsonl.zst" "$out/requests.jsonl.zst"
-judge -o "$out/judged.jsonl.zst" "$out/responses.jsonl.zst"
-aggregate-ifs --format md --rows "$out/report.jsonl" -o "$out/report.md" "$out/judged.jsonl.zst"
-cat "$out/report.md"
+ifkit_start
+ifkit_stage items.jsonl.zst "${gen[@]}"
+ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_infer
+ifkit_stage judged.jsonl.zst judge "$out/responses.jsonl.zst"
+ifkit_report

@@ -28,12 +28,11 @@ func TestLongInsPipeline(t *testing.T) {
 			}
 		case "depth_accuracy":
 			if r["value"] != 100.0 {
-				t.Errorf("%s at %s, depth %s: %v%% found, want 100", r["mode"], r["length"], r["depth"], r["value"])
+				t.Errorf("%s at %s, depth %v: %v%% found, want 100", r["mode"], r["length"], r["depth"], r["value"])
 			}
-		case "failed":
-			if r["value"] != 0.0 {
-				t.Errorf("%s at %s: %v failed", r["mode"], r["length"], r["value"])
-			}
+		}
+		if r["n_failed"] != 0.0 || r["unit"] != "percent" {
+			t.Errorf("%s at %s: n_failed %v, unit %v", r["mode"], r["length"], r["n_failed"], r["unit"])
 		}
 	}
 	if cells != 6 {

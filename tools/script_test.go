@@ -4,17 +4,21 @@
 package tools_test
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ifkit/ifkit/lib/testbin"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -22,9 +26,15 @@ import (
 
 func TestMain(m *testing.M) { testbin.Main(m, "..") }
 
+// update rewrites the golden files of the scripts (the second argument of a
+// failing cmp, such as each program's cases transcript) with what the
+// programs print now: `go test ./tools -update`, then review the diff.
+var update = flag.Bool("update", false, "rewrite the golden outputs in testdata/script/*.txtar")
+
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir: filepath.Join("testdata", "script"),
+		Dir:           filepath.Join("testdata", "script"),
+		UpdateScripts: *update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("PATH", testbin.Dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 			return nil
@@ -38,6 +48,9 @@ func TestScripts(t *testing.T) {
 			"is-prefix":  cmdIsPrefix,
 			"status":     cmdStatus,
 			"add-field":  cmdAddField,
+			"cases":      cmdCases,
+			"start-sim":  cmdStartSim,
+			"sleep":      cmdSleep,
 		},
 	})
 }
@@ -204,18 +217,183 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	cmd := exec.Command(path, args[2:]...)
 	cmd.Dir = ts.Getenv("WORK")
 	cmd.Env = scriptEnv(ts)
-	cmd.Stdout, cmd.Stderr = ts.Stdout(), ts.Stderr()
-	err = cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		ts.Fatalf("%v", err)
-	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := exitCode(ts, cmd.Run())
+	ts.Stdout().Write(stable(ts, stdout.Bytes()))
+	ts.Stderr().Write(stable(ts, stderr.Bytes()))
 	if code != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], code, want)
 	}
+}
+
+func exitCode(ts *testscript.TestScript, err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	return 0
+}
+
+// volatile matches what differs between two runs of the same command: log
+// times, durations, the script's work folder.
+var volatile = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`time=\S+`), "time=TIME"},
+	{regexp.MustCompile(`"time":"[^"]*"`), `"time":"TIME"`},
+	{regexp.MustCompile(`seconds=[0-9.]+`), "seconds=S"},
+	{regexp.MustCompile(`"seconds":("[0-9.]+"|[0-9.e+-]+)`), `"seconds":S`},
+	{regexp.MustCompile(`"(latency_ms|ttft_ms)":[0-9.e+-]+`), `"$1":MS`},
+	{regexp.MustCompile(`\b((?:req|out_tok)_per_s|(?:latency|ttft)_p[0-9]+_ms)=[0-9.]+`), "$1=N"},
+	// --stats: the start, the wall time, the percentiles and the rates
+	// (counts, tokens and finish reasons stay).
+	{regexp.MustCompile(`"started":"[^"]*"`), `"started":"TIME"`},
+	{regexp.MustCompile(`"wall_s":[0-9.e+-]+`), `"wall_s":S`},
+	{regexp.MustCompile(`"(latency_ms|ttft_ms)":\{"n":([0-9]+)[^}]*\}`), `"$1":{"n":$2,MS}`},
+	{regexp.MustCompile(`"((?:requests|output_tokens|total_tokens)_per_s)":[0-9.e+-]+`), `"$1":N`},
+}
+
+// stable replaces the volatile parts of a program's output so that golden
+// files compare equal across runs.
+func stable(ts *testscript.TestScript, b []byte) []byte {
+	b = bytes.ReplaceAll(b, []byte(ts.Getenv("WORK")), []byte("$WORK"))
+	if url := ts.Getenv("OPENAI_BASE_URL"); url != "" {
+		b = bytes.ReplaceAll(b, []byte(url), []byte("$OPENAI_BASE_URL"))
+		// the server's root, where the tokenize APIs are
+		b = bytes.ReplaceAll(b, []byte(strings.TrimSuffix(url, "/v1")), []byte("$ROOT"))
+	}
+	for _, v := range volatile {
+		b = v.re.ReplaceAll(b, []byte(v.with))
+	}
+	return b
+}
+
+// cases FILE runs the command on each line of FILE (the program's case
+// table: `#` comments, words split at blanks, 'single quotes' keep blanks,
+// $VAR is the script's variable, `<IN` reads stdin from IN) and prints a transcript on stdout: each command,
+// its exit code, its stdout and its stderr, with volatile parts replaced.
+// `cmp stdout GOLDEN` then pins every case; -update rewrites GOLDEN.
+func cmdCases(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: cases FILE")
+	}
+	var out bytes.Buffer
+	for n, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
+		if line = strings.TrimSpace(line); line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		words, err := splitWords(line)
+		if err != nil {
+			ts.Fatalf("%s:%d: %v", args[0], n+1, err)
+		}
+		for i, w := range words {
+			words[i] = os.Expand(w, ts.Getenv)
+		}
+		var stdin string
+		if last := words[len(words)-1]; strings.HasPrefix(last, "<") {
+			stdin, words = last[1:], words[:len(words)-1]
+		}
+		path, err := lookPath(ts.Getenv("PATH"), words[0])
+		if err != nil {
+			ts.Fatalf("%s:%d: %v", args[0], n+1, err)
+		}
+		cmd := exec.Command(path, words[1:]...)
+		cmd.Dir, cmd.Env = ts.Getenv("WORK"), scriptEnv(ts)
+		if stdin != "" {
+			cmd.Stdin = strings.NewReader(ts.ReadFile(stdin))
+		}
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		code := exitCode(ts, cmd.Run())
+		fmt.Fprintf(&out, "$ %s\nexit %d\n", line, code)
+		for _, s := range []struct {
+			name string
+			b    []byte
+		}{{"stdout", stdout.Bytes()}, {"stderr", stderr.Bytes()}} {
+			if len(s.b) == 0 {
+				continue
+			}
+			b := stable(ts, s.b)
+			if !bytes.HasSuffix(b, []byte("\n")) {
+				b = append(b, "\n[no newline at end]\n"...)
+			}
+			fmt.Fprintf(&out, "[%s]\n%s", s.name, b)
+		}
+		out.WriteString("\n")
+	}
+	ts.Stdout().Write(out.Bytes())
+}
+
+// start-sim ARGS... starts llm-sim on 127.0.0.1 (a free port) with ARGS
+// and sets OPENAI_BASE_URL to its base URL; it stops when the script ends.
+func cmdStartSim(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: start-sim [ARGS...]")
+	}
+	cmd := exec.Command(filepath.Join(testbin.Dir, "llm-sim"), append([]string{"--addr", "127.0.0.1:0"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	ts.Defer(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "http://127.0.0.1:") {
+		ts.Fatalf("llm-sim printed %q, not its base URL: %v", line, err)
+	}
+	ts.Setenv("OPENAI_BASE_URL", strings.TrimSpace(line))
+}
+
+// sleep DURATION waits, so that a program started in the background (exec
+// ... &name&) is in the state a following kill should find it in.
+func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sleep DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	time.Sleep(d)
+}
+
+// splitWords splits a case line at blanks; 'single quotes' keep blanks.
+func splitWords(line string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord, quoted := false, false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case (r == ' ' || r == '\t') && !quoted:
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		return nil, errors.New("unterminated quote")
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, nil
 }
 
 func lookPath(pathList, name string) (string, error) {
@@ -232,7 +410,7 @@ func lookPath(pathList, name string) (string, error) {
 // variables testscript sets plus those the scripts set with env.
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "LANG", "OPENAI_BASE_URL",
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "LANG", "OPENAI_BASE_URL", "SOURCE_DATE_EPOCH",
 		"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP", "SLURM_PROCID", "SLURM_NTASKS"} {
 		if v := ts.Getenv(k); v != "" {
 			env = append(env, k+"="+v)

@@ -20,8 +20,8 @@ best() { # best of the timings given as arguments
 gen_times=()
 for run in 1 2 3; do
 	start=$(now)
-	gen-context lifbench --progress never -o "$work/contexts.jsonl.zst" 2>/dev/null
-	expand-templates --progress never -o "$work/requests.jsonl.zst" "$work/contexts.jsonl.zst" 2>/dev/null
+	gen-context lifbench --progress never -o "$work/items.jsonl.zst" 2>/dev/null
+	expand-templates --progress never -o "$work/requests.jsonl.zst" "$work/items.jsonl.zst" 2>/dev/null
 	end=$(now)
 	t=$(echo "$end - $start" | bc)
 	echo "gen-context + expand-templates, run $run: ${t}s"
@@ -36,12 +36,12 @@ sim=$!
 trap 'kill $sim 2>/dev/null' EXIT
 until [ -s "$work/sim.url" ]; do sleep 0.05; done
 infer-batch --base-url "$(head -1 "$work/sim.url")" --model llm-sim -j 8 --progress never \
-	-o "$work/replies.jsonl.zst" "$work/requests.jsonl.zst" 2>"$work/infer.log"
+	-o "$work/responses.jsonl.zst" "$work/requests.jsonl.zst" 2>"$work/infer.log"
 
 judge_times=()
 for run in 1 2 3; do
 	start=$(now)
-	judge --progress never -o "$work/judged.jsonl.zst" "$work/replies.jsonl.zst" 2>/dev/null
+	judge --progress never -o "$work/judged.jsonl.zst" "$work/responses.jsonl.zst" 2>/dev/null
 	end=$(now)
 	t=$(echo "$end - $start" | bc)
 	echo "judge, run $run: ${t}s"

@@ -5,6 +5,7 @@ package aggregate
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -31,8 +32,29 @@ type Result struct {
 
 // Options are the aggregate-ifs flags a benchmark may read.
 type Options struct {
-	Decimals int // digits in tables
+	Decimals  int    // digits in tables
+	Failed    string // FailedOfficial (also ""), or FailedExclude
+	HTML      string // --html: also write the report page here
+	Reference string // --reference: metric rows of published models for the page
+	Items     string // --items: also write one row per scored record here
+	Table     string // --table: the one table --format csv writes
+	// ExcludeTruncated leaves out records whose prompt the server cut
+	// (--exclude-truncated).
+	ExcludeTruncated bool
 }
+
+// Policies for records that failed before they could be scored (--failed).
+// Official: what the benchmark's own code does with them (each
+// docs/<bench>.md says what that is; mostly a failed record scores 0 on
+// everything it would have been scored on). Exclude: leave them out of every
+// metric. Either way every row counts them in n_failed.
+const (
+	FailedOfficial = "official"
+	FailedExclude  = "exclude"
+)
+
+// ExcludeFailed reports whether failed records are left out of the metrics.
+func (o Options) ExcludeFailed() bool { return o.Failed == FailedExclude }
 
 // Factory makes a fresh aggregator.
 type Factory func(Options) Aggregator
@@ -44,24 +66,33 @@ type Importer func(files []string, opt Options) (*Result, error)
 type Registry struct {
 	Aggregators map[string]Factory
 	Importers   map[string]Importer
+	// Page draws the HTML report (--html) from the rows and the reference
+	// rows; the figure code lives outside this package (lib/plot), which
+	// knows every benchmark.
+	Page func(w io.Writer, rows, reference []report.Row, opt Options) error
 }
 
 // Formats accepted by --format.
-var Formats = []string{"md", "csv", "jsonl", "json"}
+var Formats = []string{"md", "csv", "jsonl", "json", "parquet"}
 
 // Run reads all records, or with importKind the official files named as
 // arguments, and writes the report; with rowsPath it also writes the tidy
 // rows there, so a pipeline gets tables and rows from one pass over its data.
 func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Options) error {
-	if !contains(Formats, format) {
-		return app.Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
+	if err := checkFlags(r, format, importKind, rowsPath, &opt); err != nil {
+		return err
 	}
-	if opt.Decimals < 0 || opt.Decimals > 12 {
-		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)
+	reference, err := readReference(opt.Reference) // before the records: a bad file fails fast
+	if err != nil {
+		return err
 	}
+	r.TrackRun()
 	var results []*Result
+	var runs []string // the input run of each result, "" for this run's own
+	var items []item
 	simulated := false
 	var partial partialSets
+	sources := itemSources{}
 	if importKind != "" {
 		imp, ok := reg.Importers[importKind]
 		if !ok {
@@ -74,20 +105,35 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		results = append(results, res)
 	} else {
 		aggs := map[string]Aggregator{}
+		cut := map[string]*truncation{}
 		err := r.Records(func(rec *record.Record) error {
 			if !simulated {
 				simulated = fromSimulator(rec)
 			}
 			partial.add(rec)
 			bench := rec.String("bench")
-			a, ok := aggs[bench]
+			sources.add(bench, rec)
+			// Records of two runs (partitioned folders with their own run id)
+			// are never pooled: each run is aggregated apart.
+			run := r.InputRun()
+			key := run + "\x00" + bench
+			if cut[key] == nil {
+				cut[key] = newTruncation(opt.ExcludeTruncated)
+			}
+			if cut[key].add(rec) {
+				return nil
+			}
+			if opt.Items != "" {
+				items = append(items, itemOf(rec, run))
+			}
+			a, ok := aggs[key]
 			if !ok {
 				f, known := reg.Aggregators[bench]
 				if !known {
 					return app.Invalidf("bench %q has no aggregator (known: %s)", bench, strings.Join(keys(reg.Aggregators), ", "))
 				}
 				a = f(opt)
-				aggs[bench] = a
+				aggs[key] = a
 			}
 			if err := a.Add(rec); err != nil {
 				return app.Invalid(err)
@@ -97,19 +143,37 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		if err != nil {
 			return err
 		}
-		for _, b := range keys(aggs) {
-			res, err := aggs[b].Result()
+		for _, k := range keys(aggs) {
+			run, b, _ := strings.Cut(k, "\x00")
+			res, err := aggs[k].Result()
 			if err != nil {
 				return fmt.Errorf("%s: %w", b, err)
 			}
+			sources.mark(b, res)
+			cut[k].mark(res.Tables)
 			results = append(results, res)
+			runs = append(runs, run)
 		}
+	}
+	own, err := r.RunID()
+	if err != nil {
+		return err
 	}
 	var rows []report.Row
 	var tables []report.Table
-	for _, res := range results {
+	for i, res := range results {
+		run := own
+		if i < len(runs) && runs[i] != "" {
+			run = runs[i]
+		}
+		stamp(res, run, r.Created(), len(distinct(runs)) > 1)
 		rows = append(rows, res.Rows...)
 		tables = append(tables, res.Tables...)
+	}
+	for i := range items {
+		if items[i].run == "" {
+			items[i].run = own
+		}
 	}
 	if simulated {
 		markSimulated(rows, tables)
@@ -120,8 +184,26 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			return err
 		}
 	}
+	if opt.HTML != "" {
+		if err := writePage(reg, opt, rows, reference); err != nil {
+			return err
+		}
+	}
+	if opt.Items != "" {
+		if err := writeTable(opt.Items, itemTable(items)); err != nil {
+			return err
+		}
+	}
 	w := r.TextWriter()
+	switch {
+	case r.OutputDir() != "":
+		return writeCSVFolder(r.OutputDir(), tables)
+	case opt.Table != "":
+		return writeOneTable(r, w, tables, opt.Table)
+	}
 	switch format {
+	case "parquet":
+		return report.WriteParquet(r.BinaryWriter(), report.MetricTable(rows))
 	case "md":
 		return report.WriteMarkdown(w, tables)
 	case "csv":
@@ -172,6 +254,50 @@ func markSimulated(rows []report.Row, tables []report.Table) {
 	}
 }
 
+// truncation counts one benchmark's records whose prompt the server cut
+// (ServerTruncated): their replies answer a shorter prompt than the
+// benchmark's, so every table of the benchmark says how many there were and
+// whether they are in it. A table with none says nothing. The children
+// split-subtasks makes of one reply count once, as their parent: the count is
+// of prompts sent.
+type truncation struct {
+	sent, cut map[string]bool
+	excluded  bool
+}
+
+func newTruncation(excluded bool) *truncation {
+	return &truncation{sent: map[string]bool{}, cut: map[string]bool{}, excluded: excluded}
+}
+
+// add counts a record and reports whether it is to be left out.
+func (t *truncation) add(rec *record.Record) bool {
+	id := rec.String("parent")
+	if id == "" {
+		id = rec.ID()
+	}
+	t.sent[id] = true
+	if !ServerTruncated(rec) {
+		return false
+	}
+	t.cut[id] = true
+	return t.excluded
+}
+
+func (t *truncation) mark(tables []report.Table) {
+	if len(t.cut) == 0 {
+		return
+	}
+	note := fmt.Sprintf("Server-truncated: %d of %d records had their prompt cut by the server (response.server_truncated); ", len(t.cut), len(t.sent))
+	if t.excluded {
+		note += "they are left out of this table (--exclude-truncated)."
+	} else {
+		note += "they are counted here as answered, though they answer a shorter prompt (--exclude-truncated leaves them out)."
+	}
+	for i := range tables {
+		tables[i].Notes = append(tables[i].Notes, note)
+	}
+}
+
 func contains(xs []string, x string) bool {
 	for _, v := range xs {
 		if v == x {
@@ -188,4 +314,47 @@ func keys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// checkFlags refuses, before any record is read, flag values and
+// combinations that cannot work; it fills the --failed default.
+func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) error {
+	if !contains(Formats, format) {
+		return app.Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
+	}
+	if opt.Reference != "" && opt.HTML == "" {
+		return app.Usagef("--reference draws published models in the --html figures: give --html FILE too")
+	}
+	if opt.Decimals < 0 || opt.Decimals > 12 {
+		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)
+	}
+	switch opt.Failed {
+	case "":
+		opt.Failed = FailedOfficial
+	case FailedOfficial, FailedExclude:
+	default:
+		return app.Usagef("--failed %q: want %s (the default) or %s", opt.Failed, FailedOfficial, FailedExclude)
+	}
+	if r.OutputDir() != "" && format != "csv" {
+		return app.Usagef("-o %s/ writes one CSV file per table: it goes with --format csv (for --format %s give -o FILE)", r.OutputDir(), format)
+	}
+	if opt.Table != "" && (format != "csv" || r.OutputDir() != "") {
+		return app.Usagef("--table picks the one table of --format csv -o FILE (or stdout)")
+	}
+	if format == "parquet" && r.BinaryToTerminal() {
+		return app.Usagef("--format parquet writes a binary file: give -o FILE.parquet (or redirect stdout)")
+	}
+	if err := app.CheckOutputFile("rows", rowsPath); err != nil {
+		return err
+	}
+	if err := app.CheckOutputFile("items", opt.Items); err != nil {
+		return err
+	}
+	if err := app.CheckOutputFile("html", opt.HTML); err != nil {
+		return err
+	}
+	if opt.Items != "" && importKind != "" {
+		return app.Usagef("--items writes the scored records: official result files (--import) have none")
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
+	"github.com/urfave/cli/v2"
 )
 
 // counter counts the records of its bench per model.
@@ -38,8 +39,8 @@ func run(t *testing.T, input string, args ...string) (int, string, string) {
 	}
 	var stderr strings.Builder
 	reg := Registry{Aggregators: map[string]Factory{"b": func(Options) Aggregator { return &counter{n: map[string]int{}} }}}
-	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Action: func(r *app.Run) error {
-		return Run(r, reg, "md", "", r.Getenv("ROWS"), Options{Decimals: 3})
+	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Flags: []cli.Flag{&cli.BoolFlag{Name: "exclude-truncated"}}, Action: func(r *app.Run) error {
+		return Run(r, reg, "md", "", r.Getenv("ROWS"), Options{Decimals: 3, ExcludeTruncated: r.Bool("exclude-truncated")})
 	}}
 	rows := filepath.Join(dir, "rows.jsonl")
 	code := app.RunTool(tool, append([]string{"aggregate-ifs"}, args...), app.Env{
@@ -58,22 +59,31 @@ func run(t *testing.T, input string, args ...string) (int, string, string) {
 }
 
 func TestRun(t *testing.T) {
+	// Two children of one cut reply count as one record.
+	cut := `{"id":"1#a","parent":"1","bench":"b","model":"m","response":{"server_truncated":true}}` + "\n" +
+		`{"id":"1#b","parent":"1","bench":"b","model":"m","response":{"server_truncated":true}}` + "\n" +
+		`{"id":"2","bench":"b","model":"m","response":{"text":"t"}}` + "\n"
 	for _, tc := range []struct {
 		name, input string
+		args        []string
 		code        int
 		want, not   []string
 	}{
 		{"per model, failed records counted under the model they were sent to",
 			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"2","bench":"b","request":{"model":"m2"},"error":{"stage":"infer-batch","kind":"http","message":"x"}}` + "\n",
-			0, []string{"| m1 | 1 |", "| m2 | 1 |", `"metric":"count"`}, []string{"test double", "simulated"}},
+			nil, 0, []string{"| m1 | 1 |", "| m2 | 1 |", `"metric":"count"`}, []string{"test double", "simulated", "Server-truncated"}},
 		{"replies from llm-sim are marked in tables and rows",
 			`{"id":"1","bench":"b","model":"m","response":{"text":"t","system_fingerprint":"llm-sim"}}` + "\n",
-			0, []string{"llm-sim, a test double", `"simulated":"true"`}, nil},
+			nil, 0, []string{"llm-sim, a test double", `"simulated":"true"`}, nil},
 		{"a bench without an aggregator is bad input naming the record",
-			`{"id":"x1","bench":"nope"}` + "\n", app.ExitBadInput, nil, nil},
+			`{"id":"x1","bench":"nope"}` + "\n", nil, app.ExitBadInput, nil, nil},
+		{"server-truncated records are counted and every table says so", cut, nil,
+			0, []string{"| m | 3 |", "Server-truncated: 1 of 2 records", "--exclude-truncated leaves them out"}, nil},
+		{"--exclude-truncated leaves them out and says so", cut, []string{"--exclude-truncated"},
+			0, []string{"| m | 1 |", "Server-truncated: 1 of 2 records", "left out of this table (--exclude-truncated)"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, stderr := run(t, tc.input)
+			code, out, stderr := run(t, tc.input, tc.args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
 			}

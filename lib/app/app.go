@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -49,6 +50,9 @@ type Tool struct {
 	// TextOutput marks a tool that writes reports: auto compression leaves
 	// them plain unless the -o extension asks otherwise.
 	TextOutput bool
+	// OutputFlags are the tool's flags that choose only how results are
+	// written (formats, extra files): they do not change its run id.
+	OutputFlags []string
 	// Action runs the tool. It is not used when Commands are set.
 	Action func(*Run) error
 }
@@ -105,7 +109,7 @@ func commonFlags(k Kind) []cli.Flag {
 		}
 	}
 	fs := []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (via FILE.partial, renamed when complete) instead of stdout", Category: "Common:"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (via FILE.partial, renamed when complete) instead of stdout; DIR/ (a trailing slash or an existing folder) writes a folder: a partitioned run (see --partition-by), or with --shard this shard's part file", Category: "Common:"},
 		&cli.BoolFlag{Name: "force", Usage: "with -o, in a tool that can --resume: start over even though FILE.partial holds an earlier run's answers, moving them aside to FILE.partial.bak-N", Category: "Common:"},
 		&cli.StringFlag{Name: "compress", Value: "auto", Usage: "output compression: auto (by -o extension; without -o the first input's when stdout is a file, plain on a pipe or terminal), zstd, gzip, none", Category: "Common:"},
 		&cli.StringFlag{Name: "shard", Usage: "keep records whose hash(id) mod N is I: `I/N`, or auto from SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP", Category: "Common:"},
@@ -117,6 +121,16 @@ func commonFlags(k Kind) []cli.Flag {
 	if k == Filter {
 		fs = append(fs, &cli.BoolFlag{Name: "allow-partial", Usage: "read a folder of parts even when shards are missing or unfinished (records say so in \"partial_shards\")", Category: "Common:"})
 		fs = append(fs, &cli.BoolFlag{Name: "skip-invalid", Usage: "skip (and count) input lines that are not valid records instead of exiting 3", Category: "Common:"})
+	}
+	return fs
+}
+
+// toolFlags are the common flags of t: --partition-by for the tools that
+// write records.
+func toolFlags(t Tool) []cli.Flag {
+	fs := commonFlags(t.Kind)
+	if t.Kind != Server && !t.TextOutput {
+		fs = append(fs, &cli.StringFlag{Name: "partition-by", Usage: "with -o DIR/: write Hive-style folders `FIELD[,FIELD…]`=value/part-NNNNN.jsonl.zst (top-level string fields or group.KEY) and DIR/_manifest.json", Category: "Common:"})
 	}
 	return fs
 }
@@ -161,7 +175,7 @@ func RunTool(t Tool, args []string, env Env) int {
 				Usage:       sc.Usage,
 				Description: sc.Description,
 				ArgsUsage:   " ",
-				Flags:       append(append([]cli.Flag{}, sc.Flags...), commonFlags(t.Kind)...),
+				Flags:       append(append([]cli.Flag{}, sc.Flags...), toolFlags(t)...),
 				OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 					return Usagef("%v (see %s %s --help)", err, t.Name, sc.Name)
 				},
@@ -178,7 +192,7 @@ func RunTool(t Tool, args []string, env Env) int {
 			return Usagef("missing command (want one of: %s; see --help)", commandNames(t))
 		}
 	} else {
-		a.Flags = append(append([]cli.Flag{}, t.Flags...), commonFlags(t.Kind)...)
+		a.Flags = append(append([]cli.Flag{}, t.Flags...), toolFlags(t)...)
 		a.Action = func(c *cli.Context) error {
 			code, runErr = execute(c, t, "", t.Action, env)
 			return nil
@@ -219,6 +233,7 @@ func execute(c *cli.Context, t Tool, sub string, action func(*Run) error, env En
 		return ExitUsage, err
 	}
 	r := &Run{Context: c, Tool: t.Name, Command: sub, Log: logger, env: env, started: time.Now(), kind: t.Kind, text: t.TextOutput}
+	r.outputFlags = t.OutputFlags
 	defer func() {
 		if r.unlock != nil {
 			r.unlock()
@@ -275,12 +290,21 @@ func exitFor(err error) int {
 		return ExitOK
 	case errors.As(err, &ue):
 		return ExitUsage
-	case errors.As(err, &le):
+	case errors.As(err, &le), missingInput(err):
 		return ExitBadInput
 	case errors.As(err, &ie):
 		return 128 + int(ie.sig.(syscall.Signal))
 	}
 	return ExitFailure
+}
+
+// missingInput tells a file that could not be opened for reading (a record
+// input, an official dataset, a vocabulary, a task file) from other runtime
+// failures: it is bad input (exit 3), as docs/cli.md promises. Outputs are
+// checked before anything runs and fail as usage errors.
+func missingInput(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Op == "open" && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission))
 }
 
 func newLogger(format string, w io.Writer, name string) (*slog.Logger, error) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/urfave/cli/v2"
@@ -74,6 +73,23 @@ func (r *Run) claimOutput(inputs []string) error {
 	return nil
 }
 
+// CheckOutputFile checks, before anything is read, a file that a flag other
+// than -o names for writing (aggregate-ifs --rows, --items): a folder there,
+// or a missing folder to put it in, would fail only at the final rename,
+// after the whole stage ran.
+func CheckOutputFile(flag, path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if isFolderOutput(path) {
+		return Usagef("--%s %s is a folder: give a file name", flag, path)
+	}
+	if dir := filepath.Dir(path); !isDir(dir) {
+		return Usagef("--%s %s: the folder %s does not exist", flag, path, dir)
+	}
+	return nil
+}
+
 // backupName is the first free FILE.bak-N.
 func backupName(f string) (string, error) {
 	for n := 1; ; n++ {
@@ -87,7 +103,10 @@ func backupName(f string) (string, error) {
 }
 
 // defines reports whether the tool (or subcommand) has a flag called name.
-func (r *Run) defines(name string) bool {
+func (r *Run) defines(name string) bool { return r.lookupFlag(name) != nil }
+
+// allFlags are the tool's (or subcommand's) flags, common ones included.
+func (r *Run) allFlags() []cli.Flag {
 	var flags []cli.Flag
 	if r.App != nil {
 		flags = append(flags, r.App.Flags...)
@@ -97,10 +116,5 @@ func (r *Run) defines(name string) bool {
 			flags = append(flags, c.Command.Flags...)
 		}
 	}
-	for _, f := range flags {
-		if slices.Contains(f.Names(), name) {
-			return true
-		}
-	}
-	return false
+	return flags
 }

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/ifkit/ifkit/lib/lake"
 	"github.com/ifkit/ifkit/lib/parts"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
@@ -26,6 +26,7 @@ type partsState struct {
 
 	whole   map[string]bool       // inputs that are exactly this run's shard: no hash filter
 	partial map[string]obj        // inputs from an incomplete set: the PartialField value
+	runs    map[string]string     // inputs read from a partitioned folder: its run id
 	sets    map[string]*parts.Set // by folder
 }
 
@@ -40,7 +41,7 @@ func (r *Run) setupShard() error {
 	}
 	shardFlag := r.String("shard")
 	dir := ""
-	toFolder := out != "" && (strings.HasSuffix(out, "/") || isDir(out))
+	toFolder := isFolderOutput(out)
 	pi, pn, _, named := parts.Parse(filepath.Base(out))
 	switch {
 	case toFolder:
@@ -61,12 +62,22 @@ func (r *Run) setupShard() error {
 		r.Log.Info(note)
 	}
 	r.parts = &partsState{}
+	if r.String("partition-by") != "" && (!toFolder || shardFlag != "") {
+		return Usagef("--partition-by writes a partitioned folder: give -o DIR/ (a trailing slash or an existing folder), without --shard")
+	}
 	if dir == "" {
 		return nil
 	}
 	switch {
+	case toFolder && shardFlag == "" && r.text:
+		// A report-writing tool writes one file per table there (OutputDir).
+		r.textDir = dir
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		return r.Set("output", "")
 	case toFolder && shardFlag == "":
-		return Usagef("-o %s is a folder: with --shard auto or I/N it gets this shard's part-IIIII-of-NNNNN file", out)
+		return r.setupLake(dir)
 	case named && (r.Shard.I != pi || r.Shard.N != pn):
 		return Usagef("-o %s is shard %d of %d, but this run is shard %s (--shard %q)", out, pi, pn, r.Shard, shardFlag)
 	}
@@ -158,6 +169,14 @@ func (r *Run) expandFolders(files []string) ([]string, error) {
 	for _, f := range files {
 		if f == "-" || !isDir(f) {
 			out = append(out, f)
+			continue
+		}
+		if lake.IsLake(f) {
+			fs, err := r.expandLake(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, fs...)
 			continue
 		}
 		ps := r.parts

@@ -47,12 +47,15 @@ type Run struct {
 	afterOutput  []func()
 	unlock       func() // releases -o's lock (stream.Lock); nil without -o
 	parts        *partsState
-	failures     failureGroups
-	ids          map[string]idPlace // every id read, for the duplicate check
-	inputBytes   atomic.Int64       // the input files' total size; -1 when one is a pipe
-	reading      atomic.Pointer[stream.Input]
-	doneBytes    atomic.Int64 // the sizes of the inputs read to the end
-	summary      []any
+	lake         *lakeOut // -o DIR/ without --shard
+	textDir      string   // -o DIR/ of a report-writing tool (OutputDir)
+	runState
+	failures   failureGroups
+	ids        map[string]idPlace // every id read, for the duplicate check
+	inputBytes atomic.Int64       // the input files' total size; -1 when one is a pipe
+	reading    atomic.Pointer[stream.Input]
+	doneBytes  atomic.Int64 // the sizes of the inputs read to the end
+	summary    []any
 
 	// Counters, read by the progress line and the summary.
 	Read, Written, Failed, Invalid, Skipped atomic.Int64
@@ -77,11 +80,11 @@ func (r *Run) setup() error {
 	if r.maxFail, err = ParseMaxFailures(r.String("max-failures")); err != nil {
 		return Usagef("%v", err)
 	}
-	if err := r.setupShard(); err != nil {
-		return err
-	}
 	if r.compress, r.compressAuto, err = stream.ParseCompression(r.String("compress")); err != nil {
 		return Usagef("%v", err)
+	}
+	if err := r.setupShard(); err != nil {
+		return err
 	}
 	r.outPath = r.String("output")
 	if r.outPath == "-" {
@@ -99,14 +102,20 @@ func (r *Run) setup() error {
 		if err := r.claimOutput(r.files); err != nil {
 			return err
 		}
-		// The first input is opened now: auto compression mirrors it.
-		if r.first, err = stream.Open(r.files[0], r.env.Stdin); err != nil {
-			return openError(r.files[0], err)
+		// The first input is opened now: auto compression mirrors it. (A
+		// partitioned folder of an empty run has no file at all.)
+		if len(r.files) > 0 {
+			if r.first, err = stream.Open(r.files[0], r.env.Stdin); err != nil {
+				return openError(r.files[0], err)
+			}
+			r.inCompress = &r.first.Compression
 		}
-		r.inCompress = &r.first.Compression
 	} else if r.Args().Len() > 0 {
 		return Usagef("unexpected arguments %q", r.Args().Slice())
 	} else if err := r.claimOutput(nil); err != nil {
+		return err
+	}
+	if err := r.startLake(); err != nil {
 		return err
 	}
 	return r.startPart()
@@ -203,6 +212,7 @@ func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
 		if err != nil {
 			return err
 		}
+		r.hashStdin(in, line)
 		rec, err := record.Parse(line)
 		if err != nil {
 			id := ""
@@ -220,7 +230,7 @@ func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
 			r.Skipped.Add(1)
 			continue
 		}
-		if prev, dup := r.firstSeen(in.Name, n, rec.ID()); dup {
+		if prev, dup := r.firstSeen(in.Name, n, r.InputRun()+"\x00"+rec.ID()); dup {
 			if err := r.invalid(&stream.LineError{File: in.Name, Line: n, ID: rec.ID(), Err: fmt.Errorf("duplicate id: already read at %s", prev)}); err != nil {
 				return err
 			}
@@ -296,6 +306,13 @@ func (r *Run) AddSummary(key string, value any) { r.summary = append(r.summary, 
 
 // Write writes one record.
 func (r *Run) Write(rec *record.Record) error {
+	if r.lake != nil {
+		if err := r.writeLake(rec); err != nil {
+			return err
+		}
+		r.Written.Add(1)
+		return nil
+	}
 	o, err := r.output()
 	if err != nil {
 		return err
@@ -308,16 +325,39 @@ func (r *Run) Write(rec *record.Record) error {
 }
 
 // TextWriter writes a report (tables, not records) to the output.
-func (r *Run) TextWriter() io.Writer { return textWriter{r} }
+func (r *Run) TextWriter() io.Writer { return textWriter{r, false} }
 
-type textWriter struct{ r *Run }
+type textWriter struct {
+	r   *Run
+	raw bool
+}
+
+// BinaryWriter writes a binary report (Parquet) to the output as it is:
+// redaction would corrupt it, and it holds only numbers and names the tool
+// computed.
+func (r *Run) BinaryWriter() io.Writer { return textWriter{r, true} }
+
+// BinaryToTerminal reports whether a binary report would go to a terminal
+// (no -o and stdout is one), which a tool refuses.
+func (r *Run) BinaryToTerminal() bool { return r.outPath == "" && progress.IsTerminal(r.env.Stdout) }
+
+// OutputDir is the folder -o DIR/ named for a report-writing tool (one file
+// per table), "" otherwise.
+func (r *Run) OutputDir() string { return r.textDir }
 
 func (w textWriter) Write(p []byte) (int, error) {
+	if w.r.textDir != "" {
+		return 0, Usagef("-o %s/ is a folder, which this output format does not write", w.r.textDir)
+	}
 	o, err := w.r.output()
 	if err != nil {
 		return 0, err
 	}
-	if _, err := o.Write(redact.Bytes(p)); err != nil {
+	b := p
+	if !w.raw {
+		b = redact.Bytes(p)
+	}
+	if _, err := o.Write(b); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -425,7 +465,9 @@ func (r *Run) finish(err error) (int, error) {
 	r.outMu.Lock()
 	out := r.out
 	r.outMu.Unlock()
-	if out == nil && err == nil && r.kind != Server {
+	if r.lake != nil {
+		err = r.finishLake(err)
+	} else if out == nil && err == nil && r.kind != Server && r.textDir == "" {
 		// No record written: still produce an (empty) output.
 		var oerr error
 		if out, oerr = r.output(); oerr != nil {

@@ -22,15 +22,21 @@ const All = "all"
 // taskScore collects one task's constraint verdicts for one model.
 type taskScore struct {
 	subset string
-	subs   int               // sub-instructions of the task
 	bySub  map[int]*subScore // judged constraints per sub-instruction (1-based)
-	failed int               // constraints whose check failed (inference or judge error)
+	// Checks that failed: the record's inference (scored as unmet under
+	// --failed official), the judge call (left out, as the official code
+	// leaves out failed judge calls), or a sentinel reply (left out, as
+	// 8_metric.py leaves out "None" and "Err").
+	inferFailed, judgeFailed, sentinel int
+	markers                            string // why the reply's markers were not trusted, if they were not
+	truncated                          bool
 }
 
 type subScore struct {
-	constraints int // of the sub-instruction, as in the data
 	judged, met int
 }
+
+func (t *taskScore) failed() int { return t.inferFailed + t.judgeFailed + t.sentinel }
 
 func (t *taskScore) judged() (judged, met int) {
 	for _, s := range t.bySub {
@@ -91,11 +97,43 @@ func (a *aggregator) Add(rec *record.Record) error {
 	key := [2]string{model, parent}
 	t := a.tasks[key]
 	if t == nil {
-		t = &taskScore{subset: g.Subset, subs: g.Subs, bySub: map[int]*subScore{}}
+		t = &taskScore{subset: g.Subset, bySub: map[int]*subScore{}}
 		a.tasks[key] = t
 	}
+	t.truncated = t.truncated || aggregate.ServerTruncated(rec)
+	if rec.Has("segment") {
+		var seg segment
+		if err := rec.Decode("segment", &seg); err != nil {
+			return err
+		}
+		t.markers = cmp.Or(t.markers, seg.Markers)
+	}
+	sub := func() *subScore {
+		s := t.bySub[g.Sub]
+		if s == nil {
+			s = &subScore{}
+			t.bySub[g.Sub] = s
+		}
+		return s
+	}
 	if rec.Errored() {
-		t.failed++
+		var e record.Error
+		if err := rec.Decode("error", &e); err != nil {
+			return err
+		}
+		switch {
+		case e.Stage == "judge" && e.Kind == KindSentinel:
+			t.sentinel++
+		case e.Stage == "judge":
+			t.judgeFailed++
+		default:
+			// The official generate step stores "" when inference fails and
+			// its judge finds every constraint of it unmet.
+			t.inferFailed++
+			if !a.opt.ExcludeFailed() {
+				sub().judged++
+			}
+		}
 		return nil
 	}
 	var j record.Judgement
@@ -108,11 +146,7 @@ func (a *aggregator) Add(rec *record.Record) error {
 	if j.Judge != nil && j.Judge.Model != "" {
 		a.judges[j.Judge.Model] = true
 	}
-	s := t.bySub[g.Sub]
-	if s == nil {
-		s = &subScore{constraints: g.SubConstraints}
-		t.bySub[g.Sub] = s
-	}
+	s := sub()
 	s.judged++
 	if j.Verdict == judge.VerdictYes {
 		s.met++
@@ -125,8 +159,12 @@ type cell struct {
 	cla, ila, all float64
 	n             int // tasks (or sub-instructions, in the per-constraint-count breakdown)
 	checks        int
-	failed        int
-	failedTasks   int
+	failed        int // checks
+	sentinel      int // checks
+	failedTasks   int // tasks with no judged check: left out
+	nFailed       int // tasks with a failed check
+	markers       int // tasks whose markers were not trusted
+	truncated     int // tasks whose prompt the server cut
 }
 
 func (c *cell) add(cla, ila, all float64) {
@@ -143,6 +181,16 @@ func (c *cell) mean(v float64) float64 {
 	return v / float64(c.n)
 }
 
+// count adds a task's failure counts to the cell.
+func (c *cell) count(t *taskScore) {
+	if t.failed() > 0 {
+		c.nFailed++
+	}
+	if t.truncated {
+		c.truncated++
+	}
+}
+
 // at is the cell of k, or an empty one (printed as nan) when no task fell in it.
 func at(cells map[cellKey]*cell, k cellKey) *cell {
 	if c := cells[k]; c != nil {
@@ -151,9 +199,16 @@ func at(cells map[cellKey]*cell, k cellKey) *cell {
 	return &cell{}
 }
 
-type cellKey struct{ model, subset, dim, val string }
+type cellKey struct {
+	model, subset, dim string
+	val                int
+}
 
-// Result computes the metrics per model × subset and the breakdowns.
+// Result computes the metrics per model × subset and the breakdowns. The
+// breakdowns bucket a task by its sub-instructions with a judged constraint
+// and a sub-instruction by its judged constraints, as 8_metric.py does
+// (len(evaluate_subtask[main_id]), len(scores)): the data's counts unless
+// judge calls failed.
 func (a *aggregator) Result() (*aggregate.Result, error) {
 	cells := map[cellKey]*cell{}
 	get := func(k cellKey) *cell {
@@ -164,7 +219,6 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		}
 		return c
 	}
-	models := map[string]bool{}
 	subsets := map[string]bool{}
 	// Tasks and sub-instructions in a fixed order: the means are float sums,
 	// and the same input must give byte-identical output.
@@ -174,58 +228,78 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 	for _, key := range taskKeys {
 		t := a.tasks[key]
 		model := key[0]
-		models[model] = true
 		subsets[t.subset] = true
 		judged, _ := t.judged()
 		for _, sub := range []string{t.subset, All} {
-			c := get(cellKey{model, sub, "", ""})
-			c.checks += judged + t.failed
-			c.failed += t.failed
+			c := get(cellKey{model, sub, "", 0})
+			c.checks += judged + t.judgeFailed + t.sentinel
+			if a.opt.ExcludeFailed() {
+				c.checks += t.inferFailed
+			}
+			c.failed += t.failed()
+			c.sentinel += t.sentinel
+			c.count(t)
+			if t.markers != "" {
+				c.markers++
+			}
 			if judged == 0 {
 				c.failedTasks++
 				continue
 			}
 			cla, ila, all := t.levels()
 			c.add(cla, ila, all)
-			get(cellKey{model, sub, "sub_instructions", strconv.Itoa(t.subs)}).add(cla, ila, all)
+			bs := get(cellKey{model, sub, "sub_instructions", len(t.bySub)})
+			bs.add(cla, ila, all)
+			bs.count(t)
 			for _, i := range slices.Sorted(maps.Keys(t.bySub)) {
 				s := t.bySub[i]
 				ok := 0.0
 				if s.met == s.judged {
 					ok = 1
 				}
-				get(cellKey{model, sub, "constraints_per_sub", strconv.Itoa(s.constraints)}).add(float64(s.met)/float64(s.judged), ok, ok)
+				bc := get(cellKey{model, sub, "constraints_per_sub", s.judged})
+				bc.add(float64(s.met)/float64(s.judged), ok, ok)
+				bc.count(t)
 			}
 		}
 	}
-	ms := sortedKeys(models)
 	ss := orderSubsets(subsets)
 	res := &aggregate.Result{}
-	keys := make([]cellKey, 0, len(cells))
-	for k := range cells {
-		keys = append(keys, k)
-	}
+	keys := slices.Collect(maps.Keys(cells))
 	sort.Slice(keys, func(i, j int) bool { return lessKey(keys[i], keys[j]) })
 	for _, k := range keys {
 		c := cells[k]
 		dims := map[string]string{"subset": k.subset}
+		var nums map[string]float64
 		if k.dim != "" {
-			dims[k.dim] = k.val
+			nums = map[string]float64{k.dim: float64(k.val)}
 		}
 		metrics := []string{"CLA", "ILA", "task_level"}
 		if k.dim == "constraints_per_sub" {
 			metrics = metrics[:2] // a task level has no meaning per sub-instruction
 		}
 		vals := map[string]float64{"CLA": c.mean(c.cla), "ILA": c.mean(c.ila), "task_level": c.mean(c.all)}
+		row := func(metric, unit string, v float64, n int) {
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: metric, Dims: dims, Nums: nums, Value: v, Unit: unit, N: n, NFailed: c.nFailed, NTruncated: c.truncated})
+		}
 		for _, m := range metrics {
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: m, Dims: dims, Value: vals[m], N: c.n})
+			row(m, "ratio", vals[m], c.n)
 		}
 		if k.dim == "" {
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "failed_checks", Dims: dims, Value: float64(c.failed), N: c.checks})
+			row("sentinel_replies", "count", float64(c.sentinel), c.checks)
+			row("markers_ignored", "count", float64(c.markers), c.n+c.failedTasks)
 		}
 	}
-	res.Tables = a.tables(cells, ms, ss)
+	res.Tables = a.tables(cells, sortedKeys(a.modelSet()), ss)
 	return res, nil
+}
+
+func (a *aggregator) modelSet() map[string]bool {
+	ms := map[string]bool{}
+	for k := range a.tasks {
+		ms[k[0]] = true
+	}
+	return ms
 }
 
 func (a *aggregator) tables(cells map[cellKey]*cell, models, subsets []string) []report.Table {
@@ -233,7 +307,12 @@ func (a *aggregator) tables(cells map[cellKey]*cell, models, subsets []string) [
 	f := func(v float64) string { return report.Fmt(v, d) }
 	notes := []string{
 		"CLA: share of a task's constraints met; ILA: share of a task's sub-instructions with every constraint met; task level: share of tasks with every constraint met. All three are averaged over tasks (macro), as in the paper and the official 8_metric.py.",
-		"Checks that failed (inference or judge errors) are left out of the metrics, as the official code leaves out failed judge calls, and counted in the \"failed checks\" column; a task with no judged check is left out and counted as a failed task.",
+		"Failed judge calls, and judge replies \"None\" or \"Err\" (the \"sentinel\" column), are left out of the metrics, as the official code leaves them out; a task with no judged check is left out and counted as a failed task. \"markers ignored\": replies whose sub-instruction markers were misnumbered, duplicated or out of order, judged on the whole reply.",
+	}
+	if a.opt.ExcludeFailed() {
+		notes = append(notes, "Tasks whose inference failed are left out (--failed exclude); their checks are counted in the \"failed checks\" column.")
+	} else {
+		notes = append(notes, "Tasks whose inference failed score 0 on every constraint, as the official generate step stores an empty reply and its judge finds every constraint of it unmet; their checks are in \"checks\" and \"failed checks\" (--failed exclude leaves them out).")
 	}
 	if len(a.judges) > 0 {
 		notes = append(notes, "Judge model: "+strings.Join(sortedKeys(a.judges), ", ")+".")
@@ -242,27 +321,31 @@ func (a *aggregator) tables(cells map[cellKey]*cell, models, subsets []string) [
 	for _, s := range subsets {
 		t4.Columns = append(t4.Columns, subsetTitles[s]+" ILA", subsetTitles[s]+" CLA")
 	}
+	t4.Columns = append(t4.Columns, "Failed tasks")
 	for _, m := range models {
 		row := []string{m}
 		for _, s := range subsets {
-			c := at(cells, cellKey{m, s, "", ""})
+			c := at(cells, cellKey{m, s, "", 0})
 			row = append(row, f(c.mean(c.ila)), f(c.mean(c.cla)))
 		}
-		t4.Rows = append(t4.Rows, row)
+		t4.Rows = append(t4.Rows, append(row, strconv.Itoa(at(cells, cellKey{m, All, "", 0}).nFailed)))
 	}
 	t4.Notes = notes
 
-	levels := report.Table{Title: "EifBench: all levels and counts", Columns: []string{"Model", "Subset", "Tasks", "Checks", "Failed checks", "Failed tasks", "CLA", "ILA", "Task level"}}
+	levels := report.Table{Title: "EifBench: all levels and counts", Columns: []string{"Model", "Subset", "Tasks", "Checks", "Failed checks", "Sentinel", "Failed tasks", "Markers ignored", "Cut by server", "CLA", "ILA", "Task level"}}
 	for _, m := range models {
 		for _, s := range append(subsets, All) {
-			c := at(cells, cellKey{m, s, "", ""})
-			levels.Rows = append(levels.Rows, []string{m, title(s), strconv.Itoa(c.n), strconv.Itoa(c.checks), strconv.Itoa(c.failed), strconv.Itoa(c.failedTasks), f(c.mean(c.cla)), f(c.mean(c.ila)), f(c.mean(c.all))})
+			c := at(cells, cellKey{m, s, "", 0})
+			levels.Rows = append(levels.Rows, []string{m, title(s), strconv.Itoa(c.n), strconv.Itoa(c.checks), strconv.Itoa(c.failed), strconv.Itoa(c.sentinel), strconv.Itoa(c.failedTasks),
+				strconv.Itoa(c.markers), strconv.Itoa(c.truncated), f(c.mean(c.cla)), f(c.mean(c.ila)), f(c.mean(c.all))})
 		}
 	}
 
-	bySubs := report.Table{Title: "EifBench: by number of sub-instructions per task", Columns: []string{"Model", "Subset", "Sub-instructions", "Tasks", "CLA", "ILA", "Task level"}}
-	byCons := report.Table{Title: "EifBench: by number of constraints per sub-instruction", Columns: []string{"Model", "Subset", "Constraints", "Sub-instructions", "CLA", "ILA"}}
-	byCons.Notes = []string{"Here CLA is the mean share of a sub-instruction's constraints met and ILA the share of sub-instructions with every constraint met, over the sub-instructions with that many constraints."}
+	bySubs := report.Table{Title: "EifBench: by number of sub-instructions per task", Columns: []string{"Model", "Subset", "Sub-instructions", "Tasks", "CLA", "ILA", "Task level", "Failed tasks"}}
+	byCons := report.Table{Title: "EifBench: by number of constraints per sub-instruction", Columns: []string{"Model", "Subset", "Constraints", "Sub-instructions", "CLA", "ILA", "Failed tasks"}}
+	byCons.Notes = []string{"Here CLA is the mean share of a sub-instruction's constraints met and ILA the share of sub-instructions with every constraint met, over the sub-instructions with that many constraints.",
+		"Both breakdowns count judged constraints and sub-instructions with a judged constraint, as the official 8_metric.py does: the data's counts unless judge calls failed.",
+		"Failed tasks: tasks with a failed check (inference, judge call or sentinel reply)."}
 	keys := make([]cellKey, 0, len(cells))
 	for k := range cells {
 		if k.dim != "" {
@@ -274,9 +357,9 @@ func (a *aggregator) tables(cells map[cellKey]*cell, models, subsets []string) [
 		c := cells[k]
 		switch k.dim {
 		case "sub_instructions":
-			bySubs.Rows = append(bySubs.Rows, []string{k.model, title(k.subset), k.val, strconv.Itoa(c.n), f(c.mean(c.cla)), f(c.mean(c.ila)), f(c.mean(c.all))})
+			bySubs.Rows = append(bySubs.Rows, []string{k.model, title(k.subset), strconv.Itoa(k.val), strconv.Itoa(c.n), f(c.mean(c.cla)), f(c.mean(c.ila)), f(c.mean(c.all)), strconv.Itoa(c.nFailed)})
 		case "constraints_per_sub":
-			byCons.Rows = append(byCons.Rows, []string{k.model, title(k.subset), k.val, strconv.Itoa(c.n), f(c.mean(c.cla)), f(c.mean(c.ila))})
+			byCons.Rows = append(byCons.Rows, []string{k.model, title(k.subset), strconv.Itoa(k.val), strconv.Itoa(c.n), f(c.mean(c.cla)), f(c.mean(c.ila)), strconv.Itoa(c.nFailed)})
 		}
 	}
 	return []report.Table{t4, levels, bySubs, byCons}
@@ -323,11 +406,6 @@ func lessKey(a, b cellKey) bool {
 	}
 	if a.dim != b.dim {
 		return a.dim < b.dim
-	}
-	va, ea := strconv.Atoi(a.val)
-	vb, eb := strconv.Atoi(b.val)
-	if ea == nil && eb == nil {
-		return va < vb
 	}
 	return a.val < b.val
 }

@@ -24,3 +24,29 @@ func FuzzSplitAnswers(f *testing.F) {
 		}
 	})
 }
+
+// Official parsing always reaches a verdict; a reply with 否 and no
+// full-width verdict line is no, one with 是 and without 否 is yes
+// (6_evaluation.py get_answer), and strict parsing never contradicts a
+// single verdict line.
+func FuzzParseVerdict(f *testing.F) {
+	for _, s := range []string{"答案：是", "分析：是否满足？\n答案: 是", "Answer: yes", "yes", "", "否", "答案：是\n答案：否", "Err"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, reply string) {
+		v, _, ok := ParseVerdict(reply, false)
+		if !ok || (v != "yes" && v != "no") {
+			t.Fatalf("%q: official parsing gave %q, ok %v", reply, v, ok)
+		}
+		lines := strings.Count(reply, "答案：是") + strings.Count(reply, "答案：否")
+		switch {
+		case lines != 1 && strings.Contains(reply, "否") && v != "no":
+			t.Fatalf("%q: %s, but 否 occurs and there is no single verdict line", reply, v)
+		case lines != 1 && strings.Contains(reply, "是") && !strings.Contains(reply, "否") && v != "yes":
+			t.Fatalf("%q: %s, but 是 occurs without 否", reply, v)
+		}
+		if sv, _, ok := ParseVerdict(reply, true); ok && sv != "yes" && sv != "no" {
+			t.Fatalf("%q: strict parsing gave %q", reply, sv)
+		}
+	})
+}

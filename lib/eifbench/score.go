@@ -3,10 +3,12 @@ package eifbench
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -129,8 +131,29 @@ func readChild(rec *record.Record) (childGold, segment, error) {
 	return g, seg, nil
 }
 
-// Parse reads the judge's verdict.
+// Judge replies the official metric script leaves out (8_metric.py skips a
+// point_explanation of "None" or "Err": gpt_api.py's reply after its last
+// try, or a judgement with no explanation). A judge model that answers
+// exactly this is treated the same way: an error of kind KindSentinel,
+// counted apart by aggregate-ifs.
+var sentinels = []string{"Err", "None"}
+
+// Error kinds of the EifBench judge.
+const (
+	KindSentinel   = "sentinel"
+	KindEmptyReply = "empty_reply"
+)
+
+// Parse reads the judge's verdict. An empty reply is asked again (the
+// official get_answer calls the judge again on an empty generation); after
+// the retries it fails the record. A sentinel reply fails it at once.
 func (s scorer) Parse(rec *record.Record, reply string) (*record.Judgement, error) {
+	if strings.TrimSpace(reply) == "" {
+		return nil, &oai.Error{Kind: KindEmptyReply, Message: "the judge's reply is empty", Retryable: true}
+	}
+	if slices.Contains(sentinels, reply) {
+		return nil, &record.Error{Stage: "judge", Kind: KindSentinel, Message: fmt.Sprintf("the judge replied %q, which the official 8_metric.py leaves out of the metrics", reply)}
+	}
 	v, how, ok := ParseVerdict(reply, s.strict)
 	if !ok {
 		return nil, judge.VerdictError(reply)
@@ -143,30 +166,54 @@ func (s scorer) Parse(rec *record.Record, reply string) (*record.Judgement, erro
 }
 
 var (
-	answerRE = regexp.MustCompile(`(?i)(?:答案|answer|verdict)\s*[:：]\s*\**\s*(yes\b|no\b|是|否)`)
-	yesRE    = regexp.MustCompile(`(?i)(?:^|[^\p{L}])yes(?:$|[^\p{L}])`)
-	noRE     = regexp.MustCompile(`(?i)(?:^|[^\p{L}])no(?:$|[^\p{L}])`)
-	bareRE   = regexp.MustCompile(`(?i)^[\s\p{P}]*(yes|no|是|否)[\s\p{P}]*$`)
+	officialAnswerRE = regexp.MustCompile(`答案：是|答案：否`)
+	answerRE         = regexp.MustCompile(`(?i)(?:答案|answer|verdict)\s*[:：]\s*\**\s*(yes\b|no\b|是|否)`)
+	englishAnswerRE  = regexp.MustCompile(`(?i)(?:answer|verdict)\s*[:：]\s*\**\s*(yes|no)\b`)
+	yesRE            = regexp.MustCompile(`(?i)(?:^|[^\p{L}])yes(?:$|[^\p{L}])`)
+	noRE             = regexp.MustCompile(`(?i)(?:^|[^\p{L}])no(?:$|[^\p{L}])`)
+	bareRE           = regexp.MustCompile(`(?i)^[\s\p{P}]*(yes|no|是|否)[\s\p{P}]*$`)
 )
 
-// ParseVerdict follows the official parser, extended to English: a verdict
-// line ("答案：是", "Answer: no") that occurs exactly once decides; otherwise
-// the reply is yes when it says yes (是) somewhere and no (否) nowhere. With
-// strict, only a single verdict line or a bare yes/no is accepted (ok=false
-// otherwise). how says which rule decided.
+// ParseVerdict reads a judge reply; how says which rule decided.
+//
+// Official (strict false): a reply that says 是 or 否 anywhere is read
+// exactly as the official 6_evaluation.py get_answer reads it: the literal
+// "答案：是" or "答案：否" (full-width colon) found exactly once decides;
+// otherwise yes when 是 occurs and 否 does not. So "答案: 是" (ASCII colon)
+// in a reply that also says 是否 is no. A reply with neither character (the
+// English judge prompt's replies, which the official parser would read as
+// no for want of 是) is read by the same rules in English: a bare yes/no, or
+// an "Answer: yes|no" line found exactly once, else yes when the word yes
+// occurs and the word no does not.
+//
+// Strict: only a bare yes/no/是/否 or exactly one verdict line in either
+// language and either colon is accepted (ok=false otherwise).
 func ParseVerdict(reply string, strict bool) (verdict, how string, ok bool) {
+	if strict {
+		if m := bareRE.FindStringSubmatch(strings.TrimSpace(reply)); m != nil {
+			return yesNo(m[1]), "bare", true
+		}
+		if ms := answerRE.FindAllStringSubmatch(reply, -1); len(ms) == 1 {
+			return yesNo(ms[0][1]), "answer_line", true
+		}
+		return "", "", false
+	}
+	if strings.ContainsAny(reply, "是否") {
+		if ms := officialAnswerRE.FindAllString(reply, -1); len(ms) == 1 {
+			return yesNo(strings.TrimPrefix(ms[0], "答案：")), "answer_line", true
+		}
+		if strings.Contains(reply, "是") && !strings.Contains(reply, "否") {
+			return judge.VerdictYes, "fallback", true
+		}
+		return judge.VerdictNo, "fallback", true
+	}
 	if m := bareRE.FindStringSubmatch(strings.TrimSpace(reply)); m != nil {
 		return yesNo(m[1]), "bare", true
 	}
-	if ms := answerRE.FindAllStringSubmatch(reply, -1); len(ms) == 1 {
+	if ms := englishAnswerRE.FindAllStringSubmatch(reply, -1); len(ms) == 1 {
 		return yesNo(ms[0][1]), "answer_line", true
 	}
-	if strict {
-		return "", "", false
-	}
-	yes := strings.Contains(reply, "是") || yesRE.MatchString(reply)
-	no := strings.Contains(reply, "否") || noRE.MatchString(reply)
-	if yes && !no {
+	if yesRE.MatchString(reply) && !noRE.MatchString(reply) {
 		return judge.VerdictYes, "fallback", true
 	}
 	return judge.VerdictNo, "fallback", true

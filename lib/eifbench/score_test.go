@@ -7,15 +7,20 @@ import (
 
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
+// The expected values of the Chinese replies are what the official
+// 6_evaluation.py get_answer decides: re.findall(r'答案：是|答案：否') found
+// exactly once wins; otherwise yes iff "是" in the reply and "否" not.
 func TestParseVerdict(t *testing.T) {
 	tests := []struct {
 		reply, want, how string
 		strict           bool
 		bad              bool
 	}{
+		// Official, Chinese: exactly the official parser.
 		{reply: "分析：回答满足要求。\n答案：是", want: "yes", how: "answer_line"},
 		{reply: "分析：没有做到，否则会更好。\n答案：是", want: "yes", how: "answer_line"}, // exactly once decides, whatever else is said
 		{reply: "分析：...\n答案：否", want: "no", how: "answer_line"},
@@ -23,20 +28,30 @@ func TestParseVerdict(t *testing.T) {
 		{reply: "答案：是\n再次确认，答案：是", want: "yes", how: "fallback"}, // twice, 否 absent
 		{reply: "这个回答是正确的", want: "yes", how: "fallback"},
 		{reply: "这个回答是错的，否", want: "no", how: "fallback"},
+		{reply: "答案：是的", want: "yes", how: "answer_line"},
+		{reply: "是", want: "yes", how: "fallback"},
+		{reply: "否", want: "no", how: "fallback"},
+		{reply: "分析：回答是否满足约束？满足。\n答案: 是", want: "no", how: "fallback"}, // ASCII colon is no verdict line; 否 occurs in 是否
+		{reply: "分析：满足。\n答案: 是", want: "yes", how: "fallback"},         // ASCII colon, but 否 absent
+		{reply: "分析：满足。\n答案： 是", want: "yes", how: "fallback"},         // a space after the colon: no verdict line either
+		{reply: "Answer: yes, 否", want: "no", how: "fallback"},         // any Chinese verdict character: the official rule
+		// Official, English (no 是 or 否): the same rules in English.
 		{reply: "Analysis: fine.\nAnswer: yes", want: "yes", how: "answer_line"},
 		{reply: "Analysis: no title line.\nAnswer: No", want: "no", how: "answer_line"},
 		{reply: "Analysis: there is no problem.\n**Answer:** yes", want: "yes", how: "answer_line"},
 		{reply: "Answer: nothing is wrong, so yes", want: "yes", how: "fallback"}, // "nothing" is not "no"
-		{reply: "答案：是的", want: "yes", how: "answer_line"},
 		{reply: "Yes.", want: "yes", how: "bare"},
 		{reply: " no ", want: "no", how: "bare"},
-		{reply: "是", want: "yes", how: "bare"},
 		{reply: "The constraint holds, so yes.", want: "yes", how: "fallback"},
 		{reply: "Yes, but there is no title.", want: "no", how: "fallback"},
 		{reply: "Nothing to say; nobody knows.", want: "no", how: "fallback"}, // no verdict at all
+		// Strict: one verdict line or a bare verdict, either colon.
 		{reply: "Yes, it holds.", strict: true, bad: true},
 		{reply: "Answer: yes", strict: true, want: "yes", how: "answer_line"},
 		{reply: "no", strict: true, want: "no", how: "bare"},
+		{reply: "是", strict: true, want: "yes", how: "bare"},
+		{reply: "分析：回答是否满足约束？满足。\n答案: 是", strict: true, want: "yes", how: "answer_line"},
+		{reply: "这个回答是正确的", strict: true, bad: true},
 	}
 	for _, tc := range tests {
 		v, how, ok := ParseVerdict(tc.reply, tc.strict)
@@ -47,7 +62,38 @@ func TestParseVerdict(t *testing.T) {
 			continue
 		}
 		if !ok || v != tc.want || how != tc.how {
-			t.Errorf("%q: %s by %s (ok %v), want %s by %s", tc.reply, v, how, ok, tc.want, tc.how)
+			t.Errorf("%q (strict %v): %s by %s (ok %v), want %s by %s", tc.reply, tc.strict, v, how, ok, tc.want, tc.how)
+		}
+	}
+}
+
+// Replies that are no verdict: the official get_answer asks the judge again
+// on an empty generation, and 8_metric.py leaves out "None" and "Err"
+// (point_explanation in ['None', 'Err']).
+func TestParseSentinelsAndEmpty(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		s, _ := NewScorer(judge.Options{StrictVerdict: strict})
+		for _, tc := range []struct {
+			reply, kind string
+			retry       bool
+		}{
+			{"", KindEmptyReply, true},
+			{" \n", KindEmptyReply, true},
+			{"Err", KindSentinel, false},
+			{"None", KindSentinel, false},
+		} {
+			_, err := s.Parse(nil, tc.reply)
+			var oe *oai.Error
+			var re *record.Error
+			switch {
+			case tc.retry && (!errors.As(err, &oe) || !oe.Retryable || oe.Kind != tc.kind):
+				t.Errorf("%q: err %v, want a retryable %s", tc.reply, err, tc.kind)
+			case !tc.retry && (!errors.As(err, &re) || re.Kind != tc.kind):
+				t.Errorf("%q: err %v, want a record error of kind %s", tc.reply, err, tc.kind)
+			}
+		}
+		if j, err := s.Parse(nil, "None of the constraints is broken. Answer: yes"); err != nil || j.Verdict != judge.VerdictYes {
+			t.Errorf("a reply that merely starts with None: %+v, %v", j, err)
 		}
 	}
 }

@@ -83,8 +83,8 @@ func TestSimFullSkill(t *testing.T) {
 		for _, lang := range []string{"en", "zh"} {
 			rows := runWithSim(t, 1, opt, judge.Options{Prompt: lang})
 			for _, m := range []string{"CLA", "ILA", "task_level"} {
-				if v, n, ok := rowValue(rows, "sim", m, map[string]string{"subset": All}); !ok || v != 1 || n == 0 {
-					t.Errorf("%v, judge prompt %s: %s = %v over %d tasks at skill 1, want 1", opt.Official, lang, m, v, n)
+				if r, ok := findRow(rows, "sim", m, map[string]string{"subset": All}, nil); !ok || r.Value != 1 || r.N == 0 {
+					t.Errorf("%v, judge prompt %s: %s = %v over %d tasks at skill 1, want 1", opt.Official, lang, m, r.Value, r.N)
 				}
 			}
 		}
@@ -93,9 +93,11 @@ func TestSimFullSkill(t *testing.T) {
 
 func TestSimPartialSkill(t *testing.T) {
 	rows := runWithSim(t, 0.6, GenOptions{}, judge.Options{})
-	cla, _, _ := rowValue(rows, "sim", "CLA", map[string]string{"subset": All})
-	ila, _, _ := rowValue(rows, "sim", "ILA", map[string]string{"subset": All})
-	task, _, _ := rowValue(rows, "sim", "task_level", map[string]string{"subset": All})
+	value := func(metric string) float64 {
+		r, _ := findRow(rows, "sim", metric, map[string]string{"subset": All}, nil)
+		return r.Value
+	}
+	cla, ila, task := value("CLA"), value("ILA"), value("task_level")
 	if cla < 0.3 || cla > 0.75 || !(ila < cla) || task != 0 {
 		t.Errorf("skill 0.6: CLA %.3f ILA %.3f task %.3f; want CLA near 0.55, ILA below it, task level 0", cla, ila, task)
 	}

@@ -24,7 +24,19 @@ type Answer struct {
 	Text  string
 	Found bool
 	Via   string // markers, heading or numbered
+	// Markers says why the reply's markers were not trusted (one of the
+	// Markers* reasons), so that the judge gets the whole reply instead.
+	Markers string
 }
+
+// Why a reply's sub-instruction markers cannot say which answer is which.
+// Guessing would judge one sub-instruction's constraints against another's
+// answer; the whole reply is what the official judge sees anyway.
+const (
+	MarkersMisnumbered = "misnumbered" // a number outside 1..n
+	MarkersDuplicated  = "duplicated"  // a number used twice
+	MarkersOutOfOrder  = "out_of_order"
+)
 
 var (
 	markerRE = regexp.MustCompile(`(?i)\b(start|end)_sub_instruction_(\d+)\b`)
@@ -70,6 +82,12 @@ func byMarkers(reply string, n int) []Answer {
 	}
 	shift := zeroBased(len(ms), func(i int) int { return ms[i].k }, n)
 	out := make([]Answer, n)
+	if why := markerTrouble(ms, shift, n); why != "" {
+		for i := range out {
+			out[i].Markers = why
+		}
+		return out
+	}
 	for k := 1; k <= n; k++ {
 		want := k - shift
 		from, to := -1, len(reply)
@@ -109,6 +127,30 @@ func byMarkers(reply string, n int) []Answer {
 		}
 	}
 	return out
+}
+
+// markerTrouble says why the start markers, or the end markers, cannot be
+// trusted: a number outside 1..n, a number twice, or numbers out of order.
+func markerTrouble(ms []marker, shift, n int) string {
+	for _, open := range []bool{true, false} {
+		last := 0
+		for _, m := range ms {
+			if m.open != open {
+				continue
+			}
+			switch k := m.k + shift; {
+			case k < 1 || k > n:
+				return MarkersMisnumbered
+			case k == last:
+				return MarkersDuplicated
+			case k < last:
+				return MarkersOutOfOrder
+			default:
+				last = k
+			}
+		}
+	}
+	return ""
 }
 
 // zeroBased reports 1 when the numbers look 0-based (the official keys are
@@ -228,10 +270,20 @@ func byNumbers(reply string, n int) []Answer {
 // segment is the child's "segment": the answer the judge checks, or, when
 // none was found, the whole reply for the judge to search.
 type segment struct {
-	Found bool   `json:"found"`
-	Via   string `json:"via,omitempty"`
-	Text  string `json:"text"`
-	Reply string `json:"reply,omitempty"`
+	Found   bool   `json:"found"`
+	Via     string `json:"via,omitempty"`
+	Text    string `json:"text"`
+	Reply   string `json:"reply,omitempty"`
+	Markers string `json:"markers,omitempty"` // why the markers were not trusted (Markers*)
+}
+
+// responseMeta is what a child keeps of its parent's response: not the text
+// (the child holds its own answer) but what aggregate-ifs reads: whether
+// the server cut the prompt, and which server answered.
+type responseMeta struct {
+	FinishReason    string `json:"finish_reason,omitempty"`
+	ServerTruncated bool   `json:"server_truncated,omitempty"`
+	Fingerprint     string `json:"system_fingerprint,omitempty"`
 }
 
 // childGold is everything the judge of one constraint needs.
@@ -269,6 +321,7 @@ func Split(rec *record.Record, emit func(*record.Record) error) error {
 	}
 	var answers []Answer
 	var reply string
+	var meta *responseMeta
 	if !rec.Errored() {
 		var resp record.Response
 		if !rec.Has("response") {
@@ -279,6 +332,7 @@ func Split(rec *record.Record, emit func(*record.Record) error) error {
 		}
 		reply = resp.Text
 		answers = SplitAnswers(reply, len(g.Subs))
+		meta = &responseMeta{FinishReason: resp.FinishReason, ServerTruncated: resp.ServerTruncated, Fingerprint: resp.Fingerprint}
 	}
 	var group map[string]string
 	if err := rec.Decode("group", &group); err != nil {
@@ -295,6 +349,9 @@ func Split(rec *record.Record, emit func(*record.Record) error) error {
 			child.Delete("request")
 			child.Delete("response")
 			child.Delete("context")
+			if meta != nil {
+				child.Set("response", meta)
+			}
 			gr := map[string]string{}
 			for k, v := range group {
 				gr[k] = v
@@ -308,7 +365,7 @@ func Split(rec *record.Record, emit func(*record.Record) error) error {
 			})
 			if answers != nil {
 				a := answers[i]
-				seg := segment{Found: a.Found, Via: a.Via, Text: a.Text}
+				seg := segment{Found: a.Found, Via: a.Via, Text: a.Text, Markers: a.Markers}
 				if !a.Found {
 					seg.Reply = reply
 				}

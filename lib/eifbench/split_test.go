@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/record"
 )
@@ -53,6 +54,43 @@ func TestSplitAnswers(t *testing.T) {
 	}
 }
 
+// Markers that are misnumbered, duplicated or out of order do not say which
+// answer is which: no answer is cut out, and the judge gets the whole reply,
+// as the official judge always does (6_evaluation.py get_payload puts the
+// whole output in every judge prompt).
+func TestSplitDistrustsMarkers(t *testing.T) {
+	for _, tc := range []struct {
+		name, reply string
+		n           int
+		want        string
+	}{
+		{"beyond n", "start_sub_instruction_1\na\nend_sub_instruction_1\nstart_sub_instruction_3\nc\nend_sub_instruction_3", 2, MarkersMisnumbered},
+		{"start twice", "start_sub_instruction_1\na\nstart_sub_instruction_1\nb", 2, MarkersDuplicated},
+		{"end twice", "start_sub_instruction_1\na\nend_sub_instruction_1\nstart_sub_instruction_2\nb\nend_sub_instruction_1", 2, MarkersDuplicated},
+		{"out of order", "start_sub_instruction_2\nb\nend_sub_instruction_2\nstart_sub_instruction_1\na\nend_sub_instruction_1", 2, MarkersOutOfOrder},
+		{"in order with a gap is fine", "start_sub_instruction_1\na\nstart_sub_instruction_3\nc", 3, ""},
+		{"zero-based in order is fine", "start_sub_instruction_0\na\nstart_sub_instruction_1\nb", 2, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for i, a := range SplitAnswers(tc.reply, tc.n) {
+				if a.Markers != tc.want || (tc.want != "" && a.Found) {
+					t.Errorf("answer %d = %+v, want markers %q and found only when trusted", i+1, a, tc.want)
+				}
+			}
+		})
+	}
+	req, _ := pipelineRequest(t)
+	reply := "start_sub_instruction_2\nb\nstart_sub_instruction_1\na"
+	req.Set("response", record.Response{Text: reply, ServerTruncated: true})
+	for _, k := range splitAll(t, req) {
+		var seg segment
+		k.Decode("segment", &seg)
+		if seg.Found || seg.Reply != reply || seg.Markers != MarkersOutOfOrder {
+			t.Fatalf("child %s: segment %+v, want the whole reply and markers %q", k.ID(), seg, MarkersOutOfOrder)
+		}
+	}
+}
+
 // pipelineRequest is the expand-templates output for the first sample task.
 func pipelineRequest(t *testing.T) (*record.Record, *Task) {
 	t.Helper()
@@ -74,8 +112,11 @@ func TestSplitChildren(t *testing.T) {
 	req, task := pipelineRequest(t)
 	reply := "start_sub_instruction_1\nTHE NOTICE\nend_sub_instruction_1\n"
 	req.Set("model", "m")
-	req.Set("response", record.Response{Text: reply})
+	req.Set("response", record.Response{Text: reply, ServerTruncated: true})
 	kids := splitAll(t, req)
+	if !aggregate.ServerTruncated(kids[0]) {
+		t.Error("the child does not say that the server cut its parent's prompt")
+	}
 	if len(kids) != task.Constraints() {
 		t.Fatalf("%d children, want one per constraint (%d)", len(kids), task.Constraints())
 	}
@@ -83,10 +124,14 @@ func TestSplitChildren(t *testing.T) {
 	if first.ID() != req.ID()+"#1.1" || first.String("parent") != req.ID() || first.String("model") != "m" {
 		t.Errorf("first child: id %s parent %s model %s", first.ID(), first.String("parent"), first.String("model"))
 	}
-	for _, k := range []string{"request", "response", "context"} {
+	for _, k := range []string{"request", "context"} {
 		if first.Has(k) {
 			t.Errorf("child keeps the parent's %s", k)
 		}
+	}
+	var meta map[string]any
+	if first.Decode("response", &meta); meta["text"] != nil {
+		t.Errorf("child keeps the reply's text in response: %v", meta)
 	}
 	var g childGold
 	var seg segment

@@ -21,6 +21,9 @@ type Options struct {
 	TopP        *float64
 	MaxTokens   *int
 	Seed        uint64
+	// Chat asks for the chat form of a completions request (LongGenBench's
+	// raw prompt) for endpoints that serve only /v1/chat/completions.
+	Chat bool
 }
 
 // Expander emits the requests for one item.

@@ -57,8 +57,13 @@ func SampleOf(classes []Class) Sample {
 		s.Accuracy, s.RecencyRatio = math.NaN(), math.NaN()
 		return s
 	}
-	early, late := errRate(classes[:bucket]), errRate(classes[n-bucket:])
-	s.RecencyRatio = ratio(late, early)
+	// compute_metrics in the official analysis.py leaves the ratio NaN
+	// unless there are at least three constraints.
+	s.RecencyRatio = math.NaN()
+	if n >= 3 {
+		early, late := errRate(classes[:bucket]), errRate(classes[n-bucket:])
+		s.RecencyRatio = ratio(late, early)
+	}
 	return s
 }
 
@@ -77,6 +82,7 @@ type Stats struct {
 	AccuracyAll       float64 // over every judged reply, rejected ones included
 	Judged, Rejected  int
 	Failed            int // records that carry an error from an earlier stage
+	Truncated         int // replies to a prompt the server cut
 }
 
 type groupKey struct {
@@ -86,8 +92,8 @@ type groupKey struct {
 
 // Reduce groups samples by model and density (sorted, as pandas groupby
 // does) and computes the published metrics. failed counts errored records
-// per group.
-func Reduce(samples []Sample, failed map[groupKey]int) []Stats {
+// per group, truncated the replies to prompts the server cut.
+func Reduce(samples []Sample, failed, truncated map[groupKey]int) []Stats {
 	groups := map[groupKey][]Sample{}
 	for _, s := range samples {
 		k := groupKey{s.Model, s.N}
@@ -111,7 +117,7 @@ func Reduce(samples []Sample, failed map[groupKey]int) []Stats {
 	out := make([]Stats, 0, len(keys))
 	for _, k := range keys {
 		var acc, om, mod, rec, lat, accAll []float64
-		st := Stats{Model: k.model, N: k.n, Failed: failed[k]}
+		st := Stats{Model: k.model, N: k.n, Failed: failed[k], Truncated: truncated[k]}
 		for _, s := range groups[k] {
 			st.Judged++
 			accAll = append(accAll, s.Accuracy)
@@ -142,21 +148,20 @@ func Reduce(samples []Sample, failed map[groupKey]int) []Stats {
 func Result(stats []Stats, decimals int) *aggregate.Result {
 	res := &aggregate.Result{}
 	for _, s := range stats {
-		dims := map[string]string{"density": strconv.Itoa(s.N)}
-		add := func(metric string, v float64, n int) {
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: s.Model, Metric: metric, Dims: dims, Value: v, N: n})
+		nums := map[string]float64{"density": float64(s.N)}
+		add := func(metric, unit string, v float64, n int) {
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: s.Model, Metric: metric, Nums: nums, Value: v, Unit: unit, N: n, NFailed: s.Failed, NTruncated: s.Truncated})
 		}
-		add("accuracy", s.Accuracy, s.Samples)
-		add("stdev", s.Stdev, s.Samples)
-		add("omission_share", s.OmissionShare, s.Samples)
-		add("modification_share", s.ModificationShare, s.Samples)
-		add("om_ratio", s.OMRatio, s.Samples)
-		add("primacy_ratio", s.PrimacyRatio, s.Samples)
-		add("latency_s", s.Latency, s.Samples)
-		add("accuracy_per_latency", s.AccPerLatency, s.Samples)
-		add("accuracy_all", s.AccuracyAll, s.Judged)
-		add("rejected", float64(s.Rejected), s.Judged)
-		add("failed", float64(s.Failed), s.Judged+s.Failed)
+		add("accuracy", "percent", s.Accuracy, s.Samples)
+		add("stdev", "percent", s.Stdev, s.Samples)
+		add("omission_share", "percent", s.OmissionShare, s.Samples)
+		add("modification_share", "percent", s.ModificationShare, s.Samples)
+		add("om_ratio", "ratio", s.OMRatio, s.Samples)
+		add("primacy_ratio", "ratio", s.PrimacyRatio, s.Samples)
+		add("latency_s", "seconds", s.Latency, s.Samples)
+		add("accuracy_per_latency", "percent_per_second", s.AccPerLatency, s.Samples)
+		add("accuracy_all", "percent", s.AccuracyAll, s.Judged)
+		add("rejected", "count", float64(s.Rejected), s.Judged)
 	}
 	f := func(v float64) string { return report.Fmt(v, decimals) }
 	detail := report.Table{
@@ -166,7 +171,7 @@ func Result(stats []Stats, decimals int) *aggregate.Result {
 			"Accuracy, stdev (sample, ddof=1, across seeds), error shares and ratios are over accepted replies, as published (the official runner retried rejected ones). " +
 				"\"accuracy (all)\" also counts replies the runner would have rejected (fewer than 20 words, or a bare comma-separated keyword list); the o4-mini coherence gate is not applied. " +
 				"O:M is omission/modification share (nan when there are no modifications); primacy is the mean over seeds of the last-third/first-third error-rate ratio (nan-skipping). " +
-				"Failed samples (an error from an earlier stage) are left out of every metric and counted under \"failed\".",
+				"Failed samples (an error from an earlier stage) are left out of every metric and counted under \"failed\", with --failed official as with exclude: the official runner skips a sample whose attempts all failed and writes no row for it (runner.py process_model_task).",
 		},
 	}
 	for _, s := range stats {
@@ -195,10 +200,12 @@ func leaderboard(stats []Stats, decimals int) report.Table {
 		}
 		slices.Sort(cols)
 	}
-	t := report.Table{Title: "IFScale: accuracy % (stdev) by number of instructions", Columns: []string{"model"}}
+	t := report.Table{Title: "IFScale: accuracy % (stdev) by number of instructions", Columns: []string{"model"},
+		Notes: []string{"failed: samples of these densities that failed before scoring; they are left out, as the official runner drops them."}}
 	for _, n := range cols {
 		t.Columns = append(t.Columns, "N="+strconv.Itoa(n))
 	}
+	t.Columns = append(t.Columns, "failed")
 	byModel := map[string]map[int]Stats{}
 	var models []string
 	for _, s := range stats {
@@ -210,7 +217,9 @@ func leaderboard(stats []Stats, decimals int) report.Table {
 	}
 	for _, m := range models {
 		row := []string{m}
+		failed := 0
 		for _, n := range cols {
+			failed += byModel[m][n].Failed
 			s, ok := byModel[m][n]
 			switch {
 			case !ok || s.Samples == 0:
@@ -219,21 +228,21 @@ func leaderboard(stats []Stats, decimals int) report.Table {
 				row = append(row, fmt.Sprintf("%s (%s)", report.Fmt(s.Accuracy, 1), report.Fmt(s.Stdev, 1)))
 			}
 		}
-		t.Rows = append(t.Rows, row)
+		t.Rows = append(t.Rows, append(row, strconv.Itoa(failed)))
 	}
 	return t
 }
 
 // aggregator collects judged IFScale records.
 type aggregator struct {
-	opt     aggregate.Options
-	samples []Sample
-	failed  map[groupKey]int
+	opt               aggregate.Options
+	samples           []Sample
+	failed, truncated map[groupKey]int
 }
 
 // NewAggregator is the aggregate-ifs factory for IFScale.
 func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
-	return &aggregator{opt: opt, failed: map[groupKey]int{}}
+	return &aggregator{opt: opt, failed: map[groupKey]int{}, truncated: map[groupKey]int{}}
 }
 
 func (a *aggregator) Add(rec *record.Record) error {
@@ -248,6 +257,12 @@ func (a *aggregator) Add(rec *record.Record) error {
 		return fmt.Errorf("record %q: group.density %q is not a number", rec.ID(), group.Density)
 	}
 	model := aggregate.ModelOf(rec)
+	if aggregate.ServerTruncated(rec) {
+		a.truncated[groupKey{model, n}]++
+	}
+	// Under either --failed policy a failed sample is left out: the official
+	// runner drops a sample whose attempts all failed (runner.py
+	// process_model_task returns before write_result), so no score exists.
 	if rec.Errored() {
 		a.failed[groupKey{model, n}]++
 		return nil
@@ -289,5 +304,5 @@ func (a *aggregator) Add(rec *record.Record) error {
 }
 
 func (a *aggregator) Result() (*aggregate.Result, error) {
-	return Result(Reduce(a.samples, a.failed), a.opt.Decimals), nil
+	return Result(Reduce(a.samples, a.failed, a.truncated), a.opt.Decimals), nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -25,7 +26,16 @@ func judged(t *testing.T, id, model, reply string, kws []string, latencyMS float
 	return r
 }
 
+// A failed sample is left out under both --failed policies, as the official
+// runner leaves it out (runner.py process_model_task returns before
+// write_result when every attempt failed), and counted in n_failed.
 func TestAggregator(t *testing.T) {
+	for _, policy := range []string{aggregate.FailedOfficial, aggregate.FailedExclude} {
+		t.Run(policy, func(t *testing.T) { testAggregator(t, aggregate.Options{Decimals: 3, Failed: policy}) })
+	}
+}
+
+func testAggregator(t *testing.T, opt aggregate.Options) {
 	kws := []string{"debt", "equity", "margin"}
 	pad := strings.Repeat(" and so on", 20)
 	recs := []*record.Record{
@@ -39,7 +49,7 @@ func TestAggregator(t *testing.T) {
 	failed.Set("group", map[string]string{"density": "3", "seed": "3"})
 	failed.Set("error", record.Error{Stage: "infer-batch", Kind: "http", Status: 500, Message: "boom"})
 	recs = append(recs, failed)
-	a := NewAggregator(aggOpts)
+	a := NewAggregator(opt)
 	for _, r := range recs {
 		if err := a.Add(r); err != nil {
 			t.Fatal(err)
@@ -52,7 +62,7 @@ func TestAggregator(t *testing.T) {
 	got := map[string]float64{}
 	n := map[string]int{}
 	for _, r := range res.Rows {
-		if r.Model != "m" || r.Dims["density"] != "3" {
+		if r.Model != "m" || r.Nums["density"] != 3 || r.NFailed != 1 || r.Unit == "" {
 			t.Fatalf("row %+v", r)
 		}
 		got[r.Metric], n[r.Metric] = r.Value, r.N
@@ -68,7 +78,6 @@ func TestAggregator(t *testing.T) {
 		"accuracy_per_latency": (100 + third) / 2 / 3,
 		"accuracy_all":         (100 + third + 100) / 3,
 		"rejected":             1,
-		"failed":               1,
 	}
 	for m, w := range want {
 		if math.Abs(got[m]-w) > 1e-9 {

@@ -48,7 +48,7 @@ func NewExpander(opt expand.Options) (expand.Expander, error) {
 	if opt.Template != "" {
 		b, err := stream.ReadFile(opt.Template)
 		if err != nil {
-			return nil, app.Usagef("--template: %v", err)
+			return nil, fmt.Errorf("--template: %w", err)
 		}
 		if strings.TrimSpace(string(b)) == "" {
 			return nil, app.Usagef("--template %s: the file is empty", opt.Template)
@@ -58,8 +58,17 @@ func NewExpander(opt expand.Options) (expand.Expander, error) {
 	return &expander{task: task, opt: opt}, nil
 }
 
-// Expand writes the request: one user message, and, as the official runner,
-// no temperature and no max_tokens unless the flags set them.
+// DefaultMaxTokens bounds a reply. The official runner sets no max_tokens
+// (the provider's default applies); ifkit sets one so that no result depends
+// on a server's default (Ollama's is unlimited: a runaway reply once ran to
+// 20,480 tokens). A report that uses 500 keywords fits in a few thousand
+// tokens; 8,192 leaves room for that and some reasoning. --max-tokens
+// overrides it.
+const DefaultMaxTokens = 8192
+
+// Expand writes the request: one user message, no temperature (as the
+// official runner) and max_tokens DefaultMaxTokens unless the flags say
+// otherwise.
 func (e *expander) Expand(item *record.Record, emit func(*record.Record) error) error {
 	var it Item
 	if err := item.Decode("context", &it); err != nil {
@@ -68,7 +77,8 @@ func (e *expander) Expand(item *record.Record, emit func(*record.Record) error) 
 	if len(it.Keywords) == 0 {
 		return app.Invalidf("ifscale item %q has no context.keywords", item.ID())
 	}
-	if err := item.Set("request", expand.UserChat(Prompt(e.task, it.Keywords), e.opt, nil, nil)); err != nil {
+	maxTok := DefaultMaxTokens
+	if err := item.Set("request", expand.UserChat(Prompt(e.task, it.Keywords), e.opt, &maxTok, nil)); err != nil {
 		return err
 	}
 	if !item.Has("gold") {

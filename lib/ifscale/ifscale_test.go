@@ -39,6 +39,13 @@ func TestClassify(t *testing.T) {
 		{"ÉQUITY", "équity", Exact}, // lower-cased text and keyword
 		{"equity_fund", "equity", Omission},
 		{"", "equity", Omission},
+		// str.lower of the official _evaluate_row: Σ ending a word is ς, so
+		// an upper-case word matches its lower-case constraint.
+		{"ΟΔΟΣ", "οδος", Exact},
+		{"ΟΔΟΣ-ΟΔΟΣ", "οδος", Exact},
+		{"ΟΔΟΣΑ", "οδος", Omission},
+		{"the debt", " debt\x1f", Exact}, // c.strip() of _tokenise_constraints
+		{"İnvest", "i̇nvest", Exact},
 	}
 	for _, c := range cases {
 		if got := scan(c.text, c.kw); got != c.want {
@@ -68,6 +75,13 @@ func TestRejection(t *testing.T) {
 		{"alpha, beta, gamma, delta, epsilon, zeta, eta, theta, iota, kappa, " + long, ""}, // the last part has spaces
 		{"alpha, beta, gamma, delta, epsilon, zeta, eta, theta, iota, kappa", RejectKeywordList},
 		{"alpha, beta, gamma, delta, epsilon, zeta, eta, theta, iota", RejectTooShort}, // nine parts
+		// call_model in the official util.py: each part must fullmatch
+		// [A-Za-z]+, so a list of accented words is not a "cheating list".
+		{"café, naïve, résumé, über, façade, jalapeño, piñata, soufflé, crème, brûlée, déjà, fiancé, exposé, entrée, sauté, protégé, doppelgänger, señor, niño, mañana", ""},
+		{strings.Repeat("alpha\x1c,", 9) + "alpha\x1c", RejectKeywordList}, // p.strip() removes U+001C
+		{strings.Repeat("alpha\u200b,", 9) + "alpha", RejectTooShort},      // U+200B is not whitespace
+		{strings.Repeat("w\x1c", 25), ""},                                  // len(content.split()) == 25
+		{strings.Repeat("w\u200b ", 10), RejectTooShort},
 	}
 	for _, c := range cases {
 		if got := Rejection(c.text); got != c.want {
@@ -88,6 +102,11 @@ func TestSampleOf(t *testing.T) {
 		{[]Class{E, E, E, E, E, O}, float64(5) / 6 * 100, 100, 0, math.NaN()},
 		{[]Class{O, E, E, E, E, E}, float64(5) / 6 * 100, 100, 0, 0},
 		{[]Class{M, E, E, E, O, O}, 50, float64(2) / 3 * 100, float64(1) / 3 * 100, 2},
+		// compute_metrics in the official analysis.py: no ratio below three
+		// constraints, even where both buckets exist.
+		{[]Class{O, E}, 50, 100, 0, math.NaN()},
+		{[]Class{O}, 0, 100, 0, math.NaN()},
+		{[]Class{O, E, E}, float64(2) / 3 * 100, 100, 0, 0},
 	}
 	for _, c := range cases {
 		s := SampleOf(c.classes)
@@ -203,12 +222,12 @@ func TestExpander(t *testing.T) {
 	cases := []struct {
 		opt       expand.Options
 		prefix    string
-		maxTokens bool
+		maxTokens int
 	}{
-		{expand.Options{}, strings.TrimRight(defaultTask, "\n"), false},
-		{expand.Options{Template: tmpl, MaxTokens: &maxTokens}, "Write a memo.\n\n### CONSTRAINTS\n1. Include the exact word: 'debt'.", true},
+		{expand.Options{}, strings.TrimRight(defaultTask, "\n"), DefaultMaxTokens},
+		{expand.Options{Template: tmpl, MaxTokens: &maxTokens}, "Write a memo.\n\n### CONSTRAINTS\n1. Include the exact word: 'debt'.", 4000},
 		// The variant shipped in samples/ for users of --template.
-		{expand.Options{Template: "../../samples/ifscale/task-memo.txt"}, "Write an internal strategy memo", false},
+		{expand.Options{Template: "../../samples/ifscale/task-memo.txt"}, "Write an internal strategy memo", DefaultMaxTokens},
 	}
 	for _, c := range cases {
 		e, err := NewExpander(c.opt)
@@ -227,8 +246,8 @@ func TestExpander(t *testing.T) {
 		if len(req.Messages) != 1 || !strings.HasPrefix(req.Messages[0].Content, c.prefix) {
 			t.Errorf("prompt %q, want it to start with %q", req.Messages, c.prefix)
 		}
-		if (req.MaxTokens != nil) != c.maxTokens || req.Temperature != nil {
-			t.Errorf("request %+v: max_tokens set %v, want %v; no temperature", req, req.MaxTokens != nil, c.maxTokens)
+		if req.MaxTokens == nil || *req.MaxTokens != c.maxTokens || req.Temperature != nil {
+			t.Errorf("request %+v: want max_tokens %d and no temperature", req, c.maxTokens)
 		}
 		var g Gold
 		out.Decode("gold", &g)
@@ -238,5 +257,17 @@ func TestExpander(t *testing.T) {
 	}
 	if _, err := NewExpander(expand.Options{Template: filepath.Join(t.TempDir(), "missing")}); err == nil {
 		t.Error("a missing --template file was accepted")
+	}
+}
+
+// _tokenise_constraints in the official analysis.py keeps c.strip().lower()
+// of each constraint and drops the blank ones (Python's whitespace).
+func TestJudgeDropsBlankConstraints(t *testing.T) {
+	d := Judge("The DEBT rose; equities fell.", []string{"debt", " \x1c ", "Equity\x1f", ""})
+	if d.N != 2 || d.Exact != 1 || d.Modification != 1 || len(d.Keywords) != 2 {
+		t.Fatalf("detail %+v", d)
+	}
+	if k := d.Keywords[1]; k.Position != 2 || k.Class != "modification" {
+		t.Errorf("second constraint %+v", k)
 	}
 }

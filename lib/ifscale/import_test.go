@@ -45,7 +45,7 @@ func TestReproduceOfficialAggregates(t *testing.T) {
 	}
 	got := map[string]float64{}
 	for _, r := range res.Rows {
-		got[r.Metric+"|"+r.Model+"|"+r.Dims["density"]] = r.Value
+		got[r.Metric+"|"+r.Model+"|"+strconv.Itoa(int(r.Nums["density"]))] = r.Value
 	}
 	files := []struct{ file, metric string }{
 		{"accuracy_by_rules_subset.csv", "accuracy"},

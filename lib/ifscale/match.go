@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ifkit/ifkit/lib/pystr"
 )
 
 // Class is how a keyword appears in a reply (the official analysis.py).
@@ -52,15 +54,6 @@ func wordAt(s string, i int) bool {
 
 // boundary is \b at byte offset i of s.
 func boundary(s string, i int) bool { return wordBefore(s, i) != wordAt(s, i) }
-
-// lower is Python's str.lower for the texts at hand: Go's ToLower except
-// for U+0130 (İ), which Python lowers to "i̇" (two code points).
-func lower(s string) string {
-	if strings.ContainsRune(s, 'İ') {
-		s = strings.ReplaceAll(s, "İ", "i\u0307")
-	}
-	return strings.ToLower(s)
-}
 
 // containsWord is re.search(rf"\b{re.escape(w)}\b", text).
 func containsWord(text, w string) bool {
@@ -140,7 +133,7 @@ type Reply struct {
 
 // NewReply lower-cases the text and indexes its words.
 func NewReply(text string) *Reply {
-	lt := lower(text)
+	lt := pystr.Lower(text)
 	seen := map[string]bool{}
 	var words []string
 	start := -1
@@ -166,6 +159,10 @@ func NewReply(text string) *Reply {
 	return &Reply{text: lt, words: words}
 }
 
+// Term is a constraint as the official analysis compares it: stripped of
+// Python's whitespace and lower-cased with str.lower.
+func Term(keyword string) string { return pystr.Lower(pystr.Strip(keyword)) }
+
 func allWord(s string) bool {
 	if s == "" {
 		return false
@@ -178,9 +175,10 @@ func allWord(s string) bool {
 	return true
 }
 
-// Classify classifies one keyword.
+// Classify classifies one keyword, stripped and lower-cased as the official
+// _tokenise_constraints does (c.strip().lower()).
 func (rp *Reply) Classify(keyword string) Class {
-	kw := lower(keyword)
+	kw := Term(keyword)
 	p := Prefix(kw)
 	if !allWord(kw) {
 		return classifyScan(rp.text, kw, p)

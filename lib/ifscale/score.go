@@ -1,11 +1,12 @@
 package ifscale
 
 import (
+	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -40,8 +41,11 @@ type Detail struct {
 // the lower-cased text, <report> tags and markdown left in.
 func Judge(text string, keywords []string) Detail {
 	rp := NewReply(text)
-	d := Detail{N: len(keywords), Keywords: make([]KeywordResult, len(keywords)), Rejected: Rejection(text)}
-	for i, kw := range keywords {
+	d := Detail{Rejected: Rejection(text)}
+	for _, kw := range keywords {
+		if Term(kw) == "" {
+			continue // blank constraints are dropped, as _tokenise_constraints does
+		}
 		c := rp.Classify(kw)
 		switch c {
 		case Exact:
@@ -51,40 +55,35 @@ func Judge(text string, keywords []string) Detail {
 		default:
 			d.Omission++
 		}
-		d.Keywords[i] = KeywordResult{Keyword: kw, Position: i + 1, Class: c.String()}
+		d.Keywords = append(d.Keywords, KeywordResult{Keyword: kw, Position: len(d.Keywords) + 1, Class: c.String()})
 	}
+	d.N = len(d.Keywords)
 	return d
 }
 
 // Rejection is the official runner's acceptance test without the coherence
 // gate (a paid o4-mini call): "" when the reply would have been accepted.
+// It follows call_model in the official util.py: a "cheating list" is ten or
+// more comma-separated parts that, stripped, each fullmatch [A-Za-z]+ (so a
+// list of accented words passes), and a short reply has fewer than 20
+// words of str.split().
 func Rejection(text string) string {
-	parts := strings.Split(strings.TrimSpace(text), ",")
-	if len(parts) >= 10 {
-		list := true
-		for _, p := range parts {
-			if !isAlpha(strings.TrimSpace(p)) {
-				list = false
-				break
-			}
-		}
-		if list {
-			return RejectKeywordList
-		}
+	parts := strings.Split(text, ",")
+	if len(parts) >= 10 && !slices.ContainsFunc(parts, func(p string) bool { return !asciiLetters(pystr.Strip(p)) }) {
+		return RejectKeywordList
 	}
-	if len(strings.Fields(text)) < 20 {
+	if pystr.CountFields(text) < 20 {
 		return RejectTooShort
 	}
 	return ""
 }
 
-// isAlpha is Python's str.isalpha: non-empty and letters only.
-func isAlpha(s string) bool {
+func asciiLetters(s string) bool {
 	if s == "" {
 		return false
 	}
-	for _, r := range s {
-		if !unicode.IsLetter(r) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
 			return false
 		}
 	}
@@ -112,6 +111,9 @@ func (scorer) Prepare(rec *record.Record) (judge.Decision, error) {
 		return judge.Decision{}, app.Invalidf("ifscale record %q has no response to judge", rec.ID())
 	}
 	d := Judge(resp.Text, g.Keywords)
+	if d.N == 0 {
+		return judge.Decision{}, app.Invalidf("ifscale record %q has only blank gold.keywords", rec.ID())
+	}
 	verdict := "yes"
 	if d.Exact < d.N {
 		verdict = "no"

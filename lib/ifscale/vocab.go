@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
@@ -38,7 +39,7 @@ func LoadVocab(path string) ([]string, error) {
 	defer f.Close()
 	v, err := ParseVocab(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &stream.LineError{File: path, Err: err} // bad input: exit 3
 	}
 	return v, nil
 }
@@ -58,12 +59,12 @@ func ParseVocab(r io.Reader) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		term := strings.TrimSpace(rec[0])
+		term := pystr.Strip(rec[0])
 		if term == "" {
 			continue
 		}
 		line, _ := cr.FieldPos(0)
-		key := lower(term)
+		key := Term(term)
 		if prev, dup := seen[key]; dup {
 			return nil, fmt.Errorf("line %d: %q repeats the term of line %d", line, term, prev)
 		}

@@ -36,7 +36,7 @@ const catBatch = "OpenAI Batch:"
 
 func batchFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "batch-export", Category: catBatch, Usage: "call nothing: write one OpenAI Batch request line per record that needs a call (custom_id = id, method, url, body = request + model), for OpenAI's Batch API or `vllm run-batch`"},
+		&cli.BoolFlag{Name: "batch-export", Category: catBatch, Usage: "call nothing: write one OpenAI Batch request line per record that needs a call (custom_id = id, method, url, body = request + model), for OpenAI's Batch API or vllm run-batch"},
 		&cli.StringSliceFlag{Name: "batch-import", Category: catBatch, Usage: "call nothing: write the input records with the response or error of the Batch result `FILE`s (OpenAI output and error files, vllm run-batch output), matched by custom_id; ids without a result get an error"},
 		&cli.BoolFlag{Name: "batch-api", Category: catBatch, Usage: "run the requests as batches on the endpoint's /v1/files and /v1/batches (split at --batch-max-requests or 200 MB), poll, and write the records; with -o FILE the batch ids are kept in FILE.partial.batches and --resume polls them again"},
 		&cli.BoolFlag{Name: "cancel-on-exit", Category: catBatch, Usage: "--batch-api: cancel the unfinished batches on SIGTERM/SIGINT (default: leave them running for --resume)"},
@@ -84,9 +84,6 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 		lim: newLimiter(1, false), eps: newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)}
 	// Batches do not stream: the request's own "stream" is dropped below.
 	e.opt.Stream = false
-	if err := e.loadTokenizer(); err != nil {
-		return err
-	}
 	e.startTotal()
 	var err error
 	switch {
@@ -131,8 +128,10 @@ func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre boo
 	if err := e.resolveModel(); err != nil {
 		return nil, nil, false, err
 	}
-	c, re = e.build(body)
-	if re != nil {
+	if c, re = e.check(body); re != nil {
+		return nil, re, true, nil
+	}
+	if re = e.build(e.r.Ctx, c); re != nil {
 		return nil, re, true, nil
 	}
 	if c.stream {

@@ -41,9 +41,9 @@ func dispatchFlag() cli.Flag {
 		Usage: "order of sending within the reorder window: prefix (requests whose prompts share their first 2 KB go out together, so a server's prefix cache reuses them) or input; the output order is the input's either way"}
 }
 
-// prefixKey is a hash of the first prefixBytes of a request body's prompt
-// ("messages" or "prompt", found as the first such key in the body, which
-// lib/infer writes with sorted keys); 0 for a short prompt.
+// prefixKey is a hash of the first prefixBytes of a prepared request's
+// prompt ("messages" or "prompt", found as the first such key in the body);
+// 0 for a short prompt.
 func prefixKey(body []byte) uint64 {
 	at := bytes.Index(body, []byte(`"messages":`))
 	if at < 0 {
@@ -89,15 +89,15 @@ func newDispatcher(window int) *dispatcher {
 // add queues a record; false when the dispatcher stopped taking any.
 func (d *dispatcher) add(it *item) bool {
 	d.mu.Lock()
-	for !d.closed && len(d.queue) > 0 && d.bytes+2*len(it.call.body) > pendingBytes {
+	for !d.closed && len(d.queue) > 0 && d.bytes+2*len(it.call.req) > pendingBytes {
 		d.cond.Wait()
 	}
 	if d.closed {
 		d.mu.Unlock()
 		return false
 	}
-	d.queue = append(d.queue, pending{it: it, key: prefixKey(it.call.body), seq: d.seq})
-	d.bytes += 2 * len(it.call.body)
+	d.queue = append(d.queue, pending{it: it, key: prefixKey(it.call.req), seq: d.seq})
+	d.bytes += 2 * len(it.call.req)
 	d.seq++
 	d.mu.Unlock()
 	d.cond.Broadcast()
@@ -125,7 +125,7 @@ func (d *dispatcher) take() (*item, bool) {
 	i := d.pick()
 	p := d.queue[i]
 	d.queue = append(d.queue[:i], d.queue[i+1:]...)
-	d.bytes -= 2 * len(p.it.call.body)
+	d.bytes -= 2 * len(p.it.call.req)
 	d.cond.Broadcast() // a reader may wait for room
 	if p.key != 0 {
 		d.last = p.key

@@ -61,18 +61,21 @@
 // any --judge-model. An earlier record with none of the fingerprinted fields
 // (written by another tool) matches by id alone.
 //
-// Pre-flight and truncation. Token counts are estimates with --tokenizer
-// (o200k_base by default; for other model families they are approximate):
-// message texts + 4 per message + 3. --truncate-context cuts the longest
-// message (chat) or the prompt: the text before the last --context-marker
+// Pre-flight and truncation. Prompts are counted with --tokenizer (count.go):
+// o200k_base by default (an estimate for other model families), a
+// tokenizer.json (exact), or the server's tokenize API; a chat prompt is its
+// message texts + 4 per message + 3 unless the server counts the template.
+// --truncate-context cuts the longest message (chat) or the prompt, then
+// counts again until the count fits: the text before the last --context-marker
 // ("Instruction:", "Instructions:", as in LIFBench's templates; the blank
 // space before the marker stays with the instruction), or before the last
 // blank line when there is no marker, loses tokens from its right end, as
 // LIFBench truncates its context and keeps the instruction. A prompt with
 // neither cannot be cut and fails with kind context_length.
 //
-// Silent truncation. When the server reports fewer than half the prompt
-// tokens expected (the tokenizer's count, or bytes/6 as a lower bound when
-// nothing was tokenized), a warning names the record; --stats counts them.
+// Silent truncation. When the server reports fewer prompt tokens than were
+// counted, beyond the tokenizer's tolerance (count.go), the response gets
+// server_truncated; the first five are logged, the summary and --stats count
+// and name them.
 
 package infer

@@ -245,7 +245,9 @@ func (b *balancer) holdFor(now time.Time, wait time.Duration) time.Duration {
 		b.noted = now
 		b.log.Warn("still no endpoint answering", "for", now.Sub(b.outage).Round(time.Second).String())
 	}
-	d := time.Minute
+	// Wake at the next probe, or when the wait runs out if that is sooner: a
+	// short --outage-wait must not be stretched to the pause before a probe.
+	d := min(time.Minute, b.outage.Add(wait).Sub(now))
 	if !next.IsZero() {
 		d = min(d, next.Sub(now))
 	}

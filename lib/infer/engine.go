@@ -24,21 +24,26 @@ type Result struct {
 
 // engine is one Process run.
 type engine struct {
-	r       *app.Run
-	opt     Options
-	model   string
-	checked bool // the endpoints were checked (resolveModel)
-	client  *oai.Client
-	eps     *balancer
-	lim     *limiter
-	rpm     *bucket
-	tpm     *bucket
-	enc     *tokens.Encoder
-	st      *stats
-	jr      *journal
-	earlier *earlier // --resume: the earlier records, by id
-	prepare func(*record.Record) ([]byte, error)
-	apply   func(*record.Record, *Result) error
+	r         *app.Run
+	opt       Options
+	model     string
+	checked   bool // the endpoints were checked (resolveModel)
+	client    *oai.Client
+	eps       *balancer
+	lim       *limiter
+	rpm       *bucket
+	tpm       *bucket
+	encOnce   sync.Once
+	enc       *tokens.Encoder
+	srv       *oai.TokenizeAPI // --tokenizer server
+	counts    sync.Map         // content hash → cachedCount, for srv
+	countWarn sync.Once
+	tmplWarn  sync.Once
+	st        *stats
+	jr        *journal
+	earlier   *earlier // --resume: the earlier records, by id
+	prepare   func(*record.Record) ([]byte, error)
+	apply     func(*record.Record, *Result) error
 
 	// reqCtx carries the requests: unlike r.Ctx it outlives a signal by
 	// --grace, so requests in flight can finish.
@@ -80,9 +85,6 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 	e.eps = newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)
 	e.lim = newLimiter(opt.Concurrency, opt.Adaptive)
 	e.rpm, e.tpm = newBucket(opt.RPM), newBucket(opt.TPM)
-	if err := e.loadTokenizer(); err != nil {
-		return err
-	}
 	if opt.Resume {
 		err := e.resume()
 		defer e.earlier.close()
@@ -110,17 +112,6 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 	return err
 }
 
-func (e *engine) loadTokenizer() error {
-	if e.opt.needTokens() {
-		enc, err := tokens.Get(e.opt.Tokenizer)
-		if err != nil {
-			return app.Usagef("--tokenizer: %v", err)
-		}
-		e.enc = enc
-	}
-	return nil
-}
-
 // graceOnSignal lets requests in flight finish for --grace after a signal,
 // then cancels them; their records are left for --resume.
 func (e *engine) graceOnSignal() {
@@ -135,8 +126,20 @@ func (e *engine) graceOnSignal() {
 // drain gives the requests in flight --grace to finish (and be written),
 // then cancels the rest.
 func (e *engine) drain() {
+	e.drainLogged(e.logDrain())
+}
+
+// logDrain says that the requests in flight are drained: before anything
+// else the run logs, so it comes first in every order of events.
+func (e *engine) logDrain() bool {
 	if e.opt.Grace > 0 {
 		e.r.Log.Info("draining requests in flight", "grace", e.opt.Grace.String(), "in_flight", e.st.inflight.Load())
+	}
+	return e.opt.Grace > 0
+}
+
+func (e *engine) drainLogged(grace bool) {
+	if grace {
 		t := time.NewTimer(e.opt.Grace)
 		defer t.Stop()
 		select {
@@ -192,13 +195,13 @@ func (e *engine) resolveModel() error {
 			}
 			e.r.Log.Info("model from /v1/models", attrs...)
 		case 0:
-			return app.Usagef("%s/models lists no model; give --model", oai.Label(base))
+			return app.Usagef("%s/models lists no model; give --%smodel", oai.Label(base), e.opt.Role)
 		default:
 			var ids []string
 			for _, m := range ms {
 				ids = append(ids, m.ID)
 			}
-			return app.Usagef("%s serves several models (%s); choose one with --model", oai.Label(base), strings.Join(ids, ", "))
+			return app.Usagef("%s serves several models (%s); choose one with --%smodel", oai.Label(base), strings.Join(ids, ", "), e.opt.Role)
 		}
 	}
 	if up == 0 || e.model == "" {
@@ -208,7 +211,7 @@ func (e *engine) resolveModel() error {
 		e.r.Log.Warn("endpoint does not answer at start-up; requests go to the others while it fails", "error", msg)
 	}
 	e.eps.answered()
-	return nil
+	return e.detectTokenizer()
 }
 
 // run is the pipeline: this goroutine reads and dispatches, workers call the
@@ -295,6 +298,12 @@ func (e *engine) run() error {
 				r.CountFailure(&re)
 				e.st.failed.Add(1)
 			}
+			var resp struct {
+				Cut bool `json:"server_truncated"`
+			}
+			if old.Decode("response", &resp) == nil && resp.Cut {
+				e.st.truncated(old.ID()) // the summary covers the whole output
+			}
 		} else if err := e.prepareItem(it); err != nil {
 			return err
 		}
@@ -340,13 +349,6 @@ func (e *engine) run() error {
 		start(it)
 		return nil
 	})
-	if disp != nil {
-		disp.close()
-		<-dispatched
-		if disp.grouped > 0 {
-			r.Log.Info("--dispatch prefix: records sent ahead of their input position to share a prompt prefix", "records", disp.grouped)
-		}
-	}
 	var bad *stream.LineError
 	switch {
 	case err == nil, errors.Is(err, context.Canceled):
@@ -354,10 +356,17 @@ func (e *engine) run() error {
 		// Bad input stops the reading, but the records before it that are
 		// in flight are paid for: they finish within --grace and are
 		// written before the exit 3 that names the line.
-		go e.drain()
+		go e.drainLogged(e.logDrain())
 	default:
 		// A fatal error: do not wait for requests in flight.
 		e.cancelReq()
+	}
+	if disp != nil {
+		disp.close()
+		<-dispatched
+		if disp.grouped > 0 {
+			r.Log.Info("--dispatch prefix: records sent ahead of their input position to share a prompt prefix", "records", disp.grouped)
+		}
 	}
 	wg.Wait()
 	if e.opt.Unordered {
@@ -404,7 +413,7 @@ func (e *engine) prepareItem(it *item) error {
 	if err := e.resolveModel(); err != nil {
 		return err
 	}
-	c, re := e.build(body)
+	c, re := e.check(body)
 	if re != nil {
 		e.st.preflight()
 		e.fail(it.rec, re)
@@ -468,6 +477,17 @@ func (e *engine) work(it *item) {
 		}
 	}()
 	c := it.call
+	if re := e.build(e.reqCtx, c); re != nil {
+		if e.reqCtx.Err() != nil {
+			it.drop = true
+			return
+		}
+		e.st.preflight()
+		e.fail(it.rec, re)
+		e.jr.add(it.rec)
+		return
+	}
+	defer func() { c.body, c.req = nil, nil }() // the window keeps the item, not its bodies
 	var last *oai.Error
 	var avoid *endpoint
 	attempts := 0
@@ -480,7 +500,7 @@ func (e *engine) work(it *item) {
 			}
 			holding = true
 		}
-		if e.rpm.take(e.stop, 1) != nil || e.tpm.take(e.stop, float64(c.estTokens+c.maxTokens)) != nil {
+		if e.rpm.take(e.stop, 1) != nil || e.tpm.take(e.stop, float64(c.promptTokens+c.maxTokens)) != nil {
 			it.drop = true
 			return
 		}
@@ -499,9 +519,17 @@ func (e *engine) work(it *item) {
 		if err == nil {
 			e.eps.done(ep, true, now)
 			e.lim.succeeded(now)
-			e.succeed(it, comp, ep, attempts)
-			e.jr.add(it.rec)
-			return
+			again := e.succeed(it, comp, ep, attempts)
+			if again == nil || tries > e.opt.MaxRetries {
+				if again != nil {
+					e.fail(it.rec, &record.Error{Kind: again.Kind, Message: again.Message, Attempts: attempts})
+				}
+				e.jr.add(it.rec)
+				return
+			}
+			// The server answered, but the reply cannot be used (an empty
+			// judge reply): ask again like a failed attempt, from here on.
+			err = again
 		}
 		if !errors.As(err, &last) {
 			// The requests' context ended: grace is over or the run failed.
@@ -541,7 +569,10 @@ func (e *engine) work(it *item) {
 	e.jr.add(it.rec)
 }
 
-func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts int) {
+// succeed applies a completion. It returns the error when apply rejected
+// the reply as one to ask again (a retryable *oai.Error), without failing
+// the record: the caller retries or gives up.
+func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts int) *oai.Error {
 	c := it.call
 	res := &Result{Model: e.model, Response: record.Response{
 		Text:             comp.Text,
@@ -554,36 +585,51 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 		Endpoint:         ep.label,
 		ContextCutTokens: c.cut,
 		Fingerprint:      comp.Fingerprint,
+		PromptTokensSent: c.promptTokens,
+		Tokenizer:        c.tokenizer,
 	}}
-	e.checkTruncation(it.rec, c, comp, ep)
+	if comp.HasUsage {
+		res.Response.ServerTruncated = e.checkTruncation(it.rec, c, comp, ep)
+	}
 	e.st.success(comp, c)
 	if err := e.apply(it.rec, res); err != nil {
+		if oe := (*oai.Error)(nil); errors.As(err, &oe) && oe.Retryable {
+			return oe
+		}
 		var re *record.Error
 		if !errors.As(err, &re) {
 			re = &record.Error{Kind: "apply", Message: err.Error(), Attempts: attempts}
 		}
 		e.fail(it.rec, re)
+	} else if res.Response.ServerTruncated {
+		e.noteTruncated(it.rec, c, comp, ep)
 	}
+	return nil
 }
 
-// checkTruncation warns when the server counted far fewer prompt tokens than
-// were sent: Ollama and llama.cpp cut long prompts silently to their context
-// size. Without a tokenizer count, bytes/6 is a safe lower bound of the
-// tokens (no common text averages more than 6 bytes per token).
-func (e *engine) checkTruncation(rec *record.Record, c *call, comp *oai.Completion, ep *endpoint) {
-	if !comp.HasUsage || comp.Usage.PromptTokens == 0 {
-		return
+// checkTruncation compares the server's usage.prompt_tokens with the count
+// sent. Fewer, beyond the tokenizer's tolerance, means the server cut the
+// prompt (Ollama and llama.cpp keep the end of a prompt longer than their
+// context, silently): the record is flagged. Far more on /v1/completions
+// means the server wrapped the raw prompt in a chat template: one warning.
+func (e *engine) checkTruncation(rec *record.Record, c *call, comp *oai.Completion, ep *endpoint) bool {
+	got := comp.Usage.PromptTokens
+	if c.path == oai.PathCompletions && templated(c.promptTokens, got, c.exact) {
+		e.tmplWarn.Do(func() {
+			e.r.Log.Warn("the server counted far more prompt tokens than a raw /v1/completions prompt has: it applied a chat template (Ollama does), so the model answered a chat turn instead of continuing the text (LongGenBench's official setup continues raw text). Use a server that serves raw completions (vLLM, SGLang, llama.cpp, TGI), or expand-templates --chat to send the chat form on purpose",
+				"id", rec.ID(), "endpoint", ep.label, "prompt_tokens", got, "prompt_tokens_sent", c.promptTokens, "tokenizer", c.tokenizer)
+		})
 	}
-	expect := c.estTokens
-	if expect == 0 {
-		expect = c.textBytes / 6
-	}
-	if expect < 256 || float64(comp.Usage.PromptTokens) >= e.opt.TruncationRatio*float64(expect) {
-		return
-	}
-	if n := e.st.suspectTruncated.Add(1); n <= 5 {
-		e.r.Log.Warn("server counted far fewer prompt tokens than were sent: the prompt was probably truncated silently (Ollama: raise OLLAMA_CONTEXT_LENGTH or num_ctx; llama.cpp: --ctx-size is split across --parallel slots)",
-			"id", rec.ID(), "endpoint", ep.label, "prompt_tokens", comp.Usage.PromptTokens, "expected_at_least", expect)
+	return serverTruncated(c.promptTokens, got, c.exact)
+}
+
+// noteTruncated counts a record kept with server_truncated (a reply the
+// apply asks for again is not kept, so it is counted once, when final) and
+// logs the first five.
+func (e *engine) noteTruncated(rec *record.Record, c *call, comp *oai.Completion, ep *endpoint) {
+	if n := e.st.truncated(rec.ID()); n <= 5 {
+		e.r.Log.Warn("the server counted fewer prompt tokens than were sent: it truncated the prompt (Ollama: raise OLLAMA_CONTEXT_LENGTH or num_ctx; llama.cpp: --ctx-size is split across --parallel slots); the record is flagged server_truncated",
+			"id", rec.ID(), "endpoint", ep.label, "prompt_tokens", comp.Usage.PromptTokens, "prompt_tokens_sent", c.promptTokens, "tokenizer", c.tokenizer)
 	}
 }
 

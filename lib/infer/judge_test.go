@@ -1,19 +1,30 @@
 package infer
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/sim"
 )
 
 // judgeTool uses the engine as judge does: a prefixed endpoint role, its own
-// prepare (nil for records decided without a call) and apply.
-func judgeTool(got *Options) app.Tool {
+// prepare (nil for records decided without a call) and apply (by default,
+// the reply becomes the judgement).
+func judgeTool(got *Options, apply func(*record.Record, *Result) error) app.Tool {
+	if apply == nil {
+		apply = func(rec *record.Record, res *Result) error {
+			return rec.Set("judgement", map[string]any{"reply": res.Response.Text, "model": res.Model})
+		}
+	}
 	return app.Tool{Name: "judge", Flags: Flags("judge-"), Action: func(r *app.Run) error {
 		opt, err := OptionsFromFlags(r, "judge-")
 		if err != nil {
@@ -25,13 +36,16 @@ func judgeTool(got *Options) app.Tool {
 				return nil, nil
 			}
 			return []byte(`{"messages":[{"role":"user","content":"judge this"}],"max_tokens":3}`), nil
-		}, func(rec *record.Record, res *Result) error {
-			return rec.Set("judgement", map[string]any{"reply": res.Response.Text, "model": res.Model})
-		})
+		}, apply)
 	}}
 }
 
 func runJudge(t *testing.T, env map[string]string, input string, args ...string) (int, []byte, string, Options) {
+	t.Helper()
+	return runJudgeTool(t, nil, env, input, args...)
+}
+
+func runJudgeTool(t *testing.T, apply func(*record.Record, *Result) error, env map[string]string, input string, args ...string) (int, []byte, string, Options) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "in.jsonl")
 	os.WriteFile(p, []byte(input), 0o644)
@@ -39,7 +53,7 @@ func runJudge(t *testing.T, env map[string]string, input string, args ...string)
 	defer out.Close()
 	var errb lockedBuf
 	var opt Options
-	code := app.RunTool(judgeTool(&opt), append(append([]string{"judge"}, args...), p), app.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: &errb, Getenv: func(k string) string { return env[k] }})
+	code := app.RunTool(judgeTool(&opt, apply), append(append([]string{"judge"}, args...), p), app.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: &errb, Getenv: func(k string) string { return env[k] }})
 	b, _ := os.ReadFile(out.Name())
 	return code, b, errb.String(), opt
 }
@@ -74,5 +88,54 @@ func TestJudgeWithoutEndpoint(t *testing.T) {
 	code, _, stderr, _ = runJudge(t, nil, `{"id":"b","kind":"llm"}`+"\n")
 	if code != app.ExitUsage || !strings.Contains(stderr, "--judge-base-url") || !strings.Contains(stderr, "JUDGE_BASE_URL") {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// An apply that rejects a reply with a retryable *oai.Error (judge: an empty
+// reply, which EifBench's official judge asks again) sends the request
+// again; when every attempt is rejected the record fails with that kind.
+func TestApplyAsksAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		empties int // replies that come back empty before a real one
+		kind    string
+		calls   int64
+	}{
+		{"one empty reply, then an answer", 1, "", 2},
+		{"every reply empty", 99, "empty_reply", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet {
+					fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
+					return
+				}
+				text := "ok"
+				if calls.Add(1) <= int64(tc.empties) {
+					text = ""
+				}
+				fmt.Fprintf(w, `{"choices":[{"message":{"content":%q},"finish_reason":"stop"}]}`, text)
+			}))
+			defer srv.Close()
+			code, b, stderr, _ := runJudgeTool(t, func(rec *record.Record, res *Result) error {
+				if res.Response.Text == "" {
+					return &oai.Error{Kind: "empty_reply", Message: "empty", Retryable: true}
+				}
+				return rec.Set("judgement", map[string]any{"reply": res.Response.Text})
+			}, nil, `{"id":"a","kind":"llm"}`+"\n", "--judge-base-url", srv.URL, "--judge-model", "m", "--max-retries", "2", "--retry-base", "1ms", "--max-failures", "100%")
+			recs := parseLines(t, b)
+			if code != 0 || len(recs) != 1 {
+				t.Fatalf("exit %d, %d records: %s", code, len(recs), stderr)
+			}
+			if calls.Load() != tc.calls {
+				t.Errorf("%d calls, want %d", calls.Load(), tc.calls)
+			}
+			var e record.Error
+			recs[0].Decode("error", &e)
+			if e.Kind != tc.kind || recs[0].Has("judgement") == (tc.kind != "") {
+				t.Errorf("record %s: error %+v, want kind %q", b, e, tc.kind)
+			}
+		})
 	}
 }

@@ -32,55 +32,53 @@ type Options struct {
 	MaxModelLen     int      // 0 = no pre-flight check
 	TruncateContext bool     // cut the context part instead of failing a too-long request
 	ContextMarkers  []string // where the instruction starts (see truncate.go)
-	Tokenizer       string   // for pre-flight and --tpm estimates
+	Tokenizer       string   // counts prompt tokens: a tiktoken encoding (estimate), a tokenizer.json, or TokenizerServer
 
 	// Engine.
-	Concurrency     int           // requests in flight (-j)
-	Adaptive        bool          // cut concurrency on 429, grow it back after
-	Window          int           // reorder window in records; 0 = 16 × Concurrency
-	Unordered       bool          // write in completion order
-	MaxRetries      int           // retries after the first attempt
-	RetryBase       time.Duration // first back-off step (full jitter, doubling)
-	RetryMaxWait    time.Duration // cap of one back-off
-	RetryAfterMax   time.Duration // cap on a server's Retry-After
-	ConnectTimeout  time.Duration
-	FirstByte       time.Duration
-	IdleTimeout     time.Duration // streaming: longest gap between events
-	Timeout         time.Duration // one attempt, total
-	Resume          bool
-	ResumeFrom      []string
-	RetryErrors     bool
-	Output          string        // the -o path, for --resume
-	Grace           time.Duration // how long in-flight requests may finish after SIGTERM
-	StatsFile       string
-	PauseAfter      int           // consecutive failures that pause an endpoint
-	PauseFor        time.Duration // first pause; doubles per failed probe, capped at 2 min
-	OutageWait      time.Duration // how long records wait when every endpoint is down (0: not at all)
-	TruncationRatio float64       // warn when the server counts fewer prompt tokens than this share of the estimate
-	Batch           BatchOptions  // OpenAI Batch export, import or API instead of calls
-	Dispatch        string        // DispatchPrefix or DispatchInput ("": input), see dispatch.go
+	Concurrency    int           // requests in flight (-j)
+	Adaptive       bool          // cut concurrency on 429, grow it back after
+	Window         int           // reorder window in records; 0 = 16 × Concurrency
+	Unordered      bool          // write in completion order
+	MaxRetries     int           // retries after the first attempt
+	RetryBase      time.Duration // first back-off step (full jitter, doubling)
+	RetryMaxWait   time.Duration // cap of one back-off
+	RetryAfterMax  time.Duration // cap on a server's Retry-After
+	ConnectTimeout time.Duration
+	FirstByte      time.Duration
+	IdleTimeout    time.Duration // streaming: longest gap between events
+	Timeout        time.Duration // one attempt, total
+	Resume         bool
+	ResumeFrom     []string
+	RetryErrors    bool
+	Output         string        // the -o path, for --resume
+	Grace          time.Duration // how long in-flight requests may finish after SIGTERM
+	StatsFile      string
+	PauseAfter     int           // consecutive failures that pause an endpoint
+	PauseFor       time.Duration // first pause; doubles per failed probe, capped at 2 min
+	OutageWait     time.Duration // how long records wait when every endpoint is down (0: not at all)
+	Batch          BatchOptions  // OpenAI Batch export, import or API instead of calls
+	Dispatch       string        // DispatchPrefix or DispatchInput ("": input), see dispatch.go
 }
 
 // Defaults returns the options every flag defaults to.
 func Defaults() Options {
 	return Options{
-		Tokenizer:       tokens.Default,
-		ContextMarkers:  []string{"Instruction:", "Instructions:"},
-		Concurrency:     8,
-		Adaptive:        true,
-		MaxRetries:      5,
-		RetryBase:       500 * time.Millisecond,
-		RetryMaxWait:    60 * time.Second,
-		RetryAfterMax:   120 * time.Second,
-		ConnectTimeout:  10 * time.Second,
-		FirstByte:       20 * time.Minute,
-		IdleTimeout:     2 * time.Minute,
-		Timeout:         60 * time.Minute,
-		Grace:           25 * time.Second,
-		PauseAfter:      5,
-		PauseFor:        5 * time.Second,
-		OutageWait:      10 * time.Minute,
-		TruncationRatio: 0.5,
+		Tokenizer:      tokens.Default,
+		ContextMarkers: []string{"Instruction:", "Instructions:"},
+		Concurrency:    8,
+		Adaptive:       true,
+		MaxRetries:     5,
+		RetryBase:      500 * time.Millisecond,
+		RetryMaxWait:   60 * time.Second,
+		RetryAfterMax:  120 * time.Second,
+		ConnectTimeout: 10 * time.Second,
+		FirstByte:      20 * time.Minute,
+		IdleTimeout:    2 * time.Minute,
+		Timeout:        60 * time.Minute,
+		Grace:          25 * time.Second,
+		PauseAfter:     5,
+		PauseFor:       5 * time.Second,
+		OutageWait:     10 * time.Minute,
 	}
 }
 
@@ -131,7 +129,7 @@ func EndpointFlags(prefix string) []cli.Flag {
 		&cli.StringSliceFlag{Name: prefix + "context-marker", Value: cli.NewStringSlice(d.ContextMarkers...), Category: catEndpoint,
 			Usage: "text that starts the instruction in a prompt; --" + prefix + "truncate-context cuts only before the last one"},
 		&cli.StringFlag{Name: prefix + "tokenizer", Value: d.Tokenizer, Category: catEndpoint,
-			Usage: "tiktoken encoding for token estimates (" + strings.Join(tokens.Names, ", ") + "); an estimate for non-OpenAI models"},
+			Usage: "what counts prompt tokens (response.prompt_tokens_sent, pre-flight, --truncate-context, --tpm): \"server\" asks the endpoint's tokenize API (vLLM, SGLang, llama.cpp, TGI), a tokenizer.json `FILE` is the model's own (exact, offline), or a tiktoken encoding (" + strings.Join(tokens.Names, ", ") + "): an estimate for any model but OpenAI's"},
 	}
 }
 
@@ -151,17 +149,17 @@ func EngineFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "adaptive", Value: d.Adaptive, Category: catEngine, Usage: "cut concurrency on 429 and grow it back (--adaptive=false: fixed -j)"},
 		&cli.IntFlag{Name: "window", Category: catEngine, Usage: "reorder window in records for ordered output (default 16 × -j)"},
 		&cli.BoolFlag{Name: "unordered", Category: catEngine, Usage: "write records as they complete, not in input order"},
-		&cli.IntFlag{Name: "max-retries", Value: d.MaxRetries, Category: catEngine, Usage: "retries of a request after network errors, timeouts, 408, 429 and 5xx (never 400/401/403/404/422)"},
+		&cli.IntFlag{Name: "max-retries", Value: d.MaxRetries, Category: catEngine, Usage: "retries of a request after network errors, timeouts, truncated or bad replies, " + oai.RetriedStatuses + " (never " + oai.FinalStatuses + " or another 4xx)"},
 		&cli.DurationFlag{Name: "retry-base", Value: d.RetryBase, Category: catEngine, Usage: "first back-off step; doubles per retry, full jitter"},
 		&cli.DurationFlag{Name: "retry-max-wait", Value: d.RetryMaxWait, Category: catEngine, Usage: "longest back-off between retries"},
 		&cli.DurationFlag{Name: "retry-after-max", Value: d.RetryAfterMax, Category: catEngine, Usage: "cap on a server's Retry-After"},
-		&cli.DurationFlag{Name: "timeout-connect", Value: d.ConnectTimeout, Category: catEngine, Usage: "TCP/TLS connect timeout"},
-		&cli.DurationFlag{Name: "timeout-first-byte", Value: d.FirstByte, Category: catEngine, Usage: "wait for the response headers or the first streamed event; without --stream servers answer only when the whole generation is done, so long generations want --stream (then a stall is caught by --timeout-idle)"},
-		&cli.DurationFlag{Name: "timeout-idle", Value: d.IdleTimeout, Category: catEngine, Usage: "streaming: longest pause between events"},
-		&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Category: catEngine, Usage: "one attempt, start to end"},
+		&cli.DurationFlag{Name: "timeout-connect", Value: d.ConnectTimeout, Category: catEngine, Usage: "TCP/TLS connect timeout (0: none)"},
+		&cli.DurationFlag{Name: "timeout-first-byte", Value: d.FirstByte, Category: catEngine, Usage: "wait for the response headers or the first streamed event; without --stream servers answer only when the whole generation is done, so long generations want --stream (then a stall is caught by --timeout-idle) (0: none)"},
+		&cli.DurationFlag{Name: "timeout-idle", Value: d.IdleTimeout, Category: catEngine, Usage: "streaming: longest pause between events (0: none)"},
+		&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Category: catEngine, Usage: "one attempt, start to end (0: none)"},
 		&cli.BoolFlag{Name: "resume", Category: catEngine, Usage: "continue an earlier run: read the ids already answered in -o FILE (and FILE.partial, even truncated or compressed) and send only the rest"},
 		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s) whose answers to the same requests are reused instead of sent again (implies --resume)"},
-		&cli.BoolFlag{Name: "retry-errors", Category: catEngine, Usage: "with --resume: send again every record that ended with \"error\" (transient ones — network, timeout, 408/429/5xx, bad or cut replies — are sent again anyway; this adds 400/401/403/404/422 and context_length)"},
+		&cli.BoolFlag{Name: "retry-errors", Category: catEngine, Usage: "with --resume: send again every record that ended with \"error\" (transient ones — network, timeout, bad, cut or aborted replies, " + oai.RetriedStatuses + " — are sent again anyway; this adds " + oai.FinalStatuses + ", other 4xx and context_length)"},
 		&cli.DurationFlag{Name: "outage-wait", Value: d.OutageWait, Category: catEngine, Usage: "when every endpoint fails (network errors, 5xx) after one has answered, records wait this long for one to come back instead of using up their retries (0: no waiting)"},
 		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
 		&cli.StringFlag{Name: "stats", Category: catEngine, Usage: "write run statistics as JSON to `FILE` (counts, latency and TTFT percentiles, tokens, throughput)"},
@@ -255,6 +253,16 @@ func (o *Options) validate() error {
 	if err := o.validateBatch(); err != nil {
 		return err
 	}
+	// A negative wait would silently mean "no limit", as 0 does.
+	for _, w := range []struct {
+		flag string
+		d    time.Duration
+	}{{"retry-base", o.RetryBase}, {"retry-max-wait", o.RetryMaxWait}, {"retry-after-max", o.RetryAfterMax},
+		{"timeout-connect", o.ConnectTimeout}, {"timeout-first-byte", o.FirstByte}, {"timeout-idle", o.IdleTimeout}, {"timeout", o.Timeout}} {
+		if w.d < 0 {
+			return app.Usagef("--%s %v: want 0 or more", w.flag, w.d)
+		}
+	}
 	for i, u := range o.BaseURLs {
 		n, err := oai.NormalizeBase(u)
 		if err != nil {
@@ -262,17 +270,14 @@ func (o *Options) validate() error {
 		}
 		o.BaseURLs[i] = n
 	}
-	if o.needTokens() {
+	if o.Tokenizer != TokenizerServer && !tokens.IsEncoding(o.Tokenizer) {
+		// A tokenizer.json: read now, so a wrong path is a usage error.
 		if _, err := tokens.Get(o.Tokenizer); err != nil {
-			return app.Usagef("--tokenizer: %v", err)
+			return app.Usagef("--%stokenizer: %v", o.Role, err)
 		}
 	}
 	return nil
 }
-
-// needTokens says whether requests are tokenized before sending: only for
-// limits that need a count, as tokenizing a 128k-token prompt costs CPU.
-func (o *Options) needTokens() bool { return o.MaxModelLen > 0 || o.TPM > 0 }
 
 func (o *Options) window() int {
 	if o.Window > 0 {

@@ -1,8 +1,10 @@
 package infer
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/oai"
@@ -10,59 +12,76 @@ import (
 	"github.com/ifkit/ifkit/lib/tokens"
 )
 
-// call is a request ready to send.
+// call is a request: checked when read (check), built and counted by the
+// worker that sends it (build), so token counting, a server's /tokenize
+// included, runs on -j goroutines instead of the reading one.
 type call struct {
-	body      []byte
+	req       []byte // the prepared body, without model
+	body      []byte // the body to send, set by build
 	path      string
 	stream    bool
-	estTokens int // estimated prompt tokens; 0 when not tokenized
-	textBytes int // bytes of prompt text, for the cheap truncation check
 	maxTokens int
-	cut       int // context tokens removed by --truncate-context
+	cut       int // prompt tokens removed by --truncate-context
+
+	// The prompt's count as sent (response.prompt_tokens_sent), what counted
+	// it (response.tokenizer) and whether that count is exact.
+	promptTokens int
+	tokenizer    string
+	exact        bool
+	// template is false when a chat template's tokens were estimated
+	// (perMessageTokens) rather than counted by the server.
+	template bool
 }
 
 // perMessageTokens approximates the chat template's tokens around each
 // message (OpenAI documents 3–4; open models' templates are similar).
 const perMessageTokens = 4
 
-// build turns a request body (without model) into the body to send, checks
-// it against --max-model-len and, if allowed, cuts its context.
-func (e *engine) build(req []byte) (*call, *record.Error) {
-	if !e.opt.needTokens() {
-		if c, re, ok := e.buildRaw(req); ok {
-			return c, re
-		}
-	}
-	return e.buildSlow(req)
-}
-
-// buildSlow decodes the request: for token counts and cutting.
-func (e *engine) buildSlow(req []byte) (*call, *record.Error) {
+// check is the cheap validation done while reading: the body is a JSON
+// object with messages (chat) or prompt (completions). A 500 KB prompt is
+// not decoded here.
+func (e *engine) check(req []byte) (*call, *record.Error) {
 	var m map[string]json.RawMessage
 	if err := record.Unmarshal(req, &m); err != nil || m == nil {
 		return nil, &record.Error{Kind: oai.KindBadRequest, Message: "request is not a JSON object"}
 	}
-	c := &call{}
-	var msgs []map[string]json.RawMessage
-	var prompt string
-	promptIsString := false
+	c := &call{req: req}
 	switch {
 	case m["messages"] != nil:
 		c.path = oai.PathChat
-		if e.opt.needTokens() {
-			if err := record.Unmarshal(m["messages"], &msgs); err != nil || len(msgs) == 0 {
-				return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
-			}
-		} else if b := m["messages"]; len(b) < 2 || b[0] != '[' {
+		if b := m["messages"]; len(b) < 2 || b[0] != '[' {
 			return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not an array`}
 		}
 	case m["prompt"] != nil:
 		c.path = oai.PathCompletions
-		if e.opt.needTokens() {
-			promptIsString = record.Unmarshal(m["prompt"], &prompt) == nil
-		}
 	default:
 		return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request has neither "messages" (chat) nor "prompt" (completions)`}
+	}
+	return c, nil
+}
+
+// build turns the checked request into the body to send: it counts the
+// prompt's tokens (--tokenizer), checks them against --max-model-len and, if
+// allowed, cuts the context until the count fits.
+func (e *engine) build(ctx context.Context, c *call) *record.Error {
+	var m map[string]json.RawMessage
+	if err := record.Unmarshal(c.req, &m); err != nil || m == nil {
+		return &record.Error{Kind: oai.KindBadRequest, Message: "request is not a JSON object"}
+	}
+	var msgs []map[string]json.RawMessage
+	var texts []string
+	var prompt string
+	promptIsString := false
+	if c.path == oai.PathChat {
+		if err := record.Unmarshal(m["messages"], &msgs); err != nil || len(msgs) == 0 {
+			return &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
+		}
+		texts = make([]string, len(msgs))
+		for i, msg := range msgs {
+			texts[i] = contentString(msg["content"])
+		}
+	} else {
+		promptIsString = record.Unmarshal(m["prompt"], &prompt) == nil
 	}
 	for _, k := range []string{"max_tokens", "max_completion_tokens"} {
 		if raw := m[k]; raw != nil {
@@ -73,58 +92,67 @@ func (e *engine) buildSlow(req []byte) (*call, *record.Error) {
 			}
 		}
 	}
-
-	// Without a limit to check, the raw length is enough (for the silent
-	// truncation warning): a 500 KB prompt is not decoded or tokenized.
-	c.textBytes = len(m["messages"]) + len(m["prompt"])
-	var texts []string
-	if e.opt.needTokens() {
-		texts = make([]string, len(msgs))
-		for i, msg := range msgs {
-			texts[i] = contentString(msg["content"])
-		}
-		if c.path == oai.PathChat {
-			for _, t := range texts {
-				c.estTokens += e.enc.Count(t) + perMessageTokens
-			}
-			c.estTokens += 3 // the assistant's reply header
-		} else if promptIsString {
-			c.estTokens = e.enc.Count(prompt)
-		} else {
-			c.estTokens = c.textBytes / 4
-		}
+	if c.path == oai.PathCompletions && !promptIsString {
+		// Token ids or a batch of prompts: bytes/4 is all we can say.
+		c.promptTokens, c.tokenizer = len(m["prompt"])/4, "bytes/4~"
+	} else {
+		e.count(ctx, c, m["messages"], texts, prompt)
 	}
-	if L := e.opt.MaxModelLen; L > 0 && c.estTokens+c.maxTokens > L {
-		excess := c.estTokens + c.maxTokens - L
+
+	if L := e.opt.MaxModelLen; L > 0 && c.promptTokens+c.maxTokens > L {
+		// The flags as this role spells them (judge: --judge-max-model-len).
+		mml, tc := "--"+e.opt.Role+"max-model-len", "--"+e.opt.Role+"truncate-context"
 		if !e.opt.TruncateContext {
-			return nil, &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: about %d prompt tokens + max_tokens %d exceed --max-model-len %d (estimated with %s); --truncate-context would cut the context", c.estTokens, c.maxTokens, L, e.enc.Name)}
+			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d (counted with %s); %s would cut the context", e.about(c), c.maxTokens, mml, L, c.tokenizer, tc)}
 		}
+		if c.path == oai.PathCompletions && !promptIsString {
+			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d, and a non-string prompt cannot be cut", e.about(c), c.maxTokens, mml, L)}
+		}
+		target := 0
+		for i := range texts {
+			if len(texts[i]) > len(texts[target]) {
+				target = i
+			}
+		}
+		before := c.promptTokens
+		text := prompt
 		if c.path == oai.PathChat {
-			target := 0
-			for i := range texts {
-				if len(texts[i]) > len(texts[target]) {
-					target = i
+			text = texts[target]
+		}
+		enc := e.encoder()
+		// Cut, count again, and cut more until the count fits: the cutting
+		// tokenizer (o200k_base for --tokenizer server) may count the text
+		// differently from the one that counts the prompt, so each round
+		// converts the excess with the ratio of the two counts.
+		for round := 0; c.promptTokens+c.maxTokens > L; round++ {
+			if round == 5 {
+				return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: after 5 cuts the prompt still has %s tokens + max_tokens %d > %s %d", e.about(c), c.maxTokens, mml, L)}
+			}
+			excess := c.promptTokens + c.maxTokens - L
+			ratio := 1.0
+			if c.tokenizer != enc.Label() { // the server counts: convert its excess to local tokens
+				if local := enc.Count(text); local > 0 && c.promptTokens > 0 {
+					ratio = float64(local) / float64(c.promptTokens)
 				}
 			}
-			cutText, err := cutContext(e.enc, texts[target], excess, e.opt.ContextMarkers)
+			n := int(float64(excess)*ratio) + round // a round that fell short cuts a little more
+			cutText, err := cutContext(enc, text, max(n, 1), e.opt.ContextMarkers)
 			if err != nil {
-				return nil, &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: about %d prompt tokens + max_tokens %d exceed --max-model-len %d, and %v", c.estTokens, c.maxTokens, L, err)}
+				return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d, and %v", e.about(c), c.maxTokens, mml, L, err)}
 			}
-			msgs[target]["content"] = record.Quote(cutText)
-			b, _ := record.Marshal(msgs)
-			m["messages"] = b
-		} else {
-			if !promptIsString {
-				return nil, &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: about %d prompt tokens + max_tokens %d exceed --max-model-len %d, and a non-string prompt cannot be cut", c.estTokens, c.maxTokens, L)}
+			text = cutText
+			if c.path == oai.PathChat {
+				texts[target] = text
+				msgs[target]["content"] = record.Quote(text)
+				b, _ := record.Marshal(msgs)
+				m["messages"] = b
+			} else {
+				prompt = text
+				m["prompt"] = record.Quote(text)
 			}
-			cutText, err := cutContext(e.enc, prompt, excess, e.opt.ContextMarkers)
-			if err != nil {
-				return nil, &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: about %d prompt tokens + max_tokens %d exceed --max-model-len %d, and %v", c.estTokens, c.maxTokens, L, err)}
-			}
-			m["prompt"] = record.Quote(cutText)
+			e.count(ctx, c, m["messages"], texts, prompt)
 		}
-		c.cut = excess
-		c.estTokens -= excess
+		c.cut = before - c.promptTokens
 	}
 
 	m["model"] = record.Quote(e.model)
@@ -137,10 +165,18 @@ func (e *engine) buildSlow(req []byte) (*call, *record.Error) {
 	}
 	b, err := record.Marshal(m)
 	if err != nil {
-		return nil, &record.Error{Kind: oai.KindBadRequest, Message: "request: " + err.Error()}
+		return &record.Error{Kind: oai.KindBadRequest, Message: "request: " + err.Error()}
 	}
 	c.body = b
-	return c, nil
+	return nil
+}
+
+// about is a count for a message: exact, or "about N".
+func (e *engine) about(c *call) string {
+	if c.exact {
+		return strconv.Itoa(c.promptTokens)
+	}
+	return "about " + strconv.Itoa(c.promptTokens)
 }
 
 // contentString is a message's text: a string, or its text parts joined.

@@ -30,8 +30,6 @@ type stats struct {
 	complT   atomic.Int64
 	total    atomic.Int64 // input records, when counted; -1 unknown
 
-	suspectTruncated atomic.Int64
-
 	mu             sync.Mutex
 	latency, ttft  []float32
 	failedBy       map[string]int64 // final failures by kind
@@ -41,6 +39,7 @@ type stats struct {
 	preflightFails int64
 	cutRecords     int64
 	cutTokens      int64
+	truncatedIDs   []string // flagged server_truncated
 	lowestLimit    int
 	endpoints      []endpointStats
 }
@@ -68,6 +67,14 @@ func (s *stats) failure(kind string) {
 	s.mu.Lock()
 	s.failedBy[kind]++
 	s.mu.Unlock()
+}
+
+// truncated records a server_truncated record and returns how many so far.
+func (s *stats) truncated(id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.truncatedIDs = append(s.truncatedIDs, id)
+	return len(s.truncatedIDs)
 }
 
 func (s *stats) preflight() {
@@ -201,20 +208,23 @@ func distOf(v []float32) *dist {
 // Summary is the --stats file. Latencies are per successful attempt, in
 // milliseconds, named as vllm bench serve names them where they match.
 type Summary struct {
-	Tool                string           `json:"tool"`
-	Model               string           `json:"model"`
-	Endpoints           []endpointStats  `json:"endpoints"`
-	Started             time.Time        `json:"started"`
-	WallS               float64          `json:"wall_s"`
-	Records             recordCounts     `json:"records"`
-	Requests            requestCounts    `json:"requests"`
-	LatencyMS           *dist            `json:"latency_ms,omitempty"`
-	TTFTMS              *dist            `json:"ttft_ms,omitempty"`
-	Tokens              tokenCounts      `json:"tokens"`
-	Throughput          throughput       `json:"throughput"`
-	Finish              map[string]int64 `json:"finish_reasons"`
-	Concurrency         concurrency      `json:"concurrency"`
-	SuspectedTruncation int64            `json:"suspected_silent_truncation"`
+	Tool        string           `json:"tool"`
+	Model       string           `json:"model"`
+	Endpoints   []endpointStats  `json:"endpoints"`
+	Started     time.Time        `json:"started"`
+	WallS       float64          `json:"wall_s"`
+	Records     recordCounts     `json:"records"`
+	Requests    requestCounts    `json:"requests"`
+	LatencyMS   *dist            `json:"latency_ms,omitempty"`
+	TTFTMS      *dist            `json:"ttft_ms,omitempty"`
+	Tokens      tokenCounts      `json:"tokens"`
+	Throughput  throughput       `json:"throughput"`
+	Finish      map[string]int64 `json:"finish_reasons"`
+	Concurrency concurrency      `json:"concurrency"`
+	// ServerTruncated counts the records whose prompt the server cut
+	// (response.server_truncated) and ServerTruncatedIDs names them.
+	ServerTruncated    int64    `json:"server_truncated"`
+	ServerTruncatedIDs []string `json:"server_truncated_ids,omitempty"`
 }
 
 type recordCounts struct {
@@ -268,14 +278,15 @@ func (e *engine) summary() Summary {
 		Tool: e.r.Tool, Model: e.model, Endpoints: s.endpoints, Started: s.start.UTC(), WallS: wall,
 		Records: recordCounts{Read: e.r.Read.Load(), Written: e.r.Written.Load(), OK: ok, Failed: s.failed.Load(), FailedByKind: copyCounts(s.failedBy),
 			PassedThrough: s.passed.Load(), Resumed: s.resumed.Load(), PreflightFailed: s.preflightFails, ContextCut: s.cutRecords, ContextCutTok: s.cutTokens},
-		Requests:            requestCounts{Sent: s.attempts.Load(), Retries: s.retries.Load(), FailedByKind: copyCounts(s.attemptFailBy), FailedByHTTP: byHTTP},
-		LatencyMS:           distOf(s.latency),
-		TTFTMS:              distOf(s.ttft),
-		Tokens:              tokenCounts{Prompt: s.promptT.Load(), Completion: s.complT.Load()},
-		Throughput:          throughput{RequestsPerS: float64(ok) / max(wall, 1e-9), OutputTokensPerS: float64(s.complT.Load()) / max(wall, 1e-9), TotalTokensPerS: float64(s.complT.Load()+s.promptT.Load()) / max(wall, 1e-9)},
-		Finish:              copyCounts(s.finishReasons),
-		Concurrency:         concurrency{Max: e.opt.Concurrency, Adaptive: e.opt.Adaptive, LowestLimit: s.lowestLimit},
-		SuspectedTruncation: s.suspectTruncated.Load(),
+		Requests:           requestCounts{Sent: s.attempts.Load(), Retries: s.retries.Load(), FailedByKind: copyCounts(s.attemptFailBy), FailedByHTTP: byHTTP},
+		LatencyMS:          distOf(s.latency),
+		TTFTMS:             distOf(s.ttft),
+		Tokens:             tokenCounts{Prompt: s.promptT.Load(), Completion: s.complT.Load()},
+		Throughput:         throughput{RequestsPerS: float64(ok) / max(wall, 1e-9), OutputTokensPerS: float64(s.complT.Load()) / max(wall, 1e-9), TotalTokensPerS: float64(s.complT.Load()+s.promptT.Load()) / max(wall, 1e-9)},
+		Finish:             copyCounts(s.finishReasons),
+		Concurrency:        concurrency{Max: e.opt.Concurrency, Adaptive: e.opt.Adaptive, LowestLimit: s.lowestLimit},
+		ServerTruncated:    int64(len(s.truncatedIDs)),
+		ServerTruncatedIDs: slices.Clone(s.truncatedIDs),
 	}
 }
 
@@ -308,7 +319,13 @@ func (e *engine) writeStats() error {
 	if n := sum.Finish["length"]; n > 0 {
 		attrs = append(attrs, "finish_length", n)
 	}
+	if n := sum.ServerTruncated; n > 0 {
+		attrs = append(attrs, "server_truncated", n)
+	}
 	e.r.Log.Info("inference", attrs...)
+	if n := sum.ServerTruncated; n > 0 {
+		e.r.Log.Warn("the server truncated prompts: those replies answer a shorter prompt than the benchmark's; aggregate-ifs counts them in every table (--exclude-truncated leaves them out)", "records", n)
+	}
 	if e.opt.StatsFile == "" {
 		return nil
 	}

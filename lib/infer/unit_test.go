@@ -198,16 +198,24 @@ func newTestEngine(t *testing.T, mutate func(*Options)) *engine {
 	o := Defaults()
 	o.BaseURLs = []string{"http://127.0.0.1:1/v1"}
 	mutate(&o)
-	e := &engine{opt: o, model: "m"}
-	if o.needTokens() {
-		e.enc = tokens.MustGet(o.Tokenizer)
+	return &engine{opt: o, model: "m"}
+}
+
+// built checks and builds a request as the engine does.
+func (e *engine) built(req []byte) (*call, *record.Error) {
+	c, re := e.check(req)
+	if re != nil {
+		return nil, re
 	}
-	return e
+	if re := e.build(context.Background(), c); re != nil {
+		return nil, re
+	}
+	return c, nil
 }
 
 func TestBuild(t *testing.T) {
 	e := newTestEngine(t, func(*Options) {})
-	c, re := e.build([]byte(`{"messages":[{"role":"user","content":"hi"}],"max_tokens":5,"top_k":3,"model":"other"}`))
+	c, re := e.built([]byte(`{"messages":[{"role":"user","content":"hi"}],"max_tokens":5,"top_k":3,"model":"other"}`))
 	if re != nil {
 		t.Fatal(re)
 	}
@@ -218,39 +226,42 @@ func TestBuild(t *testing.T) {
 	if c.path != oai.PathChat || got["model"] != "m" || got["top_k"] != float64(3) || got["max_tokens"] != float64(5) || c.maxTokens != 5 || c.stream {
 		t.Fatalf("%s %s", c.path, c.body)
 	}
-	c, re = e.build([]byte(`{"prompt":"2+2=","max_completion_tokens":7,"stream":true}`))
+	c, re = e.built([]byte(`{"prompt":"2+2=","max_completion_tokens":7,"stream":true}`))
 	if re != nil || c.path != oai.PathCompletions || c.maxTokens != 7 || !c.stream {
 		t.Fatalf("%+v %v", c, re)
 	}
 	es := newTestEngine(t, func(o *Options) { o.Stream = true })
-	c, _ = es.build([]byte(`{"prompt":"x"}`))
+	c, _ = es.built([]byte(`{"prompt":"x"}`))
 	if !c.stream || !strings.Contains(string(c.body), `"stream_options":{"include_usage":true}`) {
 		t.Fatalf("stream body %s", c.body)
 	}
-	for _, bad := range []string{`[1]`, `{"max_tokens":3}`, `{"messages":"hi"}`} {
-		if _, re := e.build([]byte(bad)); re == nil || re.Kind != oai.KindBadRequest {
+	if c.tokenizer != "o200k_base~" || c.exact || c.promptTokens != 1 {
+		t.Errorf("a prompt is counted with the estimate: %d by %q", c.promptTokens, c.tokenizer)
+	}
+	for _, bad := range []string{`[1]`, `{"max_tokens":3}`, `{"messages":"hi"}`, `{"messages":[]}`} {
+		if _, re := e.built([]byte(bad)); re == nil || re.Kind != oai.KindBadRequest {
 			t.Errorf("%s: got %v", bad, re)
 		}
 	}
 }
 
 func TestPreflight(t *testing.T) {
-	enc := tokens.MustGet(tokens.Default)
+	o200k := tokens.MustGet(tokens.Default)
 	ctx := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 200) // ~2000 tokens
 	prompt := "Read the documents.\n" + ctx + "\n\nInstruction: answer with the id of the fox.\n"
 	body, _ := record.Marshal(map[string]any{"messages": []map[string]string{{"role": "system", "content": "be brief"}, {"role": "user", "content": prompt}}, "max_tokens": 100})
 
 	reject := newTestEngine(t, func(o *Options) { o.MaxModelLen = 1000 })
-	if _, re := reject.build(body); re == nil || re.Kind != oai.KindContextLength || !strings.Contains(re.Message, "not sent") {
+	if _, re := reject.built(body); re == nil || re.Kind != oai.KindContextLength || !strings.Contains(re.Message, "not sent") {
 		t.Fatalf("want a context_length error, got %v", re)
 	}
 	fits := newTestEngine(t, func(o *Options) { o.MaxModelLen = 100000 })
-	if c, re := fits.build(body); re != nil || c.cut != 0 || c.estTokens < 1900 {
+	if c, re := fits.built(body); re != nil || c.cut != 0 || c.promptTokens < 1900 {
 		t.Fatalf("fits: %+v %v", c, re)
 	}
 
 	cut := newTestEngine(t, func(o *Options) { o.MaxModelLen = 1000; o.TruncateContext = true })
-	c, re := cut.build(body)
+	c, re := cut.built(body)
 	if re != nil {
 		t.Fatal(re)
 	}
@@ -262,16 +273,31 @@ func TestPreflight(t *testing.T) {
 	if !strings.HasSuffix(user, "\n\nInstruction: answer with the id of the fox.\n") || !strings.HasPrefix(user, "Read the documents.\nThe quick") {
 		t.Fatalf("instruction or head lost: %q ... %q", user[:40], user[len(user)-60:])
 	}
-	if c.cut <= 0 || c.estTokens+c.maxTokens > 1000 {
-		t.Fatalf("cut %d, estimate now %d + %d", c.cut, c.estTokens, c.maxTokens)
+	if c.cut <= 0 || c.promptTokens+c.maxTokens > 1000 {
+		t.Fatalf("cut %d, estimate now %d + %d", c.cut, c.promptTokens, c.maxTokens)
 	}
-	if total := enc.Count(user) + enc.Count("be brief") + 2*perMessageTokens + 3 + 100; total > 1000+5 {
+	if total := o200k.Count(user) + o200k.Count("be brief") + 2*perMessageTokens + 3 + 100; total > 1000+5 {
 		t.Fatalf("after the cut the prompt still has %d tokens", total)
+	}
+
+	// A model's tokenizer.json counts exactly and cuts with its own tokens.
+	hf := newTestEngine(t, func(o *Options) {
+		o.MaxModelLen, o.TruncateContext, o.Tokenizer = 1000, true, "../tokens/testdata/tiny-sentencepiece.json"
+	})
+	c, re = hf.built(body)
+	if re != nil {
+		t.Fatal(re)
+	}
+	enc := tokens.MustGet(hf.opt.Tokenizer)
+	record.Unmarshal(c.body, &sent)
+	n := 3 + 2*perMessageTokens + enc.Count(sent.Messages[0].Content) + enc.Count(sent.Messages[1].Content)
+	if c.tokenizer != "hf:tiny-sentencepiece.json" || !c.exact || c.promptTokens != n || n+100 > 1000 || n+100 < 990 {
+		t.Fatalf("tokenizer.json: %d tokens by %q (exact %v), recounted %d", c.promptTokens, c.tokenizer, c.exact, n)
 	}
 
 	// Without a marker or a blank line there is no instruction to keep.
 	flat, _ := record.Marshal(map[string]any{"prompt": strings.Repeat("word ", 3000), "max_tokens": 10})
-	if _, re := cut.build(flat); re == nil || re.Kind != oai.KindContextLength {
+	if _, re := cut.built(flat); re == nil || re.Kind != oai.KindContextLength {
 		t.Fatalf("unmarked prompt: %v", re)
 	}
 }
@@ -366,5 +392,32 @@ func TestEarlierTake(t *testing.T) {
 				t.Fatal("an id was taken twice")
 			}
 		})
+	}
+}
+
+func TestTruncationTolerance(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		sent, got     int
+		exact         bool
+		cut, template bool
+	}{
+		{"Ollama: a 4k prompt kept to its 2,048-token context (estimate)", 4096, 2048, false, true, false},
+		{"another vocabulary counts a fifth less than o200k (estimate)", 4096, 3300, false, false, false},
+		{"exact: a template counted a few tokens fewer", 4000, 3985, true, false, false},
+		{"exact: 100 tokens gone", 4000, 3900, true, true, false},
+		{"short prompts: the slack", 40, 30, true, false, false},
+		{"no usage reported", 4000, 0, true, false, false},
+		{"exact: a BOS on completions", 9, 10, true, false, false},
+		{"exact: Ollama's chat template on completions", 9, 35, true, false, true},
+		{"estimate: a template on a short raw prompt", 9, 35, false, false, true},
+		{"estimate: another vocabulary on a long prompt", 10000, 13000, false, false, false},
+	} {
+		if got := serverTruncated(tc.sent, tc.got, tc.exact); got != tc.cut {
+			t.Errorf("%s: serverTruncated(%d, %d, %v) = %v", tc.name, tc.sent, tc.got, tc.exact, got)
+		}
+		if got := templated(tc.sent, tc.got, tc.exact); got != tc.template {
+			t.Errorf("%s: templated(%d, %d, %v) = %v", tc.name, tc.sent, tc.got, tc.exact, got)
+		}
 	}
 }

@@ -20,12 +20,14 @@ type sample struct {
 	task                                *Task
 	score                               float64
 	points                              []float64
-	failed                              bool
+	failed, truncated                   bool
 }
 
 // Aggregator reduces judged LIFBench records to ARS, IFP and IFS per model.
 // Records that failed before judging (an "error" from inference) score 0
-// on every point and are counted separately.
+// on every point, as the official ApiInference stores "" for a request
+// whose tries all failed and every EvaluateFunc rubric scores "" 0
+// (--failed exclude leaves them out); every row counts them in n_failed.
 type Aggregator struct {
 	opt     aggregate.Options
 	samples []sample
@@ -46,7 +48,7 @@ func (a *Aggregator) Add(rec *record.Record) error {
 			return app.Invalidf("group: %v", err)
 		}
 	}
-	s := sample{model: aggregate.ModelOf(rec), task: task, length: g["length"], expression: g["expression"], variable: g["variable"], points: make([]float64, len(task.Points))}
+	s := sample{model: aggregate.ModelOf(rec), task: task, length: g["length"], expression: g["expression"], variable: g["variable"], points: make([]float64, len(task.Points)), truncated: aggregate.ServerTruncated(rec)}
 	if rec.Errored() {
 		s.failed = true
 		a.samples = append(a.samples, s)
@@ -74,6 +76,44 @@ func (a *Aggregator) Add(rec *record.Record) error {
 // Result computes the metrics.
 func (a *Aggregator) Result() (*aggregate.Result, error) {
 	return compute(a.samples, a.opt)
+}
+
+// scored are the samples that enter the metrics: all of them, or without
+// the failed ones under --failed exclude.
+func scored(ss []sample, opt aggregate.Options) []sample {
+	if !opt.ExcludeFailed() {
+		return ss
+	}
+	var out []sample
+	for _, s := range ss {
+		if !s.failed {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// tally counts the failed and the server-cut samples.
+func tally(ss []sample) (failed, truncated int) {
+	for _, s := range ss {
+		if s.failed {
+			failed++
+		}
+		if s.truncated {
+			truncated++
+		}
+	}
+	return
+}
+
+// lengthTokens is the token budget of a length label ("4k": 3,072, the
+// official budget), for the numeric length_tokens dimension.
+func lengthTokens(label string) (float64, bool) {
+	l, err := parseLength(label)
+	if err != nil {
+		return 0, false
+	}
+	return float64(l.Tokens), true
 }
 
 func mean(xs []float64) float64 {
@@ -212,34 +252,41 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 	}
 	sort.Strings(models)
 	res := &aggregate.Result{}
-	row := func(model, metric string, v float64, n int, dims ...string) {
+	// row writes one metric over the samples ss (its n_failed and
+	// n_truncated); a length label also gives its token budget as a number.
+	row := func(model, metric string, v float64, n int, ss []sample, dims ...string) {
 		d := map[string]string{}
 		for i := 0; i+1 < len(dims); i += 2 {
 			d[dims[i]] = dims[i+1]
 		}
-		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: model, Metric: metric, Dims: d, Value: v, N: n})
+		var nums map[string]float64
+		if tok, ok := lengthTokens(d["length"]); ok {
+			nums = map[string]float64{"length_tokens": tok}
+		}
+		failed, truncated := tally(ss)
+		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: model, Metric: metric, Dims: d, Nums: nums, Value: v, Unit: "ratio", N: n, NFailed: failed, NTruncated: truncated})
 	}
 	cols := []string{"Model"}
 	for _, t := range Tasks {
 		cols = append(cols, t.Code)
 	}
 	t3 := report.Table{Title: "LIFBench ARS by task (paper Table 3)", Columns: append(append([]string{}, cols...), "Overall", "n", "failed")}
-	t7 := report.Table{Title: "LIFBench ARS by length (paper Table 7)", Columns: append(append([]string{"Model", "Length"}, cols[1:]...), "Overall", "n")}
-	t4 := report.Table{Title: "LIFBench instruction-following stability, lower is more stable (paper Table 4)", Columns: []string{"Model", "IFS Expression", "IFS Variable", "IFS Length", "IFS (AVG)", "ARS"}}
-	t8 := report.Table{Title: "LIFBench IFP by capability (paper Table 8)", Columns: append([]string{"Model"}, Capabilities...)}
+	t7 := report.Table{Title: "LIFBench ARS by length (paper Table 7)", Columns: append(append([]string{"Model", "Length"}, cols[1:]...), "Overall", "n", "failed")}
+	t4 := report.Table{Title: "LIFBench instruction-following stability, lower is more stable (paper Table 4)", Columns: []string{"Model", "IFS Expression", "IFS Variable", "IFS Length", "IFS (AVG)", "ARS", "failed"}}
+	t8 := report.Table{Title: "LIFBench IFP by capability (paper Table 8)", Columns: append(append([]string{"Model"}, Capabilities...), "failed")}
 	cell := func(v float64) string { return report.Fmt(roundHalfUp(v, dec), dec) }
 	anyFailed := false
 	for _, m := range models {
-		ss := byModel[m]
-		failed := 0
-		for _, s := range ss {
-			if s.failed {
-				failed++
-			}
-		}
+		all := byModel[m]
+		failed, _ := tally(all)
 		anyFailed = anyFailed || failed > 0
+		ss := scored(all, opt)
 		per, overall, n := ars(ss)
 		counts := map[*Task]int{}
+		byTask := map[*Task][]sample{}
+		for _, s := range all {
+			byTask[s.task] = append(byTask[s.task], s)
+		}
 		for _, s := range ss {
 			counts[s.task]++
 		}
@@ -251,23 +298,30 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 				continue
 			}
 			r3 = append(r3, cell(v))
-			row(m, "ARS", v, counts[t], "task", t.Name, "length", "all")
+			row(m, "ARS", v, counts[t], byTask[t], "task", t.Name, "length", "all")
 		}
 		r3 = append(r3, cell(overall), strconv.Itoa(n), strconv.Itoa(failed))
 		t3.Rows = append(t3.Rows, r3)
-		row(m, "ARS", overall, n, "task", "overall", "length", "all", "failed", strconv.Itoa(failed))
+		row(m, "ARS", overall, n, all, "task", "overall", "length", "all")
 
-		byLen := map[string][]sample{}
+		byLen, allByLen := map[string][]sample{}, map[string][]sample{}
 		var lengths []string
-		for _, s := range ss {
-			if _, ok := byLen[s.length]; !ok {
+		for _, s := range all {
+			if _, ok := allByLen[s.length]; !ok {
 				lengths = append(lengths, s.length)
 			}
+			allByLen[s.length] = append(allByLen[s.length], s)
+		}
+		for _, s := range ss {
 			byLen[s.length] = append(byLen[s.length], s)
 		}
 		lengthOrder(lengths)
 		for _, l := range lengths {
 			lp, lo, ln := ars(byLen[l])
+			lt := map[*Task][]sample{}
+			for _, s := range allByLen[l] {
+				lt[s.task] = append(lt[s.task], s)
+			}
 			r7 := []string{m, l}
 			lc := map[*Task]int{}
 			for _, s := range byLen[l] {
@@ -280,20 +334,21 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 					continue
 				}
 				r7 = append(r7, cell(v))
-				row(m, "ARS", v, lc[t], "task", t.Name, "length", l)
+				row(m, "ARS", v, lc[t], lt[t], "task", t.Name, "length", l)
 			}
-			r7 = append(r7, cell(lo), strconv.Itoa(ln))
+			lf, _ := tally(allByLen[l])
+			r7 = append(r7, cell(lo), strconv.Itoa(ln), strconv.Itoa(lf))
 			t7.Rows = append(t7.Rows, r7)
-			row(m, "ARS", lo, ln, "task", "overall", "length", l)
+			row(m, "ARS", lo, ln, allByLen[l], "task", "overall", "length", l)
 			byCap := ifp(byLen[l])
 			for _, c := range Capabilities {
 				if v, ok := byCap[c]; ok {
-					row(m, "IFP", v, ln, "capability", c, "length", l)
+					row(m, "IFP", v, ln, allByLen[l], "capability", c, "length", l)
 				}
 			}
 			for _, p := range perspectives[:2] {
 				v, nt := ifs(byLen[l], p.key)
-				row(m, "IFS", v, nt, "perspective", p.name, "task", "overall", "length", l)
+				row(m, "IFS", v, nt, allByLen[l], "perspective", p.name, "task", "overall", "length", l)
 			}
 		}
 
@@ -301,15 +356,15 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 		r4 := []string{m}
 		for _, p := range perspectives {
 			v, nt := ifs(ss, p.key)
-			row(m, "IFS", v, nt, "perspective", p.name, "task", "overall", "length", "all")
+			row(m, "IFS", v, nt, all, "perspective", p.name, "task", "overall", "length", "all")
 			r4 = append(r4, cell(v))
 			if !math.IsNaN(v) {
 				vals = append(vals, v)
 			}
 		}
 		avg := mean(vals)
-		row(m, "IFS", avg, len(vals), "perspective", "avg", "task", "overall", "length", "all")
-		r4 = append(r4, cell(avg), cell(overall))
+		row(m, "IFS", avg, len(vals), all, "perspective", "avg", "task", "overall", "length", "all")
+		r4 = append(r4, cell(avg), cell(overall), strconv.Itoa(failed))
 		t4.Rows = append(t4.Rows, r4)
 
 		caps := ifp(ss)
@@ -321,13 +376,16 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 				continue
 			}
 			r8 = append(r8, cell(v))
-			row(m, "IFP", v, n, "capability", c, "length", "all")
+			row(m, "IFP", v, n, all, "capability", c, "length", "all")
 		}
-		t8.Rows = append(t8.Rows, r8)
+		t8.Rows = append(t8.Rows, append(r8, strconv.Itoa(failed)))
 	}
 	t3.Notes = append(t3.Notes, "Overall = Σ task weight × ARS / Σ weight (weights: the tasks' total points, 99 for all eleven).")
-	if anyFailed {
-		t3.Notes = append(t3.Notes, "failed: records that failed before judging (error) score 0 and are counted in the failed column.")
+	switch {
+	case anyFailed && opt.ExcludeFailed():
+		t3.Notes = append(t3.Notes, "failed: records that failed before judging (error) are left out (--failed exclude) and counted in the failed column.")
+	case anyFailed:
+		t3.Notes = append(t3.Notes, "failed: records that failed before judging (error) score 0, as the official runner stores an empty output that every rubric scores 0; they are in n and counted in the failed column.")
 	}
 	t4.Notes = append(t4.Notes, "IFS = mean over tasks of stdev(group ARS, ddof=1) / task mean; nan when a perspective has a single group (e.g. one length); IFS (AVG) averages the defined ones.")
 	res.Tables = []report.Table{t3, t4, t7, t8}

@@ -31,7 +31,7 @@ func TestExpandRequestShape(t *testing.T) {
 		maxTok[r.String("task")] = req.MaxTokens
 		var g map[string]string
 		r.Decode("group", &g)
-		if g["length"] != "1k" || g["expression"] == "" || g["variable"] == "" || g["scenario"] == "" {
+		if g["length"] != "ctx1k" || g["expression"] == "" || g["variable"] == "" || g["scenario"] == "" {
 			t.Errorf("%s: group %v", r.ID(), g)
 		}
 		if !r.Has("gold") || r.Has("context") {
@@ -140,42 +140,61 @@ func TestImportOfficialContexts(t *testing.T) {
 	}
 }
 
-// Records that failed at inference score 0 and are counted separately.
+// Records that failed at inference score 0 under --failed official (the
+// official ApiInference/LLMApi.get returns "" after its tries, and every
+// EvaluateFunc rubric scores "" 0), are left out under exclude, and are
+// counted in n_failed either way.
 func TestAggregateCountsFailures(t *testing.T) {
-	a := NewAggregator(aggregate.Options{Decimals: 3})
-	add := func(line string) {
-		t.Helper()
-		rec, err := record.Parse([]byte(line))
+	for _, tc := range []struct {
+		policy   string
+		ars, ifp float64
+		n        int
+	}{
+		{aggregate.FailedOfficial, 0.5, 0.5, 3},
+		{aggregate.FailedExclude, 0.75, 0.75, 2},
+	} {
+		a := NewAggregator(aggregate.Options{Decimals: 3, Failed: tc.policy})
+		add := func(line string) {
+			t.Helper()
+			rec, err := record.Parse([]byte(line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Add(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		j := func(score float64) string {
+			b, _ := json.Marshal(record.Judgement{Score: score, Rubric: RubricOfficial, Points: []record.Point{{Name: "correct", Score: score, Max: 3}, {Name: "format", Score: score, Max: 2}}})
+			return string(b)
+		}
+		add(`{"id":"a","bench":"lifbench","task":"qa","model":"m","group":{"length":"4k","expression":"0","variable":"0"},"judgement":` + j(1) + `}`)
+		add(`{"id":"b","bench":"lifbench","task":"qa","model":"m","group":{"length":"4k","expression":"1","variable":"0"},"response":{"text":"x","server_truncated":true},"judgement":` + j(0.5) + `}`)
+		add(`{"id":"c","bench":"lifbench","task":"qa","model":"m","group":{"length":"4k","expression":"1","variable":"1"},"error":{"stage":"infer-batch","kind":"http","message":"500"}}`)
+		res, err := a.Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := a.Add(rec); err != nil {
-			t.Fatal(err)
+		v, ok := find(res.Rows, "m", "ARS", map[string]string{"task": "overall", "length": "all"})
+		if !ok || !near(v, tc.ars) {
+			t.Errorf("--failed %s: overall ARS %v, want %v", tc.policy, v, tc.ars)
+		}
+		for _, r := range res.Rows {
+			if r.NFailed != 1 || r.NTruncated != 1 || r.Unit != "ratio" {
+				t.Errorf("--failed %s: row %+v: want n_failed 1, n_truncated 1, unit ratio", tc.policy, r)
+			}
+			if r.Dims["length"] == "4k" && r.Nums["length_tokens"] != 3*1024 {
+				t.Errorf("row %+v: want length_tokens 3072 for 4k", r)
+			}
+			if r.Metric == "ARS" && r.Dims["task"] == "overall" && r.N != tc.n {
+				t.Errorf("--failed %s: overall row %+v: want n %d", tc.policy, r, tc.n)
+			}
+		}
+		if v, _ := find(res.Rows, "m", "IFP", map[string]string{"capability": "Logit", "length": "all"}); !near(v, tc.ifp) {
+			t.Errorf("--failed %s: IFP Logit %v, want %v", tc.policy, v, tc.ifp)
 		}
 	}
-	j := func(score float64) string {
-		b, _ := json.Marshal(record.Judgement{Score: score, Rubric: RubricOfficial, Points: []record.Point{{Name: "correct", Score: score, Max: 3}, {Name: "format", Score: score, Max: 2}}})
-		return string(b)
-	}
-	add(`{"id":"a","bench":"lifbench","task":"qa","model":"m","group":{"length":"4k","expression":"0","variable":"0"},"judgement":` + j(1) + `}`)
-	add(`{"id":"b","bench":"lifbench","task":"qa","model":"m","group":{"length":"4k","expression":"1","variable":"0"},"judgement":` + j(0.5) + `}`)
-	add(`{"id":"c","bench":"lifbench","task":"qa","model":"m","group":{"length":"4k","expression":"1","variable":"1"},"error":{"stage":"infer-batch","kind":"http","message":"500"}}`)
-	res, err := a.Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, ok := find(res.Rows, "m", "ARS", map[string]string{"task": "overall", "length": "all"})
-	if !ok || !near(v, 0.5) {
-		t.Errorf("overall ARS %v, want 0.5 (the failed record scores 0)", v)
-	}
-	for _, r := range res.Rows {
-		if r.Metric == "ARS" && r.Dims["task"] == "overall" && r.Dims["length"] == "all" && (r.Dims["failed"] != "1" || r.N != 3) {
-			t.Errorf("overall row %+v: want n 3, failed 1", r)
-		}
-	}
-	if v, _ := find(res.Rows, "m", "IFP", map[string]string{"capability": "Logit", "length": "all"}); !near(v, 0.5) {
-		t.Errorf("IFP Logit %v, want 0.5", v)
-	}
+	a := NewAggregator(aggregate.Options{Decimals: 3})
 	bad, _ := record.Parse([]byte(`{"id":"d","bench":"lifbench","task":"nope","judgement":{}}`))
 	if err := a.Add(bad); err == nil || !strings.Contains(err.Error(), `unknown lifbench task "nope"`) {
 		t.Errorf("unknown task: %v", err)

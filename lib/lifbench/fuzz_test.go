@@ -10,7 +10,7 @@ import (
 // eval of list literals and JSON included), scores in [0, 1] or fails with an
 // error; never a panic, never NaN.
 func FuzzScore(f *testing.F) {
-	for _, s := range []string{"bravo two.", "", `[["ID1", "T one"], ["ID3", "T three"]]`, `[["ID1","T one"]`, "['a', \"b\"]", `{"a": [1, 2}`, "None", "1e999", "\\u00e9 \\x", "#Topic# Sentence A here.", "[[[[[[[[[[", "'''"} {
+	for _, s := range []string{"bravo two.", "", `[["ID1", "T one"], ["ID3", "T three"]]`, `[["ID1","T one"]`, "['a', \"b\"]", `{"a": [1, 2}`, "None", "1e999", "\\u00e9 \\x", "#Topic# Sentence A here.", "[[[[[[[[[[", "'''", "[NaN, Infinity]", `[["ID1", 0x1f], ("T one",)]`, `[["\N{BOM}ID1", ...]]`, `["\N{unknown}"]`, "Ça va, très bien."} {
 		f.Add(s)
 	}
 	topic, _ := json.Marshal(Label{{Type: "#Topic#", Items: []KeySentence{{"Sentence A here.", 1, 3, true}}}})

@@ -139,6 +139,12 @@ func DefaultLengths() []Length { return append([]Length(nil), officialLengths...
 // ParseLengths reads "4k,8k,1k,5000": the paper's names 4k…128k mean the
 // official budgets (3, 6, 13, 28, 60, 120 × 1024 tokens); any other "Nk" is
 // N×1024 tokens and a bare number is tokens.
+//
+// The paper's names are intervals of the whole prompt (the "16k" context is
+// 13 K tokens), so a custom budget, which bounds the context alone, is
+// labelled "ctx" + its size ("ctx15k", "ctx5000"): "15k" next to "16k" would
+// read as the larger of the two. "ctxNk" is accepted as input too, and
+// reports sort lengths by their budget in tokens (docs/lifbench.md).
 func ParseLengths(s string) ([]Length, error) {
 	var out []Length
 	seen := map[string]bool{}
@@ -170,9 +176,9 @@ func parseLength(f string) (Length, error) {
 			return l, nil
 		}
 	}
-	n, mult := low, 1
-	if strings.HasSuffix(low, "k") {
-		n, mult = strings.TrimSuffix(low, "k"), 1024
+	n, mult := strings.TrimPrefix(low, customPrefix), 1
+	if strings.HasSuffix(n, "k") {
+		n, mult = strings.TrimSuffix(n, "k"), 1024
 	}
 	v, err := strconv.Atoi(n)
 	if err != nil || v <= 0 {
@@ -181,12 +187,15 @@ func parseLength(f string) (Length, error) {
 	if v*mult < 1024 {
 		return Length{}, fmt.Errorf("length %q: the smallest budget is 1024 tokens (the list tasks need more than 20 elements)", f)
 	}
-	label := low
+	label := customPrefix + strconv.Itoa(v) + "k"
 	if mult == 1 {
-		label = strconv.Itoa(v)
+		label = customPrefix + strconv.Itoa(v)
 	}
 	return Length{Label: label, Tokens: v * mult}, nil
 }
+
+// customPrefix marks the label of a budget that is not one of the paper's.
+const customPrefix = "ctx"
 
 // LabelForOfficial names an official length field (3, 6, 13, 28, 60, 120).
 func LabelForOfficial(kilo int) string {

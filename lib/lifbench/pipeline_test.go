@@ -63,23 +63,30 @@ func simRequest(t testing.TB, rec *record.Record) *sim.Request {
 	return &sim.Request{Chat: true, Messages: []sim.Message{{Role: "user", Content: p}}}
 }
 
-// Every --tokenizer keeps contexts within budget with context.tokens the
-// count of the text. For the encodings in sumIsExact, context.tokens is the
-// sum of the pieces' counts, so this also checks that summing is exact.
+// Every --tokenizer, a model's tokenizer.json included, keeps contexts
+// within budget with context.tokens the count of the text. For the encodings
+// in sumIsExact, context.tokens is the sum of the pieces' counts, so this
+// also checks that summing is exact.
 func TestContextsFitTheirBudgetExactly(t *testing.T) {
-	ls, err := ParseLengths("1k,2k,5000")
+	short, err := ParseLengths("1k,2k,5000")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range tokens.Names {
+	// The project's tiny tokenizer.json spends a token on most letters.
+	long, _ := ParseLengths("4k,8k")
+	for _, name := range append(tokens.Names, "../tokens/testdata/tiny-sentencepiece.json") {
 		enc := tokens.MustGet(name)
+		ls := short
+		if !tokens.IsEncoding(name) {
+			ls = long
+		}
 		err := Generate(GenOptions{Scenarios: Scenarios, Lengths: ls, Seed: 7, Tokenizer: name}, func(c *record.Record) error {
 			var ctx Context
 			if err := c.Decode("context", &ctx); err != nil {
 				return err
 			}
-			if ctx.Tokenizer != name {
-				t.Errorf("%s: context.tokenizer %q, want %q", c.ID(), ctx.Tokenizer, name)
+			if ctx.Tokenizer != enc.Name {
+				t.Errorf("%s: context.tokenizer %q, want %q", c.ID(), ctx.Tokenizer, enc.Name)
 			}
 			got := enc.Count(ctx.Text)
 			if got != ctx.Tokens {
@@ -232,17 +239,27 @@ func TestCorpusContexts(t *testing.T) {
 }
 
 func TestParseLengths(t *testing.T) {
-	ls, err := ParseLengths("4k, 128k,1k,5000")
+	ls, err := ParseLengths("4k, 128k,1k,5000,15K,ctx2k")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Length{{"4k", 3072}, {"128k", 122880}, {"1k", 1024}, {"5000", 5000}}
+	want := []Length{{"4k", 3072}, {"128k", 122880}, {"ctx1k", 1024}, {"ctx5000", 5000}, {"ctx15k", 15360}, {"ctx2k", 2048}}
+	if len(ls) != len(want) {
+		t.Fatalf("%d lengths, want %d", len(ls), len(want))
+	}
 	for i, l := range want {
 		if ls[i] != l {
 			t.Errorf("%d: %+v, want %+v", i, ls[i], l)
 		}
 	}
-	for _, bad := range []string{"", "x", "512", "4k,4k"} {
+	// Reports order lengths by budget: a custom 15 K context comes after the
+	// paper's "16k" (13 K) and before "32k" (28 K).
+	labels := []string{"32k", "ctx15k", "16k", "ctx1k", "4k", "ctx5000"}
+	lengthOrder(labels)
+	if got := strings.Join(labels, ","); got != "ctx1k,4k,ctx5000,16k,ctx15k,32k" {
+		t.Errorf("order %s", got)
+	}
+	for _, bad := range []string{"", "x", "512", "4k,4k", "1k,ctx1k", "ctx"} {
 		if _, err := ParseLengths(bad); err == nil {
 			t.Errorf("%q: want an error", bad)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -187,6 +188,18 @@ type scoring struct {
 	strict      bool
 }
 
+// unicodeEscape is the official llm_output.encode('utf-8').decode(
+// 'unicode_escape') that multi_query_id, extract and find_dup_text apply
+// before matching: it turns non-ASCII text into Latin-1 mojibake, so a
+// correct answer in another script is not found. Strict mode decodes the
+// escapes and keeps the text.
+func (c *scoring) unicodeEscape(s string) (string, error) {
+	if c.strict {
+		return unescapeText(s)
+	}
+	return unicodeEscape(s)
+}
+
 func (c *scoring) k() (int, error) {
 	var k int
 	if err := json.Unmarshal(c.g.Label, &k); err != nil {
@@ -222,5 +235,5 @@ func inputText(prompt, start, end string) (string, error) {
 	if r == "" {
 		return "", fmt.Errorf("no context between the markers %q and %q in the prompt", start, end)
 	}
-	return pyStrip(r), nil
+	return pystr.Strip(r), nil
 }

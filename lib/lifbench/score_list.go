@@ -6,12 +6,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/ifkit/ifkit/lib/pystr"
 )
 
 // parseNumberedList is the official parse_oredered_input_list_text: entries
 // found by looking for "\n1. ", "\n2. ", … in turn.
 func parseNumberedList(text string) []string {
-	t := "\n" + pyStrip(text)
+	t := "\n" + pystr.Strip(text)
 	var idxs []int
 	tag := make([]byte, 0, 16)
 	for p := 1; ; p++ {
@@ -83,7 +85,7 @@ func lengthRange(xs []string) (int, int) {
 // labelEqual is judge_label_equal_output (single, offset_id, offset_element).
 func (c *scoring) labelEqual() (points, bool, error) {
 	p := points{}
-	out := pyStrip(c.out)
+	out := pystr.Strip(c.out)
 	var expected string
 	switch c.g.Param.Bias {
 	case 0:
@@ -168,7 +170,7 @@ func (c *scoring) multi() (points, error) {
 	if len(expected) == 0 {
 		return nil, fmt.Errorf("gold param has no elements")
 	}
-	out := pyStrip(c.out)
+	out := pystr.Strip(c.out)
 	list, err := c.list()
 	if err != nil {
 		return nil, err
@@ -189,7 +191,7 @@ func (c *scoring) multi() (points, error) {
 		p["num"] = 1
 	}
 	p["num"] += max(0, 1-math.Abs(float64(n-N))/float64(N)) * 2
-	decoded, err := unicodeEscape(out)
+	decoded, err := c.unicodeEscape(out)
 	if err != nil {
 		decoded = out // the official scorer raises here
 	}
@@ -220,7 +222,7 @@ func (c *scoring) multi() (points, error) {
 // blur is judge_list_input_blur_offset_query.
 func (c *scoring) blur() (points, bool, error) {
 	p := points{}
-	out := pyStrip(c.out)
+	out := pystr.Strip(c.out)
 	anchor := c.g.Param.ID - 1
 	list, err := c.list()
 	if err != nil {

@@ -3,11 +3,14 @@ package lifbench
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ifkit/ifkit/lib/pystr"
 )
 
 // braceRe is the official pattern for the labels object in a reply (it
@@ -49,7 +52,7 @@ func (c *scoring) batchLabel() (points, error) {
 		}
 		truth[i] = sorted[min(flag, len(sorted)-1)]
 	}
-	out := pyStrip(c.out)
+	out := pystr.Strip(c.out)
 	matches := braceRe.FindAllString(out, -1)
 	var parsed any
 	if v, ok := pyLoads(out); ok {
@@ -64,10 +67,10 @@ func (c *scoring) batchLabel() (points, error) {
 	}
 	got := strings.Count(out, "doc")
 	switch x := parsed.(type) {
-	case map[string]any:
-		if len(x) > 0 {
+	case *pyDict:
+		if len(x.keys) > 0 {
 			p["format"] += 1
-			got = len(x)
+			got = len(x.keys)
 		}
 	case []any:
 		if len(x) > 0 {
@@ -109,6 +112,36 @@ func (c *scoring) batchLabel() (points, error) {
 	return p, nil
 }
 
+// dupRow is what op_answer2map (flag 1) does to one evaluated row, "for d
+// in range(len(run)): run[d] = str(run[d])": a list gives its cells; an
+// empty str, bytes or tuple and a dict keyed 0..n-1 get through without an
+// error (the dict's values are its cells); anything else makes Python raise
+// (len() of a number or None, item assignment on a str, bytes or tuple, a
+// missing dict key), which stops the official scorer. ok is false there.
+func dupRow(row any) ([]any, bool) {
+	switch x := row.(type) {
+	case pyList:
+		return x, true
+	case string:
+		return nil, x == ""
+	case pyBytes:
+		return nil, x == ""
+	case pyTuple:
+		return nil, len(x) == 0
+	case *pyDict:
+		cells := make([]any, len(x.keys))
+		for d := range cells {
+			i := slices.IndexFunc(x.keys, func(k any) bool { return hashKey(k) == hashKey(pyInt(big.NewInt(int64(d)))) })
+			if i < 0 {
+				return nil, false
+			}
+			cells[d] = x.vals[i]
+		}
+		return cells, true
+	}
+	return nil, false
+}
+
 // pairRe is the official pattern for one duplicate set: [[…]] on a line.
 var pairRe = regexp.MustCompile(`\[\[.*?\]\]`)
 
@@ -124,7 +157,7 @@ func (c *scoring) findDup() (points, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := pyStrip(c.out)
+	out := pystr.Strip(c.out)
 	if out == "" {
 		return p, nil
 	}
@@ -188,7 +221,7 @@ func (c *scoring) findDup() (points, error) {
 			vals := row.([]any)
 			total += len(vals)
 			for _, e := range vals {
-				if e == nil || inInput(pyStrValue(jsonToPy(e))) {
+				if e == nil || inInput(pyStr(e)) {
 					oriCount++
 				}
 			}
@@ -197,9 +230,9 @@ func (c *scoring) findDup() (points, error) {
 	if total > 0 {
 		p["ori"] = float64(oriCount) / float64(total) * 3
 	}
-	prompt := strings.ReplaceAll(pyStrip(c.prompt), `"`, "")
+	prompt := strings.ReplaceAll(pystr.Strip(c.prompt), `"`, "")
 	o := strings.ReplaceAll(out, "null", "None")
-	decoded, err := unicodeEscape(o)
+	decoded, err := c.unicodeEscape(o)
 	if err != nil {
 		decoded = o
 	}
@@ -252,27 +285,35 @@ func (c *scoring) findDup() (points, error) {
 		if !ok || len(rows) == 0 {
 			continue
 		}
+		first, ok := rows[0].(pyList)
+		if !ok {
+			continue
+		}
 		var keys []string
 		num := 0
 		for _, row := range rows {
-			cells, ok := row.(pyList)
+			cells, ok := dupRow(row)
 			if !ok {
-				keys = nil // the official code fails on anything but lists of lists
+				keys = nil // op_answer2map raises on this row: see dupRow
 				break
 			}
 			parts := make([]string, len(cells))
 			for i, cell := range cells {
-				parts[i] = pyStrValue(cell)
+				parts[i] = pyStr(cell)
 				if (fields[parts[i]] && !strings.Contains(parts[i], `"`)) || strings.Contains(prompt, parts[i]) {
 					num++
 				}
 			}
-			keys = append(keys, strings.Join(parts, "\x00"))
+			key := strings.Join(parts, "\x00")
+			if _, isList := row.(pyList); !isList {
+				key = "\x01" // tuple(run) of a dict or an empty str is no gold key
+			}
+			keys = append(keys, key)
 		}
 		if keys == nil {
 			continue
 		}
-		sum += len(rows) * len(rows[0].(pyList))
+		sum += len(rows) * len(first)
 		for _, k := range keys {
 			got[k] = t
 		}

@@ -3,6 +3,8 @@ package lifbench
 import (
 	"fmt"
 	"strings"
+
+	"github.com/ifkit/ifkit/lib/pystr"
 )
 
 // repeat is judge_onedoc_repeat.
@@ -12,7 +14,7 @@ func (c *scoring) repeat() (points, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := pyStrip(c.out)
+	out := pystr.Strip(c.out)
 	sep, num := c.g.Param.Sep, c.g.Param.Num
 	if sep == "" || num <= 0 {
 		return nil, fmt.Errorf("gold param: want sep and num")
@@ -93,7 +95,7 @@ func (c *scoring) repeat() (points, error) {
 	p["format"] += min(1, float64(good)/float64(max(total, num))) * 2
 	correct := 0
 	for _, l := range lines {
-		sentence, att := pyStrip(l), pyStrip(l)
+		sentence, att := pystr.Strip(l), pystr.Strip(l)
 		if s, a, ok := strings.Cut(l, sep); ok {
 			sentence, att = s, a
 		}
@@ -126,7 +128,7 @@ func (c *scoring) extract() (points, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	out := pyStrip(c.out)
+	out := pystr.Strip(c.out)
 	typ := c.g.Param.Type
 	if pyLen(typ) < 2 {
 		return nil, false, fmt.Errorf("gold param type %q", typ)
@@ -142,9 +144,9 @@ func (c *scoring) extract() (points, bool, error) {
 	if target == "|Summary|" && out == "[]" {
 		return p, true, nil
 	}
-	decoded, err := unicodeEscape(out)
+	decoded, err := c.unicodeEscape(out)
 	if err != nil {
-		if decoded, err = unicodeEscape(pySlice(out, 0, pyLen(out)-1)); err != nil {
+		if decoded, err = c.unicodeEscape(pySlice(out, 0, pyLen(out)-1)); err != nil {
 			decoded = out // the official scorer raises here
 		}
 	}
@@ -204,12 +206,12 @@ func (c *scoring) qa() (points, error) {
 	if len(opts) != 2 {
 		return nil, fmt.Errorf("gold param options: want [yes, no]")
 	}
-	out := pyStrip(c.out)
-	ev := pyStrip(c.g.Param.Evidence)
+	out := pystr.Strip(c.out)
+	ev := pystr.Strip(c.g.Param.Evidence)
 	isKey, isTrue := false, false
 	for _, lt := range lab {
 		for _, k := range lt.Items {
-			if pyStrip(k.Text) == ev {
+			if pystr.Strip(k.Text) == ev {
 				isKey, isTrue = true, k.True
 				break
 			}

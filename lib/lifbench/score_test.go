@@ -64,8 +64,9 @@ func TestRubricCases(t *testing.T) {
 		{"blur after", "blur_offset_query_id", "echo five.", listGold(Param{ID: 2, Bias: 1}), 1, 1, "position", 3},
 		{"blur anchor itself", "blur_offset_query_id", "bravo two.", listGold(Param{ID: 2, Bias: 1}), 0.6, 0.6, "position", 1},
 		{"blur wrong side", "blur_offset_query_id", "echo five.", listGold(Param{ID: 2, Bias: -1}), 0.4, 0.4, "position", 0},
-		// unicode_escape turns UTF-8 é into mojibake, so "café" is not found …
-		{"multi raw utf8", "multi_query_id", `["café au lait.", "bravo two."]`, listGold(Param{Elements: []string{"café au lait.", "bravo two."}}), 0.75, 0.75, "correct", 1.5},
+		// unicode_escape (judge_labels_equal_outputs) turns UTF-8 é into
+		// mojibake, so "café" is not found; strict keeps the text …
+		{"multi raw utf8", "multi_query_id", `["café au lait.", "bravo two."]`, listGold(Param{Elements: []string{"café au lait.", "bravo two."}}), 0.75, 1, "correct", 1.5},
 		// … but the JSON escape \u00e9 decodes to it.
 		{"multi escaped", "multi_query_id", `["caf\u00e9 au lait.", "bravo two."]`, listGold(Param{Elements: []string{"café au lait.", "bravo two."}}), 1, 1, "order", 2},
 		{"multi wrong order", "multi_query_id", `["bravo two.", "alpha one."]`, listGold(Param{Elements: []string{"alpha one.", "bravo two."}}), 0.8, 0.8, "order", 0},
@@ -97,7 +98,8 @@ func TestRubricCases(t *testing.T) {
 			if !near(j.Score, want) {
 				t.Errorf("%s (strict %v): score %.5f, want %.5f; points %+v", c.name, strict, j.Score, want, j.Points)
 			}
-			if got := pointScore(j, c.point); !near(got, c.pointRaw) && !(strict && c.name == "repeat nothing") {
+			// The point is the official rubric's; strict may differ where the totals do.
+			if got := pointScore(j, c.point); !near(got, c.pointRaw) && !(strict && c.official != c.strict) {
 				t.Errorf("%s (strict %v): %s = %.4f, want %.4f", c.name, strict, c.point, got, c.pointRaw)
 			}
 		}
@@ -180,11 +182,11 @@ func TestPythonSemantics(t *testing.T) {
 		`["x" "y"]`:                 `['xy']`,
 	} {
 		v, err := pyEval(in)
-		if err != nil || pyStrValue(v) != want {
-			t.Errorf("pyEval(%q) = %v (%v), str %q; want %q", in, v, err, pyStrValue(v), want)
+		if err != nil || pyStr(v) != want {
+			t.Errorf("pyEval(%q) = %v (%v), str %q; want %q", in, v, err, pyStr(v), want)
 		}
 	}
-	for _, bad := range []string{`[[a]]`, `[[__import__("os")]]`, `[[1+2]]`, `[["a"b"]]`} {
+	for _, bad := range []string{`[[a]]`, `[[__import__("os")]]`, `[[2*3]]`, `[["a"b"]]`} {
 		if _, err := pyEval(bad); err == nil {
 			t.Errorf("pyEval(%q) should refuse: only literals are evaluated", bad)
 		}

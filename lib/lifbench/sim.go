@@ -243,7 +243,7 @@ func (s *solving) list(t *Task) (string, bool) {
 		}
 		var out []string
 		for _, x := range ids {
-			n, err := strconv.Atoi(pyStrValue(x))
+			n, err := strconv.Atoi(pyStr(x))
 			if err != nil || n < 1 || n > len(el) {
 				return "", false
 			}
@@ -408,7 +408,7 @@ func (s *solving) multidoc(t *Task) (string, bool) {
 			if !s.right() {
 				flag = (flag + 1 + s.r.IntN(3)) % 4
 			}
-			parts = append(parts, fmt.Sprintf(`"doc%d": %s`, i+1, record.Quote(pyStrValue(cl[flag]))))
+			parts = append(parts, fmt.Sprintf(`"doc%d": %s`, i+1, record.Quote(pyStr(cl[flag]))))
 		}
 		return "{" + strings.Join(parts, ", ") + "}", true
 	case "find_dup_text":

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/ifkit/ifkit/lib/stream"
 )
@@ -248,13 +249,41 @@ func pyRepr(v any) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = pyRepr(e)
+		return "[" + reprItems(x) + "]"
+	case pyList:
+		return "[" + reprItems(x) + "]"
+	case pyTuple:
+		if len(x) == 1 {
+			return "(" + pyRepr(x[0]) + ",)"
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		return "(" + reprItems(x) + ")"
+	case pySet:
+		if len(x) == 0 {
+			return "set()"
+		}
+		return "{" + reprItems(x) + "}"
+	case *pyDict:
+		parts := make([]string, len(x.keys))
+		for i, k := range x.keys {
+			parts[i] = pyRepr(k) + ": " + pyRepr(x.vals[i])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case pyNumber:
+		return x.repr()
+	case pyBytes:
+		return pyBytesRepr(string(x))
+	case pyEllipsis:
+		return "Ellipsis"
 	}
 	return fmt.Sprint(v)
+}
+
+func reprItems(xs []any) string {
+	parts := make([]string, len(xs))
+	for i, e := range xs {
+		parts[i] = pyRepr(e)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func isIntLiteral(s string) bool {
@@ -287,12 +316,12 @@ func pyFloat(f float64) string {
 }
 
 // pyQuote is Python's repr of a str: single quotes unless the text has a
-// single quote and no double quote.
+// single quote and no double quote; characters that are not printable
+// (str.isprintable: controls, format characters, separators other than the
+// space, surrogates, private use and unassigned code points) as \x, \u or
+// \U escapes.
 func pyQuote(s string) string {
-	q := byte('\'')
-	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
-		q = '"'
-	}
+	q := quoteChar(s)
 	var sb strings.Builder
 	sb.WriteByte(q)
 	for _, r := range s {
@@ -308,10 +337,59 @@ func pyQuote(s string) string {
 			sb.WriteString(`\r`)
 		case r == '\t':
 			sb.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
+		case !pyPrintable(r) && r < 0x100:
 			fmt.Fprintf(&sb, `\x%02x`, r)
+		case !pyPrintable(r) && r < 0x10000:
+			fmt.Fprintf(&sb, `\u%04x`, r)
+		case !pyPrintable(r):
+			fmt.Fprintf(&sb, `\U%08x`, r)
 		default:
 			sb.WriteRune(r)
+		}
+	}
+	sb.WriteByte(q)
+	return sb.String()
+}
+
+func quoteChar(s string) byte {
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		return '"'
+	}
+	return '\''
+}
+
+// pyPrintable is str.isprintable for one character.
+func pyPrintable(r rune) bool {
+	if r == ' ' {
+		return true
+	}
+	if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Cs, unicode.Co, unicode.Zl, unicode.Zp, unicode.Zs) {
+		return false
+	}
+	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
+}
+
+// pyBytesRepr is repr() of bytes held one byte per character.
+func pyBytesRepr(b string) string {
+	q := quoteChar(b)
+	var sb strings.Builder
+	sb.WriteString("b")
+	sb.WriteByte(q)
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '\\' || c == q:
+			sb.WriteByte('\\')
+			sb.WriteByte(c)
+		case c == '\n':
+			sb.WriteString(`\n`)
+		case c == '\r':
+			sb.WriteString(`\r`)
+		case c == '\t':
+			sb.WriteString(`\t`)
+		case c < 0x20 || c >= 0x7f:
+			fmt.Fprintf(&sb, `\x%02x`, c)
+		default:
+			sb.WriteByte(c)
 		}
 	}
 	sb.WriteByte(q)

@@ -25,7 +25,9 @@ const (
 // the adherence-by-position curve.
 const positionBuckets = 10
 
-type tally struct{ checks, judged, yes int }
+// tally counts checks; failed ones (their judge call or their record's
+// inference failed) are in failed, and in checks only when they are scored.
+type tally struct{ checks, judged, yes, failed int }
 
 func (t *tally) add(verdict string) {
 	t.checks++
@@ -46,6 +48,8 @@ type cell struct {
 	byPos          [positionBuckets]tally
 	judgeFailed    int            // checks whose judge call failed: excluded from every ratio
 	judges         map[string]int // judge labels seen
+	excluded       map[string]int // parents whose inference failed, left out (--failed exclude): their checks
+	truncated      map[string]bool
 }
 
 type aggregator struct {
@@ -89,17 +93,39 @@ func (a *aggregator) Add(rec *record.Record) error {
 	key := model + "\x00" + version
 	c := a.cells[key]
 	if c == nil {
-		c = &cell{model: model, version: version, parents: map[string]Counts{}, byType: map[string]*tally{}, judges: map[string]int{}}
+		c = &cell{model: model, version: version, parents: map[string]Counts{}, byType: map[string]*tally{}, judges: map[string]int{}, excluded: map[string]int{}, truncated: map[string]bool{}}
 		for _, t := range CheckTypes {
 			c.byType[t] = &tally{}
 		}
 		a.cells[key] = c
 	}
-	if _, ok := c.parents[rec.String("parent")]; !ok {
-		c.parents[rec.String("parent")] = counts
+	t := c.byType[g.Check]
+	if t == nil {
+		return fmt.Errorf("record %q: check type %q: want single, range or periodic", rec.ID(), g.Check)
+	}
+	// The entry's midpoint decides its tenth, so short outputs spread evenly.
+	pos := &c.byPos[min(positionBuckets-1, int((float64(g.Entry)-0.5)*positionBuckets/float64(counts.Number)))]
+	parent := rec.String("parent")
+	if aggregate.ServerTruncated(rec) {
+		c.truncated[parent] = true
+	}
+	if len(counts.Error) > 0 {
+		t.failed++
+		c.all.failed++
+		pos.failed++
+		if a.opt.ExcludeFailed() {
+			c.excluded[parent]++
+			return nil
+		}
+	}
+	if _, ok := c.parents[parent]; !ok {
+		c.parents[parent] = counts
 	}
 	if rec.Errored() {
 		c.judgeFailed++
+		t.failed++
+		c.all.failed++
+		pos.failed++
 		return nil
 	}
 	var j record.Judgement
@@ -114,14 +140,9 @@ func (a *aggregator) Add(rec *record.Record) error {
 	default:
 		return fmt.Errorf("record %q: verdict %q: want yes, no or missing", rec.ID(), j.Verdict)
 	}
-	t := c.byType[g.Check]
-	if t == nil {
-		return fmt.Errorf("record %q: check type %q: want single, range or periodic", rec.ID(), g.Check)
-	}
 	t.add(j.Verdict)
 	c.all.add(j.Verdict)
-	// The entry's midpoint decides its tenth, so short outputs spread evenly.
-	c.byPos[min(positionBuckets-1, int((float64(g.Entry)-0.5)*positionBuckets/float64(counts.Number)))].add(j.Verdict)
+	pos.add(j.Verdict)
 	if j.Verdict != judge.VerdictMissing {
 		mode, _ := j.Detail["mode"].(string)
 		model := ""
@@ -144,6 +165,7 @@ func ratio(num, den int, scale float64) float64 {
 // percent, accuracies in [0,1] (as the official accuracy_results.csv).
 type Metrics struct {
 	Records, Checks, Judged, Missing, JudgeFailed, InferFailed, Truncated int
+	Excluded, ServerCut                                                   int // failed records left out (--failed exclude); records whose prompt the server cut
 	CR, STIC1, STIC2, WAvg                                                float64
 	Accuracy                                                              map[string]float64 // by type, plus "average" (mean of the three)
 	Words                                                                 float64
@@ -151,7 +173,8 @@ type Metrics struct {
 }
 
 func (c *cell) metrics() Metrics {
-	m := Metrics{Records: len(c.parents), Checks: c.all.checks, Judged: c.all.judged, Missing: c.all.checks - c.all.judged, JudgeFailed: c.judgeFailed, Accuracy: map[string]float64{}}
+	m := Metrics{Records: len(c.parents), Checks: c.all.checks, Judged: c.all.judged, Missing: c.all.checks - c.all.judged, JudgeFailed: c.judgeFailed, Accuracy: map[string]float64{},
+		Excluded: len(c.excluded), ServerCut: len(c.truncated)}
 	var crSum, words float64
 	// Parents in id order: these are float sums, and the same input must
 	// give byte-identical output.
@@ -179,7 +202,12 @@ func (c *cell) metrics() Metrics {
 	}
 	var sum float64
 	for _, t := range CheckTypes {
-		v := ratio(c.byType[t].yes, c.byType[t].judged, 1)
+		// 0, not NaN, when no check of the type was judged: the official
+		// eval.py computes correct / total if total > 0 else 0.
+		v := 0.0
+		if c.byType[t].judged > 0 {
+			v = ratio(c.byType[t].yes, c.byType[t].judged, 1)
+		}
 		m.Accuracy[t] = v
 		sum += v
 	}
@@ -200,7 +228,7 @@ func (c *cell) judgeLabel() string {
 }
 
 func (t *tally) merge(o tally) {
-	t.checks, t.judged, t.yes = t.checks+o.checks, t.judged+o.judged, t.yes+o.yes
+	t.checks, t.judged, t.yes, t.failed = t.checks+o.checks, t.judged+o.judged, t.yes+o.yes, t.failed+o.failed
 }
 
 func (c *cell) merge(o *cell) {
@@ -217,6 +245,12 @@ func (c *cell) merge(o *cell) {
 	c.judgeFailed += o.judgeFailed
 	for l, n := range o.judges {
 		c.judges[l] += n
+	}
+	for p, n := range o.excluded {
+		c.excluded[p] += n
+	}
+	for p := range o.truncated {
+		c.truncated[p] = true
 	}
 }
 
@@ -259,9 +293,9 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 	main := report.Table{Title: "LongGenBench: completion and instruction adherence (CR, STIC-1, STIC-2, wAvg in %)",
 		Columns: []string{"model", "version", "judge", "records", "CR", "STIC-1", "STIC-2", "words", "wAvg", "checks", "missing", "infer failed", "cut off", "judge failed"}}
 	acc := report.Table{Title: "LongGenBench: accuracy per instruction type (yes / judged checks; missing entries excluded, as official)",
-		Columns: []string{"model", "version", "single", "range", "periodic", "average", "judged"}}
+		Columns: []string{"model", "version", "single", "range", "periodic", "average", "judged", "failed"}}
 	pos := report.Table{Title: "LongGenBench: adherence by entry position (accuracy = yes / judged; present = judged / checks)",
-		Columns: []string{"model", "version", "position", "checks", "present", "accuracy"}}
+		Columns: []string{"model", "version", "position", "checks", "present", "accuracy", "failed"}}
 	lexical := false
 	for _, k := range keys {
 		c := a.cells[k]
@@ -275,35 +309,43 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			}
 			return out
 		}
-		row := func(metric string, v float64, n int, extra ...string) {
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: c.model, Metric: metric, Dims: dims(extra...), Value: v, N: n})
+		// Record-level rows count failed records, check-level rows failed
+		// checks (a failed judge call, or a record whose inference failed).
+		failedRecs := m.InferFailed + m.Excluded
+		row := func(metric, unit string, v float64, n, failed int, nums map[string]float64, extra ...string) {
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: c.model, Metric: metric, Dims: dims(extra...), Nums: nums, Value: v, Unit: unit, N: n, NFailed: failed, NTruncated: m.ServerCut})
 		}
-		row("CR", m.CR, m.Records)
-		row("STIC-1", m.STIC1, m.Judged)
-		row("STIC-2", m.STIC2, m.Checks)
-		row("wAvg", m.WAvg, m.Records)
-		row("words", m.Words, m.WordsN)
+		row("CR", "percent", m.CR, m.Records, failedRecs, nil)
+		row("STIC-1", "percent", m.STIC1, m.Judged, c.all.failed, nil)
+		row("STIC-2", "percent", m.STIC2, m.Checks, c.all.failed, nil)
+		row("wAvg", "percent", m.WAvg, m.Records, failedRecs, nil)
+		row("words", "words", m.Words, m.WordsN, failedRecs, nil)
 		for _, t := range append(append([]string{}, CheckTypes...), "average") {
-			n := m.Judged
+			n, failed := m.Judged, c.all.failed
 			if t != "average" {
-				n = c.byType[t].judged
+				n, failed = c.byType[t].judged, c.byType[t].failed
 			}
-			row("accuracy", m.Accuracy[t], n, "type", t, "position", "all")
+			row("accuracy", "ratio", m.Accuracy[t], n, failed, nil, "type", t)
 		}
 		main.Rows = append(main.Rows, []string{c.model, c.version, jl, fmt.Sprint(m.Records), f(m.CR), f(m.STIC1), f(m.STIC2), report.Fmt(m.Words, 0), f(m.WAvg),
-			fmt.Sprint(m.Checks), fmt.Sprint(m.Missing), fmt.Sprint(m.InferFailed), fmt.Sprint(m.Truncated), fmt.Sprint(m.JudgeFailed)})
-		acc.Rows = append(acc.Rows, []string{c.model, c.version, f(m.Accuracy[Single]), f(m.Accuracy[Range]), f(m.Accuracy[Periodic]), f(m.Accuracy["average"]), fmt.Sprint(m.Judged)})
+			fmt.Sprint(m.Checks), fmt.Sprint(m.Missing), fmt.Sprint(failedRecs), fmt.Sprint(m.Truncated), fmt.Sprint(m.JudgeFailed)})
+		acc.Rows = append(acc.Rows, []string{c.model, c.version, f(m.Accuracy[Single]), f(m.Accuracy[Range]), f(m.Accuracy[Periodic]), f(m.Accuracy["average"]), fmt.Sprint(m.Judged), fmt.Sprint(c.all.failed)})
 		for i, t := range c.byPos {
 			label := fmt.Sprintf("%d-%d%%", i*100/positionBuckets, (i+1)*100/positionBuckets)
 			v := ratio(t.yes, t.judged, 1)
-			row("accuracy", v, t.judged, "type", "all", "position", label)
-			pos.Rows = append(pos.Rows, []string{c.model, c.version, label, fmt.Sprint(t.checks), f(ratio(t.judged, t.checks, 1)), f(v)})
+			row("accuracy", "ratio", v, t.judged, t.failed, map[string]float64{"position": float64(i) / positionBuckets}, "type", "all", "position_range", label)
+			pos.Rows = append(pos.Rows, []string{c.model, c.version, label, fmt.Sprint(t.checks), f(ratio(t.judged, t.checks, 1)), f(v), fmt.Sprint(t.failed)})
 		}
 	}
 	main.Notes = append(main.Notes,
 		"CR: share of the expected entries present, averaged over records. STIC-1: yes / checks whose entry exists. STIC-2: yes / all checks (a missing entry fails its check). wAvg = CR × STIC-2.",
 		fmt.Sprintf("words: mean word count of outputs with more than %d '#*#' pieces and more than %d words (the official rule); nan when none qualifies.", wordRuleBlocks, wordRuleWords),
-		"infer failed: records whose inference ended in an error; they are scored as empty outputs (CR 0, every check missing). cut off: responses that stopped at max_tokens, scored as far as they go. judge failed: checks whose judge call failed; they are left out of every ratio.")
+		"cut off: responses that stopped at max_tokens, scored as far as they go. judge failed: checks whose judge call failed; they are left out of every ratio (the official judge runs offline in vLLM and never fails).")
+	if a.opt.ExcludeFailed() {
+		main.Notes = append(main.Notes, "infer failed: records whose inference ended in an error; --failed exclude leaves them and their checks out of every number.")
+	} else {
+		main.Notes = append(main.Notes, "infer failed: records whose inference ended in an error; they are scored as empty outputs (CR 0, every check missing, so STIC-2 counts their checks as failed), as the official evaluator scores an empty generation.")
+	}
 	if lexical {
 		main.Notes = append(main.Notes, "judge lexical: an offline approximation (every content word of the event present in the entry), not the paper's LLM judge; its numbers are not comparable with published ones.")
 	}

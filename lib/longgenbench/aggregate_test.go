@@ -32,7 +32,12 @@ func judged(parent, model, check string, entry int, verdict string, counts Count
 
 func result(t *testing.T, recs ...*record.Record) *aggregate.Result {
 	t.Helper()
-	a := NewAggregator(aggregate.Options{Decimals: 2})
+	return resultWith(t, aggregate.Options{Decimals: 2}, recs...)
+}
+
+func resultWith(t *testing.T, opt aggregate.Options, recs ...*record.Record) *aggregate.Result {
+	t.Helper()
+	a := NewAggregator(opt)
 	for _, r := range recs {
 		if err := a.Add(r); err != nil {
 			t.Fatal(err)
@@ -89,14 +94,18 @@ func TestAppendixE2(t *testing.T) {
 	if r := value(t, res, "accuracy", "type", Periodic); !near(r.Value, 1) || r.N != 2 {
 		t.Errorf("periodic accuracy (missing excluded) %+v", r)
 	}
-	if r := value(t, res, "accuracy", "type", Range); !math.IsNaN(r.Value) {
-		t.Errorf("range accuracy with no range checks %+v", r)
+	// The official eval.py: correct / total if total > 0 else 0.
+	if r := value(t, res, "accuracy", "type", Range); r.Value != 0 || r.N != 0 {
+		t.Errorf("range accuracy with no range checks %+v; want 0 as official", r)
+	}
+	if r := value(t, res, "accuracy", "type", "average"); !near(r.Value, 0.5) {
+		t.Errorf("average accuracy %+v; want (0.5 + 0 + 1) / 3", r)
 	}
 	// Entries sit at their midpoints: 1/3 in 10-20%, 3/3 in 80-90%.
-	if r := value(t, res, "accuracy", "type", "all", "position", "80-90%"); !math.IsNaN(r.Value) || r.N != 0 {
+	if r := value(t, res, "accuracy", "type", "all", "position_range", "80-90%"); !math.IsNaN(r.Value) || r.N != 0 {
 		t.Errorf("position of a missing entry %+v", r)
 	}
-	if r := value(t, res, "accuracy", "position", "10-20%", "type", "all"); !near(r.Value, 2.0/3) || r.N != 3 {
+	if r := value(t, res, "accuracy", "position_range", "10-20%", "type", "all"); !near(r.Value, 2.0/3) || r.N != 3 || r.Nums["position"] != 0.1 || r.Unit != "ratio" {
 		t.Errorf("entry 1 %+v", r)
 	}
 	if got := value(t, res, "CR").Dims["judge"]; got != "llm (judge-m)" {
@@ -126,6 +135,41 @@ func TestAggregatePerModelAndWords(t *testing.T) {
 	md := res.Tables[0].Rows
 	if len(md) != 2 || md[0][0] != "m1" || md[0][11] != "1" || md[1][0] != "m2" {
 		t.Errorf("table rows %q", md)
+	}
+}
+
+// A record whose inference failed: --failed official scores it as an empty
+// output (CR 0, its checks missing, so they count against STIC-2 but not
+// STIC-1), as the official eval.py scores whatever output_blocks the runner
+// stored; exclude leaves it out. Both count it in n_failed.
+func TestAggregateFailedPolicy(t *testing.T) {
+	ok := Counts{Number: 2, Found: 2, Checks: 2}
+	failed := Counts{Number: 2, Error: []byte(`{"stage":"infer-batch","kind":"timeout","message":"x"}`), Checks: 2}
+	recs := func() []*record.Record {
+		return []*record.Record{
+			judged("a", "m", Single, 1, judge.VerdictYes, ok), judged("a", "m", Single, 2, judge.VerdictNo, ok),
+			judged("b", "m", Single, 1, judge.VerdictMissing, failed), judged("b", "m", Single, 2, judge.VerdictMissing, failed),
+		}
+	}
+	for _, tc := range []struct {
+		policy                    string
+		cr, stic1, stic2          float64
+		records, checks, nfailRec int
+	}{
+		{aggregate.FailedOfficial, 50, 50, 25, 2, 4, 1},
+		{aggregate.FailedExclude, 100, 50, 50, 1, 2, 1},
+	} {
+		res := resultWith(t, aggregate.Options{Decimals: 2, Failed: tc.policy}, recs()...)
+		cr, s1, s2 := value(t, res, "CR"), value(t, res, "STIC-1"), value(t, res, "STIC-2")
+		if !near(cr.Value, tc.cr) || cr.N != tc.records || cr.NFailed != tc.nfailRec || cr.Unit != "percent" {
+			t.Errorf("--failed %s: CR %+v, want %v over %d records, n_failed %d", tc.policy, cr, tc.cr, tc.records, tc.nfailRec)
+		}
+		if !near(s1.Value, tc.stic1) || !near(s2.Value, tc.stic2) || s2.N != tc.checks || s2.NFailed != 2 {
+			t.Errorf("--failed %s: STIC-1 %+v, STIC-2 %+v; want %v and %v over %d checks, 2 failed", tc.policy, s1, s2, tc.stic1, tc.stic2, tc.checks)
+		}
+		if acc := value(t, res, "accuracy", "type", Single); acc.NFailed != 2 || acc.Unit != "ratio" {
+			t.Errorf("--failed %s: single accuracy %+v, want n_failed 2", tc.policy, acc)
+		}
 	}
 }
 

@@ -24,6 +24,25 @@ type Request struct {
 	Stop        []string `json:"stop"`
 }
 
+// ChatRequest is the chat form (expand-templates --chat) for endpoints that
+// serve no /v1/completions (OpenAI's current models): the same raw prompt as
+// the user message, after a system message that asks for the continuation
+// only. Unlike the official setup the model answers through its chat
+// template, in a new assistant turn, instead of continuing the text itself;
+// the system message keeps the reply in the shape split-subtasks reads (the
+// prompt's last line, the first entry's prefix, is not repeated).
+type ChatRequest struct {
+	Messages    []expand.ChatMessage `json:"messages"`
+	MaxTokens   int                  `json:"max_tokens"`
+	Temperature float64              `json:"temperature"`
+	TopP        float64              `json:"top_p"`
+	Stop        []string             `json:"stop"`
+}
+
+// ContinueInstruction is the chat form's system message.
+const ContinueInstruction = "The user's message is a document that stops partway through its first entry. " +
+	"Reply with its continuation only: start exactly where it stops, without repeating any of it, and write " + EndMarker + " after the last entry."
+
 type expander struct{ opt expand.Options }
 
 // NewExpander is the expand-templates factory.
@@ -63,7 +82,12 @@ func (e expander) Expand(item *record.Record, emit func(*record.Record) error) e
 		req.MaxTokens = *e.opt.MaxTokens
 	}
 	out := item.Clone()
-	if err := out.Set("request", req); err != nil {
+	var body any = req
+	if e.opt.Chat {
+		body = ChatRequest{Messages: []expand.ChatMessage{{Role: "system", Content: ContinueInstruction}, {Role: "user", Content: req.Prompt}},
+			MaxTokens: req.MaxTokens, Temperature: req.Temperature, TopP: req.TopP, Stop: req.Stop}
+	}
+	if err := out.Set("request", body); err != nil {
 		return err
 	}
 	return emit(out)

@@ -39,6 +39,20 @@ func TestExpand(t *testing.T) {
 	if !strings.HasSuffix(r.Prompt, "*** started ***\n#*# Menu Day 1 (Monday, January 1st):") {
 		t.Errorf("prompt ends %q", r.Prompt[len(r.Prompt)-80:])
 	}
+	// --chat: the same raw prompt as the user message, the same sampling.
+	e, _ := NewExpander(expand.Options{Chat: true})
+	var out *record.Record
+	if err := e.Expand(items[0], func(r *record.Record) error { out = r; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	c := decode[ChatRequest](t, out, "request")
+	if len(c.Messages) != 2 || c.Messages[0].Role != "system" || c.Messages[0].Content != ContinueInstruction || c.Messages[1].Role != "user" ||
+		c.Messages[1].Content != r.Prompt || c.MaxTokens != 32000 || c.Temperature != 0.95 || c.Stop[0] != EndMarker {
+		t.Errorf("chat form %+v", c)
+	}
+	if strings.Contains(string(out.Raw("request")), `"prompt"`) {
+		t.Errorf("the chat form carries a prompt too: %.200s", out.Raw("request"))
+	}
 	temp, topP, maxTok := 0.0, 1.0, 500
 	r = expandOne(t, expand.Options{Temperature: &temp, TopP: &topP, MaxTokens: &maxTok}, items[0])
 	if r.Temperature != 0 || r.TopP != 1 || r.MaxTokens != 500 {

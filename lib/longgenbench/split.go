@@ -6,8 +6,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/split"
 )
@@ -52,14 +55,21 @@ type Entries struct {
 }
 
 // ParseEntries splits prefix + generated text as the official evaluator
-// does: pieces between "#*#", each claimed by the first "<label> <n>" in it
-// (case-sensitive). Two fixes: the label must start a word, and "Week n"
-// does not match inside "Menu Week n" (nor "Day n" inside "Menu Day n").
-func ParseEntries(output, label string) Entries {
+// does: pieces between "#*#", each claimed by the first match of
+// re.search(rf"{type} (\d+)", piece) in it (case-sensitive; \d is any
+// Unicode decimal digit and int() reads every script's digits), the first
+// piece to claim an entry winning. Official mode keeps the regex's quirks:
+// "Week 5" matches inside "Menu Week 5" and "Floor 2" inside "SubFloor 2",
+// and a piece whose first match is a number beyond int64 claims no entry
+// (Python reads it, but it names no entry; from 4,301 digits on Python 3.11+
+// raises instead). Strict mode skips such matches and looks further in the
+// piece: the label must start a word, must not follow "Menu " (unless the
+// label is itself a Menu one), and the number must fit.
+func ParseEntries(output, label string, strict bool) Entries {
 	blocks := strings.Split(output, Separator)
-	e := Entries{Text: map[int]string{}, Blocks: len(blocks), Words: len(strings.Fields(output))}
+	e := Entries{Text: map[int]string{}, Blocks: len(blocks), Words: pystr.CountFields(output)}
 	for _, b := range blocks {
-		n, ok := entryNumber(b, label)
+		n, ok := entryNumber(b, label, strict)
 		if !ok {
 			continue
 		}
@@ -70,7 +80,7 @@ func ParseEntries(output, label string) Entries {
 	return e
 }
 
-func entryNumber(block, label string) (int, bool) {
+func entryNumber(block, label string, strict bool) (int, bool) {
 	needle := label + " "
 	for off := 0; ; {
 		i := strings.Index(block[off:], needle)
@@ -79,34 +89,50 @@ func entryNumber(block, label string) (int, bool) {
 		}
 		i += off
 		off = i + len(needle)
-		if i > 0 && isLetter(block[i-1]) {
-			continue
-		}
-		if !strings.HasPrefix(label, "Menu ") && strings.HasSuffix(block[:i], "Menu ") {
-			continue
-		}
 		j := off
-		for j < len(block) && block[j] >= '0' && block[j] <= '9' {
-			j++
+		for j < len(block) {
+			r, size := utf8.DecodeRuneInString(block[j:])
+			if !pystr.IsDecimal(r) {
+				break
+			}
+			j += size
 		}
 		if j == off {
 			continue
 		}
-		n, err := strconv.Atoi(block[off:j])
-		if err != nil {
+		if strict && (gluedToWord(block[:i]) || !strings.HasPrefix(label, "Menu ") && strings.HasSuffix(block[:i], "Menu ")) {
 			continue
 		}
-		return n, true
+		n, ok := pystr.Atoi(block[off:j])
+		if !ok && strict {
+			continue
+		}
+		return n, ok
 	}
 }
 
-func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+// gluedToWord says whether text ends in a letter, so that a label right
+// after it is the tail of a longer word ("SubFloor").
+func gluedToWord(text string) bool {
+	r, _ := utf8.DecodeLastRuneInString(text)
+	return unicode.IsLetter(r)
+}
 
-// Split is the split-subtasks splitter: one child per check, carrying the
-// entry's text (or none when the entry is missing) and the parent's counts.
-// A record that failed inference, or whose response was cut off, is split
-// as far as its text goes, so every check is counted.
+// Split is the split-subtasks splitter in official mode: one child per
+// check, carrying the entry's text (or none when the entry is missing) and
+// the parent's counts. A record that failed inference, or whose response was
+// cut off, is split as far as its text goes, so every check is counted.
 func Split(rec *record.Record, emit func(*record.Record) error) error {
+	return splitRecord(rec, emit, false)
+}
+
+// SplitStrict is Split with the official entry regex's quirks fixed (see
+// ParseEntries): split-subtasks --rubric strict.
+func SplitStrict(rec *record.Record, emit func(*record.Record) error) error {
+	return splitRecord(rec, emit, true)
+}
+
+func splitRecord(rec *record.Record, emit func(*record.Record) error, strict bool) error {
 	var g Gold
 	if err := rec.Decode("gold", &g); err != nil {
 		return app.Invalid(err)
@@ -127,7 +153,7 @@ func Split(rec *record.Record, emit func(*record.Record) error) error {
 	if rec.Has("response") {
 		output = g.Prefix + resp.Text
 	}
-	parsed := ParseEntries(output, g.Type)
+	parsed := ParseEntries(output, g.Type, strict)
 	type child struct {
 		typ   string
 		entry int
@@ -161,7 +187,7 @@ func Split(rec *record.Record, emit func(*record.Record) error) error {
 	for _, k := range kids {
 		c := record.New(split.ChildID(rec.ID(), fmt.Sprintf("%s-%d", k.typ, k.entry)))
 		c.Set("parent", rec.ID())
-		for _, f := range []string{"bench", "task", "group", "model"} {
+		for _, f := range []string{"bench", "task", "group", "model", record.SourceField} {
 			if raw := rec.Raw(f); raw != nil {
 				c.SetRaw(f, raw)
 			}

@@ -8,41 +8,82 @@ import (
 	"github.com/ifkit/ifkit/lib/record"
 )
 
+// TestEntryNumber: official mode follows parse_blocks (parse_weeks in 2024) in the official
+// Evalution/eval.py, m = re.search(rf"{type} (\d+)", block) then
+// int(m.group(1)); strict mode fixes the regex's quirks.
 func TestEntryNumber(t *testing.T) {
+	const big = "99999999999999999999"
 	tests := []struct {
 		block, label string
-		want         int
-		ok           bool
+		official     int // -1: the block claims no entry
+		strict       int
 	}{
-		{" Week 12 (March 19th - March 25th): rain", "Week", 12, true},
-		{" Menu Week 5 (January 29th - February 4th):", "Week", 0, false}, // the official regex takes 5
-		{" Menu Week 5 (January 29th - February 4th):", "Menu Week", 5, true},
-		{" Menu Day 45: soup", "Day", 0, false},
-		{" Day 45 (Wednesday, February 14th):", "Day", 45, true},
-		{" Floors 3 to 5 are offices", "Floor", 0, false},
-		{" SubFloor 3", "Floor", 0, false},
-		{" floor 34: lowercase", "Floor", 0, false}, // case-sensitive, as official
-		{" Floor 34: gym. Unlike Floor 33, ...", "Floor", 34, true},
-		{" Block 7 (6, 0):", "Block", 7, true},
-		{" The Week ahead. Week 9 (February 26th - March 4th):", "Week", 9, true},
-		{"", "Week", 0, false},
+		{" Week 12 (March 19th - March 25th): rain", "Week", 12, 12},
+		{" Menu Week 5 (January 29th - February 4th):", "Week", 5, -1},
+		{" Menu Week 5 (January 29th - February 4th):", "Menu Week", 5, 5},
+		{" Menu Day 45: soup", "Day", 45, -1},
+		{" Menu Floor 3: the bar's card", "Floor", 3, -1},
+		{" Menu Block 7: street food", "Block", 7, -1},
+		{" Day 45 (Wednesday, February 14th):", "Day", 45, 45},
+		{" Floors 3 to 5 are offices", "Floor", -1, -1},
+		{" SubFloor 3", "Floor", 3, -1},
+		{" SubFloor 3, then Floor 4", "Floor", 3, 4},
+		{" ÜberFloor 3", "Floor", 3, -1},          // a non-ASCII letter glues too
+		{" floor 34: lowercase", "Floor", -1, -1}, // case-sensitive
+		{" Floor 34: gym. Unlike Floor 33, ...", "Floor", 34, 34},
+		{" Block 7 (6, 0):", "Block", 7, 7},
+		{" The Week ahead. Week 9 (February 26th - March 4th):", "Week", 9, 9},
+		{" Week １２: fullwidth", "Week", 12, 12}, // \d and int() take every script's digits
+		{" Day ٤٥: Arabic-Indic", "Day", 45, 45},
+		{" Day ۰۷", "Day", 7, 7},                          // Extended Arabic-Indic, leading zero
+		{" Week 3² squared", "Week", 3, 3},                // ² is not a decimal digit: \d+ stops
+		{" Week " + big + ", then Week 4", "Week", -1, 4}, // official: the first match only
+		{" Week 9223372036854775807", "Week", 1<<63 - 1, 1<<63 - 1},
+		{"", "Week", -1, -1},
 	}
 	for _, tc := range tests {
-		n, ok := entryNumber(tc.block, tc.label)
-		if n != tc.want || ok != tc.ok {
-			t.Errorf("entryNumber(%q, %q) = %d, %v; want %d, %v", tc.block, tc.label, n, ok, tc.want, tc.ok)
+		for _, mode := range []struct {
+			strict bool
+			want   int
+		}{{false, tc.official}, {true, tc.strict}} {
+			n, ok := entryNumber(tc.block, tc.label, mode.strict)
+			if !ok {
+				n = -1
+			}
+			if n != mode.want {
+				t.Errorf("entryNumber(%q, %q, strict %v) = %d; want %d", tc.block, tc.label, mode.strict, n, mode.want)
+			}
+		}
+	}
+}
+
+// Word counts follow len(output.split()) in the official inference script:
+// Python's whitespace includes U+001C-U+001F.
+func TestParseEntriesWords(t *testing.T) {
+	for _, tc := range []struct {
+		out  string
+		want int
+	}{
+		{"#*# Week 1: a\x1cb\x1fc", 6},
+		{"#*# Week 1:\u3000a\u00a0b", 5},
+		{"", 0},
+	} {
+		if got := ParseEntries(tc.out, "Week", false).Words; got != tc.want {
+			t.Errorf("words of %q = %d; want %d", tc.out, got, tc.want)
 		}
 	}
 }
 
 func TestParseEntriesFirstClaimWins(t *testing.T) {
 	out := "#*# Floor 1: lobby\n#*# Floor 2: offices\n#*# Floor 2: again\n#*# nothing here\n#*# Floor 4: gym"
-	e := ParseEntries(out, "Floor")
-	if e.Blocks != 6 || e.Words != 19 {
-		t.Errorf("blocks %d words %d", e.Blocks, e.Words)
-	}
-	if len(e.Text) != 3 || e.Text[2] != "Floor 2: offices" {
-		t.Errorf("entries %v", e.Text)
+	for _, strict := range []bool{false, true} {
+		e := ParseEntries(out, "Floor", strict)
+		if e.Blocks != 6 || e.Words != 19 {
+			t.Errorf("blocks %d words %d", e.Blocks, e.Words)
+		}
+		if len(e.Text) != 3 || e.Text[2] != "Floor 2: offices" {
+			t.Errorf("entries %v", e.Text)
+		}
 	}
 }
 

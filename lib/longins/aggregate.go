@@ -19,7 +19,8 @@ type cell struct {
 
 type cellStats struct {
 	f1Sum          float64
-	exams, failed  int
+	exams, failed  int // exams counts the failed ones when they are scored (--failed official)
+	truncated      int
 	depthHit       [10]int
 	depthTotal     [10]int
 	emptyGoldExams int
@@ -53,8 +54,16 @@ func (a *aggregator) Add(rec *record.Record) error {
 		c = &cellStats{}
 		a.cells[k] = c
 	}
+	if aggregate.ServerTruncated(rec) {
+		c.truncated++
+	}
 	if rec.Errored() {
+		// The official runner keeps an empty response, and eval.py scores it:
+		// no bracketed id, F1 0 (eval.py calculate_f1_score).
 		c.failed++
+		if !a.opt.ExcludeFailed() {
+			c.exams++
+		}
 		return nil
 	}
 	var j struct {
@@ -110,16 +119,14 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 	for _, k := range keys {
 		c := a.cells[k]
 		dims := map[string]string{"mode": k.mode, "length": strconv.Itoa(k.length)}
-		res.Rows = append(res.Rows,
-			report.Row{Bench: Bench, Model: k.model, Metric: "F1", Dims: dims, Value: nan(100*c.f1Sum, float64(c.exams)), N: c.exams},
-			report.Row{Bench: Bench, Model: k.model, Metric: "failed", Dims: dims, Value: float64(c.failed), N: c.exams + c.failed},
-		)
+		nums := map[string]float64{"length_tokens": float64(k.length)}
+		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "F1", Dims: dims, Nums: nums, Value: nan(100*c.f1Sum, float64(c.exams)), Unit: "percent", N: c.exams, NFailed: c.failed, NTruncated: c.truncated})
 		for d := range 10 {
 			if c.depthTotal[d] == 0 {
 				continue
 			}
-			dd := map[string]string{"mode": k.mode, "length": strconv.Itoa(k.length), "depth": strconv.Itoa(d)}
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "depth_accuracy", Dims: dd, Value: 100 * float64(c.depthHit[d]) / float64(c.depthTotal[d]), N: c.depthTotal[d]})
+			dn := map[string]float64{"length_tokens": float64(k.length), "depth": float64(d)}
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "depth_accuracy", Dims: dims, Nums: dn, Value: 100 * float64(c.depthHit[d]) / float64(c.depthTotal[d]), Unit: "percent", N: c.depthTotal[d], NFailed: c.failed, NTruncated: c.truncated})
 		}
 	}
 	res.Tables = append(res.Tables, a.f1Tables(keys)...)
@@ -152,7 +159,7 @@ func (a *aggregator) f1Tables(keys []cell) []report.Table {
 		for _, l := range ls {
 			t.Columns = append(t.Columns, strconv.Itoa(l))
 		}
-		t.Columns = append(t.Columns, "exams", "failed", "empty gold")
+		t.Columns = append(t.Columns, "exams", "failed", "cut by server", "empty gold")
 		var models []string
 		for _, k := range keys {
 			if k.mode == mode && !slices.Contains(models, k.model) {
@@ -161,23 +168,26 @@ func (a *aggregator) f1Tables(keys []cell) []report.Table {
 		}
 		for _, m := range models {
 			row := []string{m}
-			exams, failed, empty := 0, 0, 0
+			exams, failed, empty, truncated := 0, 0, 0, 0
 			for _, l := range ls {
 				c, ok := a.cells[cell{m, mode, l}]
 				if !ok || c.exams == 0 {
 					row = append(row, "–")
 					if ok {
 						failed += c.failed
+						truncated += c.truncated
 					}
 					continue
 				}
 				row = append(row, report.Fmt(100*c.f1Sum/float64(c.exams), a.opt.Decimals))
 				exams, failed, empty = exams+c.exams, failed+c.failed, empty+c.emptyGoldExams
+				truncated += c.truncated
 			}
-			row = append(row, strconv.Itoa(exams), strconv.Itoa(failed), strconv.Itoa(empty))
+			row = append(row, strconv.Itoa(exams), strconv.Itoa(failed), strconv.Itoa(truncated), strconv.Itoa(empty))
 			t.Rows = append(t.Rows, row)
 		}
-		t.Notes = []string{"Mean F1 between the predicted and the gold wrong-question ids (the integers inside [...] of the reply), as the official eval.py; an exam with no gold wrong answer, or a reply naming none, scores 0 and is counted (\"empty gold\"). Failed exams (an error from an earlier stage) are left out of the mean and counted under \"failed\"."}
+		t.Notes = []string{"Mean F1 between the predicted and the gold wrong-question ids (the integers inside [...] of the reply), as the official eval.py; an exam with no gold wrong answer, or a reply naming none, scores 0 and is counted (\"empty gold\"). \"cut by server\": replies to a prompt the server shortened."}
+		t.Notes = append(t.Notes, failedNote(a.opt))
 		out = append(out, t)
 	}
 	return out
@@ -212,8 +222,22 @@ func (a *aggregator) depthTables(keys []cell) []report.Table {
 			}
 			t.Rows = append(t.Rows, row)
 		}
-		t.Notes = []string{"Depth 0 is the first tenth of the exam, 9 the last."}
+		failed := 0
+		for _, l := range ls {
+			if c, ok := a.cells[cell{x.model, x.mode, l}]; ok {
+				failed += c.failed
+			}
+		}
+		t.Notes = []string{"Depth 0 is the first tenth of the exam, 9 the last.", fmt.Sprintf("failed: %d exams failed before scoring; they name no wrong answer.", failed)}
 		out = append(out, t)
 	}
 	return out
+}
+
+// failedNote says how the exams that failed before scoring were treated.
+func failedNote(opt aggregate.Options) string {
+	if opt.ExcludeFailed() {
+		return "Failed exams (an error from an earlier stage) are left out of the mean (--failed exclude) and counted under \"failed\"."
+	}
+	return "Failed exams (an error from an earlier stage) score F1 0, as the official runner stores an empty response for them and eval.py scores it; they are in \"exams\" and counted under \"failed\" (--failed exclude leaves them out)."
 }

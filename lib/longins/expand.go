@@ -38,8 +38,12 @@ func Prompt(c Context) string {
 
 type expander struct{ opt expand.Options }
 
-// NewExpander builds the LongIns expander: one user message; no
-// temperature or max_tokens unless the flags set them (the official runs
+// MaxTokens is the official max_new_tokens (10,000, in the one released
+// runner), so that no result depends on a server's default.
+const MaxTokens = 10000
+
+// NewExpander builds the LongIns expander: one user message, max_tokens
+// MaxTokens, and no temperature unless the flags set one (the official runs
 // used each model's own generation settings).
 func NewExpander(opt expand.Options) (expand.Expander, error) { return expander{opt}, nil }
 
@@ -54,7 +58,8 @@ func (e expander) Expand(item *record.Record, emit func(*record.Record) error) e
 	if c.Mode == GIST && c.TaskPrompt == "" {
 		return app.Invalidf("longins item %q: a gist exam needs context.task_prompt", item.ID())
 	}
-	if err := item.Set("request", expand.UserChat(Prompt(c), e.opt, nil, nil)); err != nil {
+	maxTok := MaxTokens
+	if err := item.Set("request", expand.UserChat(Prompt(c), e.opt, &maxTok, nil)); err != nil {
 		return err
 	}
 	return emit(item)

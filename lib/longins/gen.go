@@ -39,7 +39,7 @@ var Modes = []string{GIST, LIST, LIMT}
 // DefaultLengths are the paper's seven exam lengths in tokens.
 func DefaultLengths() []int { return []int{256, 512, 1024, 2048, 4096, 8192, 16384} }
 
-// Tokenizer counts exam tokens; the official one is unspecified.
+// Tokenizer counts exam tokens by default; the official one is unspecified.
 const Tokenizer = "o200k_base"
 
 // GenOptions are the gen-context longins flags.
@@ -50,6 +50,9 @@ type GenOptions struct {
 	ErrorRate float64 // share of questions answered wrongly (at least one per exam)
 	Tasks     []Task  // nil: the embedded checkable tasks
 	Source    string
+	// Tokenizer counts the lengths: a tiktoken encoding or a model's
+	// tokenizer.json (tokens.Get); "" is Tokenizer.
+	Tokenizer string
 	// Warn reports exams skipped because not even one question fits in the
 	// length; nil ignores them. It is called from Generate's goroutine.
 	Warn func(msg string)
@@ -128,7 +131,10 @@ func Generate(opt GenOptions, emit func(*record.Record) error) error {
 	if err := opt.Validate(); err != nil {
 		return err
 	}
-	enc, err := tokens.Get(Tokenizer)
+	if opt.Tokenizer == "" {
+		opt.Tokenizer = Tokenizer
+	}
+	enc, err := tokens.Get(opt.Tokenizer)
 	if err != nil {
 		return err
 	}
@@ -266,23 +272,34 @@ func (g *generator) exam(mode string, length, i int) *record.Record {
 		qs[p].answer = wrongAnswer(rng, qs[p].task, qs[p].inst)
 		qs[p].wrong = true
 	}
-	for total = g.counter.exam(qs, mode); total > length && len(qs) > 1; total = g.counter.exam(qs, mode) {
+	dropLast := func() {
 		drop := len(qs) - 1
 		for drop > 0 && qs[drop].wrong {
 			drop--
 		}
 		qs = append(qs[:drop], qs[drop+1:]...)
 	}
-	var sb strings.Builder
+	for total = g.counter.exam(qs, mode); total > length && len(qs) > 1; total = g.counter.exam(qs, mode) {
+		dropLast()
+	}
+	data := examText(qs, mode)
+	// A model's own tokenizer may merge across the parts the counter adds up
+	// (SentencePiece's leading space, byte-level merges): its exam is counted
+	// whole, and questions dropped until the whole count fits.
+	for enc := g.counter.enc; enc.Exact; data = examText(qs, mode) {
+		if total = enc.Count(data); total <= length || len(qs) == 1 {
+			break
+		}
+		dropLast()
+	}
 	gold := Gold{Questions: len(qs)}
 	for id, q := range qs {
-		sb.WriteString("[" + strconv.Itoa(id) + ":" + q.body(mode) + "]\n\n")
 		if q.wrong {
 			gold.Wrong = append(gold.Wrong, id)
 			gold.Depths = append(gold.Depths, Depth(id, len(qs)))
 		}
 	}
-	ctx := Context{Mode: mode, Data: sb.String(), Questions: len(qs), Tokens: total, Tokenizer: Tokenizer, Source: g.opt.Source}
+	ctx := Context{Mode: mode, Data: data, Questions: len(qs), Tokens: total, Tokenizer: g.counter.enc.Name, Source: g.opt.Source}
 	group := map[string]string{"mode": mode, "length": strconv.Itoa(length), "task_name": name}
 	if mode == LIMT {
 		group["category"] = "mixed"
@@ -293,6 +310,15 @@ func (g *generator) exam(mode string, length, i int) *record.Record {
 		ctx.TaskPrompt = first.Definition
 	}
 	return newExam(mode, length, name, group, ctx, gold)
+}
+
+// examText is the exam as the prompt shows it: "[k:" body "]" per question.
+func examText(qs []question, mode string) string {
+	var sb strings.Builder
+	for id, q := range qs {
+		sb.WriteString("[" + strconv.Itoa(id) + ":" + q.body(mode) + "]\n\n")
+	}
+	return sb.String()
 }
 
 func newExam(mode string, length int, name string, group map[string]string, ctx Context, gold Gold) *record.Record {
@@ -344,7 +370,7 @@ func wrongAnswer(rng *rand.Rand, t *Task, inst int) string {
 	panic("longins: no wrong answer for task " + t.Name)
 }
 
-// counter counts exam tokens with o200k_base, exactly and cheaply. The
+// counter counts exam tokens with a tiktoken encoding, exactly and cheaply. The
 // tokenizer's pre-tokenization never joins text across these cuts, so an
 // exam's count is the sum of its parts' counts:
 //

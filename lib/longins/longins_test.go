@@ -1,6 +1,7 @@
 package longins
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/judge"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/report"
 	"github.com/ifkit/ifkit/lib/sim"
 	"github.com/ifkit/ifkit/lib/tokens"
 )
@@ -132,6 +134,26 @@ func TestGenerate(t *testing.T) {
 	for i := range recs {
 		if string(recs[i].AppendJSON(nil)) != string(again[i].AppendJSON(nil)) {
 			t.Fatalf("generation is not deterministic at %s", recs[i].ID())
+		}
+	}
+}
+
+// With a model's own tokenizer.json the exams fit their lengths by its count
+// of the whole text (it may merge across the parts the o200k counter adds).
+func TestGenerateWithTokenizerFile(t *testing.T) {
+	const file = "../tokens/testdata/tiny-sentencepiece.json"
+	enc := tokens.MustGet(file)
+	for _, r := range generate(t, GenOptions{Lengths: []int{512, 2048}, Modes: Modes, ErrorRate: 0.1, Seed: 7, Tokenizer: file}) {
+		var c Context
+		var group map[string]string
+		if err := r.Decode("context", &c); err != nil {
+			t.Fatal(err)
+		}
+		r.Decode("group", &group)
+		length, _ := strconv.Atoi(group["length"])
+		n := enc.Count(c.Data)
+		if c.Tokenizer != enc.Name || n != c.Tokens || n > length || n < length*7/10 {
+			t.Errorf("%s: %s counts %d tokens, the record says %d by %s, length %d", r.ID(), enc.Name, n, c.Tokens, c.Tokenizer, length)
 		}
 	}
 }
@@ -289,30 +311,48 @@ func TestSolverFullSkill(t *testing.T) {
 	}
 }
 
+// A failed exam follows --failed: official scores it F1 0, as the official
+// runner stores an empty response and eval.py's calculate_f1_score gives an
+// empty prediction 0; exclude leaves it out. n_failed counts it either way.
 func TestAggregateCountsFailures(t *testing.T) {
-	agg := NewAggregator(aggregate.Options{Decimals: 2})
-	ok := record.New("a")
-	ok.Set("bench", Bench)
-	ok.Set("model", "m")
-	ok.Set("group", map[string]string{"mode": GIST, "length": "256"})
-	ok.Set("judgement", record.Judgement{Score: 0.5, Rubric: Rubric, Detail: map[string]any{"hits": []Hit{{ID: 1, Depth: 2, Hit: true}, {ID: 5, Depth: 9}}, "gold_wrong": 2}})
-	failed := record.New("b")
-	failed.Set("bench", Bench)
-	failed.Set("request", map[string]any{"model": "m"})
-	failed.Set("group", map[string]string{"mode": GIST, "length": "256"})
-	failed.Set("error", record.Error{Stage: "infer-batch", Kind: "http", Message: "500"})
-	for _, r := range []*record.Record{ok, failed} {
-		if err := agg.Add(r); err != nil {
-			t.Fatal(err)
+	for _, tc := range []struct {
+		policy string
+		f1     float64
+		n      int
+	}{
+		{aggregate.FailedOfficial, 25, 2},
+		{"", 25, 2}, // the default is official
+		{aggregate.FailedExclude, 50, 1},
+	} {
+		agg := NewAggregator(aggregate.Options{Decimals: 2, Failed: tc.policy})
+		ok := record.New("a")
+		ok.Set("bench", Bench)
+		ok.Set("model", "m")
+		ok.Set("group", map[string]string{"mode": GIST, "length": "256"})
+		ok.Set("response", record.Response{Text: "[1]", ServerTruncated: true})
+		ok.Set("judgement", record.Judgement{Score: 0.5, Rubric: Rubric, Detail: map[string]any{"hits": []Hit{{ID: 1, Depth: 2, Hit: true}, {ID: 5, Depth: 9}}, "gold_wrong": 2}})
+		failed := record.New("b")
+		failed.Set("bench", Bench)
+		failed.Set("request", map[string]any{"model": "m"})
+		failed.Set("group", map[string]string{"mode": GIST, "length": "256"})
+		failed.Set("error", record.Error{Stage: "infer-batch", Kind: "http", Message: "500"})
+		for _, r := range []*record.Record{ok, failed} {
+			if err := agg.Add(r); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	res, _ := agg.Result()
-	got := map[string]float64{}
-	for _, row := range res.Rows {
-		got[row.Metric+row.Dims["depth"]] = row.Value
-	}
-	if got["F1"] != 50 || got["failed"] != 1 || got["depth_accuracy2"] != 100 || got["depth_accuracy9"] != 0 {
-		t.Errorf("rows: %v", got)
+		res, _ := agg.Result()
+		got := map[string]report.Row{}
+		for _, row := range res.Rows {
+			got[row.Metric+fmt.Sprint(row.Nums["depth"])] = row
+		}
+		f1 := got["F1"+fmt.Sprint(0.0)]
+		if f1.Value != tc.f1 || f1.N != tc.n || f1.NFailed != 1 || f1.NTruncated != 1 || f1.Unit != "percent" || f1.Nums["length_tokens"] != 256 {
+			t.Errorf("--failed %q: F1 row %+v, want %v over %d, n_failed 1, n_truncated 1", tc.policy, f1, tc.f1, tc.n)
+		}
+		if got["depth_accuracy2"].Value != 100 || got["depth_accuracy9"].Value != 0 {
+			t.Errorf("--failed %q: depth rows %v", tc.policy, got)
+		}
 	}
 }
 

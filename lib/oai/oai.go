@@ -170,15 +170,15 @@ const (
 
 // Transient reports whether an error of this kind (and HTTP status) may go
 // away by itself: the endpoint was down, slow, overloaded or cut the reply.
-// --resume sends such records again by default; the others (400, 401, 403,
-// 404, 422, context_length) would fail the same way, and are kept unless
-// --retry-errors.
+// --resume sends such records again by default: exactly those a run retries
+// (409 included). The others (FinalStatuses, other 4xx, context_length) would
+// fail the same way, and are kept unless --retry-errors.
 func Transient(kind string, status int) bool {
 	switch kind {
 	case KindNetwork, KindTimeout, KindRateLimited, KindServer, KindTruncatedStream, KindBadResponse, KindAborted:
 		return true
 	}
-	return status == 408 || status == 429 || status >= 500
+	return status == 408 || status == 409 || status == 429 || status >= 500
 }
 
 type timeoutCause struct{ what string }
@@ -311,6 +311,14 @@ func (c *Client) failure(parent, actx context.Context, err error) error {
 	return &Error{Kind: KindNetwork, Message: redact.String(err.Error()), Retryable: true}
 }
 
+// The HTTP statuses a request is retried after, and those it never is, as
+// --help, README.md and docs/infer-batch.md name them (TestStatusLists checks
+// statusError and the docs against these).
+const (
+	RetriedStatuses = "408, 409, 429 and 5xx"
+	FinalStatuses   = "400/401/403/404/413/422"
+)
+
 func (c *Client) statusError(resp *http.Response, body []byte) *Error {
 	e := &Error{Status: resp.StatusCode, Message: errorMessage(body, resp.Status)}
 	e.RetryAfter = RetryAfter(resp.Header, time.Now())
@@ -342,7 +350,8 @@ func (c *Client) statusError(resp *http.Response, body []byte) *Error {
 // SGLang, TGI, OpenAI, llama.cpp).
 func IsContextLength(msg string) bool {
 	m := strings.ToLower(msg)
-	for _, s := range []string{"context length", "context_length", "maximum context", "too many tokens", "prompt is too long", "exceeds the available context", "input is too long"} {
+	for _, s := range []string{"context length", "context_length", "maximum context", "too many tokens", "prompt is too long", "exceeds the available context", "input is too long",
+		"`max_new_tokens` must be <=", "must have less than"} { // TGI's two validation errors
 		if strings.Contains(m, s) {
 			return true
 		}

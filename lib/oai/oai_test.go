@@ -119,6 +119,10 @@ func TestStatusClassification(t *testing.T) {
 		retryable bool
 	}{
 		{400, `{"error":{"message":"This model's maximum context length is 8192 tokens"}}`, KindContextLength, false},
+		{400, `{"object":"error","message":"The input (5000 tokens) is longer than the model's context length (4096 tokens).","type":"BadRequestError","code":400}`, KindContextLength, false},                            // SGLang
+		{400, `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`, KindContextLength, false},                                        // llama.cpp
+		{422, "{\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 200 `max_new_tokens`\",\"error_type\":\"validation\"}", KindContextLength, false}, // TGI
+		{422, "{\"error\":\"Input validation error: `inputs` must have less than 4096 tokens. Given: 5000\",\"error_type\":\"validation\"}", KindContextLength, false},
 		{400, `{"message":"bad temperature"}`, KindBadRequest, false},
 		{401, `{"error":"no key"}`, KindAuth, false},
 		{403, ``, KindAuth, false},
@@ -306,6 +310,34 @@ func TestAbortedReply(t *testing.T) {
 			t.Errorf("%s: %v, want a success", body, err)
 		case kind != "" && (!errors.As(err, &e) || e.Kind != kind || !e.Retryable || !Transient(e.Kind, e.Status)):
 			t.Errorf("%s: %v, want a retryable, transient %s", body, err, kind)
+		}
+	}
+}
+
+// Every status from 400 to 599 is retried exactly when RetriedStatuses names
+// it, and never when FinalStatuses does: the lists the help and docs print.
+func TestStatusLists(t *testing.T) {
+	retried := map[string]bool{}
+	for _, s := range strings.FieldsFunc(strings.ReplaceAll(RetriedStatuses, " and ", ","), func(r rune) bool { return r == ',' || r == ' ' }) {
+		retried[s] = true
+	}
+	final := map[string]bool{}
+	for _, s := range strings.Split(FinalStatuses, "/") {
+		final[s] = true
+	}
+	c := New(1, time.Second, "")
+	for s := 400; s < 600; s++ {
+		e := c.statusError(&http.Response{StatusCode: s, Status: http.StatusText(s), Header: http.Header{}}, nil)
+		code := fmt.Sprint(s)
+		want := retried[code] || (s >= 500 && retried["5xx"])
+		if e.Retryable != want {
+			t.Errorf("status %d: retryable %v, but RetriedStatuses %q says %v", s, e.Retryable, RetriedStatuses, want)
+		}
+		if Transient(e.Kind, e.Status) != e.Retryable {
+			t.Errorf("status %d: retried %v in a run but Transient (what --resume sends again) says %v", s, e.Retryable, !e.Retryable)
+		}
+		if final[code] && e.Retryable {
+			t.Errorf("status %d is in FinalStatuses %q but retried", s, FinalStatuses)
 		}
 	}
 }

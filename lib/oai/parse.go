@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -203,30 +202,15 @@ func (c *Client) Models(ctx context.Context, base string, timeout time.Duration)
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/models", nil)
+	b, status, err := c.roundTrip(ctx, http.MethodGet, base+"/models", nil)
 	if err != nil {
 		return nil, err
-	}
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
-	}
-	resp, err := c.HTTP.Do(req)
-	if err != nil {
-		return nil, errors.New(redact.String(err.Error()))
-	}
-	defer resp.Body.Close()
-	b, err := readLimited(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode/100 != 2 {
-		return nil, c.statusError(resp, b)
 	}
 	var v struct {
 		Data []Model `json:"data"`
 	}
 	if err := unmarshal(b, &v); err != nil {
-		return nil, &Error{Kind: KindBadResponse, Status: resp.StatusCode, Message: fmt.Sprintf("%s/models: not a model list: %s", Label(base), shorten(b))}
+		return nil, &Error{Kind: KindBadResponse, Status: status, Message: fmt.Sprintf("%s/models: not a model list: %s", Label(base), shorten(b))}
 	}
 	return v.Data, nil
 }

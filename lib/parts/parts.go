@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -107,13 +108,8 @@ func HashInputs(files []string) ([]Input, error) {
 			out = append(out, Input{Name: "-"})
 			continue
 		}
-		fh, err := os.Open(f)
-		if err != nil {
-			return nil, err
-		}
 		h := sha256.New()
-		n, err := io.Copy(h, fh)
-		fh.Close()
+		n, err := hashPath(h, f)
 		if err != nil {
 			return nil, fmt.Errorf("hashing %s: %w", f, err)
 		}
@@ -128,9 +124,47 @@ func HashInputs(files []string) ([]Input, error) {
 	return out, nil
 }
 
+// hashPath adds a file's bytes to h; a folder named as an input (the
+// importers of official files take one) adds each file under it, in path
+// order, after its path relative to the folder.
+func hashPath(h io.Writer, path string) (int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	if !st.IsDir() {
+		return copyFile(h, path)
+	}
+	var total int64
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		rel, _ := filepath.Rel(path, p)
+		fmt.Fprintf(h, "%s\x00", rel)
+		n, err := copyFile(h, p)
+		total += n
+		return err
+	})
+	return total, err
+}
+
+func copyFile(w io.Writer, path string) (int64, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer fh.Close()
+	return io.Copy(w, fh)
+}
+
 // Write stores the manifest atomically (a reader sees the old or the new one).
-func (m *Manifest) Write(path string) error {
-	b, err := json.MarshalIndent(m, "", "  ")
+func (m *Manifest) Write(path string) error { return WriteJSON(path, m) }
+
+// WriteJSON stores v as indented JSON atomically (through a temporary name
+// and a rename), as every manifest is written.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -143,15 +177,23 @@ func (m *Manifest) Write(path string) error {
 
 // ReadManifest reads one manifest.
 func ReadManifest(path string) (*Manifest, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
+	var m Manifest
+	if err := ReadJSON(path, &m); err != nil {
 		return nil, err
 	}
-	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	return &m, nil
+}
+
+// ReadJSON reads a manifest-like JSON file into v; a syntax error names the file.
+func ReadJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 var secretFlag = regexp.MustCompile(`(?i)key|token|secret|password|passwd`)

@@ -210,3 +210,39 @@ func TestChainedPartsAreOneSet(t *testing.T) {
 		t.Errorf("the per-shard parts of one upstream set are refused: %v", err)
 	}
 }
+
+// A folder named as an input (an importer's official files) is hashed by its
+// files' names and contents: the same files give the same hash, a changed
+// or renamed file another.
+func TestHashInputsFolder(t *testing.T) {
+	hash := func(files map[string]string) string {
+		dir := t.TempDir()
+		for name, text := range files {
+			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ins, err := HashInputs([]string{dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ins[0].SHA256
+	}
+	base := hash(map[string]string{"a.csv": "1", "sub/b.csv": "2"})
+	for _, tc := range []struct {
+		files map[string]string
+		same  bool
+	}{
+		{map[string]string{"sub/b.csv": "2", "a.csv": "1"}, true},
+		{map[string]string{"a.csv": "1", "sub/b.csv": "3"}, false},
+		{map[string]string{"a.csv": "1", "sub/c.csv": "2"}, false},
+		{map[string]string{"a.csv": "12"}, false},
+	} {
+		if got := hash(tc.files); (got == base) != tc.same {
+			t.Errorf("%v: same hash = %v, want %v", tc.files, got == base, tc.same)
+		}
+	}
+}

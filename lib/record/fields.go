@@ -88,3 +88,9 @@ func (r *Record) Errored() bool { return r.Has("error") }
 
 // Fail sets the error field.
 func (r *Record) Fail(e *Error) { _ = r.Set("error", e) }
+
+// SourceField is the item field gen-context sets to where the items came
+// from: an official file with its size, the project's sample set with its
+// size, or the project's generator and what it drew from. aggregate-ifs
+// notes it under every table and as the "source" dimension of every row.
+const SourceField = "source"

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // Row is one metric value with its dimensions (DESIGN §4: bench, model,
 // metric, value and n always; task, length, density, ... as needed).
 //
-// The one metric-row schema (docs/lake.md): Dims hold string dimensions and
+// The one metric-row schema (docs/metrics.md): Dims hold string dimensions and
 // human labels ("length": "4k"), Nums the numeric dimensions written as JSON
 // numbers (length_tokens, density, depth, position, seed); Unit says what
 // Value is in (ratio|percent|count|tokens|words: the papers' own units);
@@ -40,7 +41,14 @@ type Row struct {
 	Created    string
 }
 
-// MarshalJSON flattens Dims into the object, keys sorted after the fixed ones.
+// Core lists the columns every metric row has, in the order written
+// (docs/metrics.md): the same columns whether or not anything failed.
+var Core = []string{"bench", "model", "metric", "value", "unit", "n", "n_failed", "n_truncated", "run", "ifkit_version", "created"}
+
+// MarshalJSON writes the core columns, then the dimensions (Dims as strings,
+// Nums as numbers) in key order. A dimension named like a core column, or a
+// string dimension with the name of a numeric one, is left out: a row must
+// not hold one key twice.
 func (r Row) MarshalJSON() ([]byte, error) {
 	b := []byte(`{"bench":`)
 	b = append(b, record.Quote(r.Bench)...)
@@ -48,21 +56,44 @@ func (r Row) MarshalJSON() ([]byte, error) {
 	b = append(b, record.Quote(r.Model)...)
 	b = append(b, `,"metric":`...)
 	b = append(b, record.Quote(r.Metric)...)
-	keys := make([]string, 0, len(r.Dims))
+	b = append(b, `,"value":`...)
+	b = appendFloat(b, r.Value)
+	b = append(b, `,"unit":`...)
+	b = append(b, record.Quote(r.Unit)...)
+	b = append(b, `,"n":`...)
+	b = strconv.AppendInt(b, int64(r.N), 10)
+	b = append(b, `,"n_failed":`...)
+	b = strconv.AppendInt(b, int64(r.NFailed), 10)
+	b = append(b, `,"n_truncated":`...)
+	b = strconv.AppendInt(b, int64(r.NTruncated), 10)
+	b = append(b, `,"run":`...)
+	b = append(b, record.Quote(r.Run)...)
+	b = append(b, `,"ifkit_version":`...)
+	b = append(b, record.Quote(r.Version)...)
+	b = append(b, `,"created":`...)
+	b = append(b, record.Quote(r.Created)...)
+	keys := make([]string, 0, len(r.Dims)+len(r.Nums))
 	for k := range r.Dims {
-		keys = append(keys, k)
+		if _, num := r.Nums[k]; !num && !slices.Contains(Core, k) {
+			keys = append(keys, k)
+		}
+	}
+	for k := range r.Nums {
+		if !slices.Contains(Core, k) {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
 		b = append(b, ',')
 		b = append(b, record.Quote(k)...)
 		b = append(b, ':')
-		b = append(b, record.Quote(r.Dims[k])...)
+		if v, num := r.Nums[k]; num {
+			b = appendFloat(b, v)
+		} else {
+			b = append(b, record.Quote(r.Dims[k])...)
+		}
 	}
-	b = append(b, `,"value":`...)
-	b = appendFloat(b, r.Value)
-	b = append(b, `,"n":`...)
-	b = strconv.AppendInt(b, int64(r.N), 10)
 	return append(b, '}'), nil
 }
 
@@ -178,4 +209,37 @@ func WriteJSON(w io.Writer, rows []Row, tables []Table) error {
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
+}
+
+// WriteCSVTable writes one table as a plain CSV file: the header and the
+// rows, nothing else, so DuckDB and spreadsheets load it as it is.
+func WriteCSVTable(w io.Writer, t Table) error {
+	cw := csv.NewWriter(w)
+	cw.Write(t.Columns)
+	cw.WriteAll(t.Rows)
+	cw.Flush()
+	return cw.Error()
+}
+
+// TableName is a table's file-safe name: its title in lower case, runs of
+// other characters as one "-" ("LIFBench ARS by length" is
+// "lifbench-ars-by-length"); "table-N" for an untitled one.
+func TableName(t Table, i int) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(t.Title) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(c)
+			dash = false
+			continue
+		}
+		dash = true
+	}
+	if b.Len() == 0 {
+		return fmt.Sprintf("table-%d", i+1)
+	}
+	return b.String()
 }

@@ -146,7 +146,7 @@ func TestBatchCancel(t *testing.T) {
 	ctx := context.Background()
 	var in bytes.Buffer
 	for i := range 40 {
-		in.WriteString(`{"custom_id":"r` + strconv.Itoa(i) + `","method":"POST","url":"/v1/completions","body":{"prompt":"x","max_tokens":2}}` + "\n")
+		in.WriteString(`{"custom_id":"r` + strconv.Itoa(i) + `","method":"POST","url":"/v1/completions","body":{"model":"llm-sim","prompt":"x","max_tokens":2}}` + "\n")
 	}
 	b, err := cl.Create(ctx, upload(t, cl, in.String()), batchapi.URLCompletions, map[string]string{"k": "v"})
 	if err != nil {

@@ -39,17 +39,11 @@ type usageDetails struct {
 
 func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	seq := s.seq.Add(1)
-	b, err := readBody(w, r)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			s.clientError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxBody), "invalid_request_error", "request_too_large")
-			return
-		}
-		s.clientError(w, http.StatusBadRequest, "reading the body: "+err.Error(), "invalid_request_error", "")
+	b, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
-	req, co, err := parseRequest(b, chat)
+	req, co, err := parseRequest(b, chat, s.quirks)
 	if err != nil {
 		s.count(func(st *Stats) { st.ClientErrors++ })
 		d := errorDetail{Message: err.Error(), Type: "invalid_request_error"}
@@ -57,14 +51,30 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		if errors.As(err, &br) && br.param != "" {
 			d.Param = &br.param
 		}
-		writeJSON(w, http.StatusBadRequest, errorBody{d})
+		s.writeErrorDetail(w, http.StatusBadRequest, d)
 		return
 	}
-	if req.Model == "" {
+	switch {
+	case req.Model == "":
 		req.Model = s.opt.Models[0]
-	} else if !s.models[req.Model] {
-		s.clientError(w, http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist (llm-sim serves %v)", req.Model, s.opt.Models), "invalid_request_error", "model_not_found")
+	case s.models[req.Model]:
+	case s.quirks.anyModel:
+		// llama.cpp answers with its one model whatever the name; the
+		// reply names the model asked for, as llama.cpp's does.
+	default:
+		s.unknownModel(w, req.Model)
 		return
+	}
+	pt := s.promptTokens(req)
+	if s.overflow(pt, req.MaxTokens) {
+		if s.opt.Overflow == OverflowError {
+			s.contextError(w, req, pt)
+			return
+		}
+		if pt > s.opt.MaxModelLen {
+			req, pt = s.truncatePrompt(req, pt)
+			s.count(func(st *Stats) { st.PromptsCut++ })
+		}
 	}
 	fault, err := s.faultFor(seq, req, r.Header.Get(FaultHeader))
 	if err != nil {
@@ -79,13 +89,14 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	switch fault {
 	case Fault429:
 		s.retryAfter(w)
-		writeError(w, http.StatusTooManyRequests, "Rate limit reached (simulated by llm-sim)", "requests", "rate_limit_exceeded")
+		s.writeError(w, http.StatusTooManyRequests, "Rate limit reached (simulated by llm-sim)", "requests", "rate_limit_exceeded")
 		return
 	case Fault500:
-		writeError(w, http.StatusInternalServerError, "The server had an error while processing your request (simulated by llm-sim)", "server_error", "internal_error")
+		s.writeError(w, http.StatusInternalServerError, "The server had an error while processing your request (simulated by llm-sim)", "server_error", "internal_error")
 		return
 	case Fault503:
-		writeError(w, http.StatusServiceUnavailable, "The engine is currently overloaded (simulated by llm-sim)", "server_error", "overloaded")
+		s.retryAfter(w)
+		s.writeError(w, http.StatusServiceUnavailable, "The engine is currently overloaded (simulated by llm-sim)", "server_error", "overloaded")
 		return
 	case FaultReset:
 		resetConn(w)
@@ -104,9 +115,12 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	}
 	defer release()
 
-	rep := s.generate(req, co)
+	rep := s.generate(req, co, pt)
+	if fault == FaultAbort {
+		rep = aborted(rep, req.MaxTokens)
+	}
 	ttft := s.opt.Latency
-	if pre := s.prefillTokens(req, rep.usage.PromptTokens); s.opt.PrefillTPS > 0 {
+	if pre := s.prefillTokens(req, pt); s.opt.PrefillTPS > 0 {
 		ttft += time.Duration(float64(pre) / s.opt.PrefillTPS * float64(time.Second))
 	}
 	var done bool
@@ -115,7 +129,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	} else {
 		done = s.writeWhole(ctx, w, req, rep, seq, ttft, fault == FaultTruncate)
 	}
-	if done {
+	if done && fault != FaultAbort {
 		s.count(func(st *Stats) {
 			st.OK++
 			st.PromptTokens += int64(rep.usage.PromptTokens)
@@ -127,19 +141,33 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	}
 }
 
-// readBody reads a request body into a buffer of its declared length: a
-// 455 KB prompt read by io.ReadAll is copied and cleared a dozen times as
+// readBody reads a request body up to maxBody; when it cannot, it answers
+// the request itself and returns false. The buffer has the declared length:
+// a 455 KB prompt read by io.ReadAll is copied and cleared a dozen times as
 // the buffer doubles, on the cores the client under test shares.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), maxBody)+bytes.MinRead))
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBody))
-	return buf.Bytes(), err
+	if err == nil {
+		return buf.Bytes(), true
+	}
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		s.clientError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxBody), "invalid_request_error", "request_too_large")
+	} else {
+		s.clientError(w, http.StatusBadRequest, "reading the body: "+err.Error(), "invalid_request_error", "")
+	}
+	return nil, false
 }
 
-// generate answers the request: the first solver that recognises it, else
-// filler; then stop and max_tokens apply.
-func (s *Server) generate(req *Request, co callOptions) reply {
-	pt := promptTokens(req)
+// generate answers the request (of pt prompt tokens): the first solver that
+// recognises it, else filler; then stop and max_tokens apply, and the
+// context: without max_tokens, a reply ends where the context is full.
+func (s *Server) generate(req *Request, co callOptions, pt int) reply {
+	limit := req.MaxTokens
+	if L := s.opt.MaxModelLen; limit == 0 && L > 0 && s.opt.Overflow == OverflowError {
+		limit = max(1, L-pt)
+	}
 	skill := s.opt.Skill
 	if v, ok := s.opt.ModelSkill[req.Model]; ok {
 		skill = v
@@ -159,7 +187,7 @@ func (s *Server) generate(req *Request, co callOptions) reply {
 	if !found {
 		text = filler(newRand())
 	}
-	rep.text, rep.finish = applyLimits(text, req.Stop, req.MaxTokens)
+	rep.text, rep.finish = applyLimits(text, req.Stop, limit)
 	rep.usage = usage{PromptTokens: pt, CompletionTokens: EstimateTokens(rep.text)}
 	if s.opt.Reasoning && req.Chat {
 		rng := rand.New(rand.NewPCG(s.opt.Seed^1, seed))
@@ -198,7 +226,7 @@ func (s *Server) admit(ctx context.Context, w http.ResponseWriter) (release func
 		s.queued.Add(-1)
 		s.count(func(st *Stats) { st.QueueFull++ })
 		s.retryAfter(w)
-		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("llm-sim: %d requests are running and %d waiting (--max-queue)", s.opt.MaxConcurrency, s.opt.MaxQueue), "server_error", "overloaded")
+		s.writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("llm-sim: %d requests are running and %d waiting (--max-queue)", s.opt.MaxConcurrency, s.opt.MaxQueue), "server_error", "overloaded")
 		return nil, false
 	}
 	s.count(func(st *Stats) { st.QueuePeak = max(st.QueuePeak, q) })
@@ -233,7 +261,7 @@ func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
 // that left needs nothing, one still there learns that the server is closing.
 func (s *Server) interrupted(ctx context.Context, w http.ResponseWriter) {
 	if ctx.Err() == nil {
-		writeError(w, http.StatusServiceUnavailable, "llm-sim is shutting down", "server_error", "shutting_down")
+		s.writeError(w, http.StatusServiceUnavailable, "llm-sim is shutting down", "server_error", "shutting_down")
 	}
 }
 
@@ -271,16 +299,7 @@ type errorDetail struct {
 
 func (s *Server) clientError(w http.ResponseWriter, status int, msg, typ, code string) {
 	s.count(func(st *Stats) { st.ClientErrors++ })
-	writeError(w, status, msg, typ, code)
-}
-
-// writeError writes the OpenAI error shape {"error":{"message","type","param","code"}}.
-func writeError(w http.ResponseWriter, status int, msg, typ, code string) {
-	d := errorDetail{Message: msg, Type: typ}
-	if code != "" {
-		d.Code = &code
-	}
-	writeJSON(w, status, errorBody{d})
+	s.writeError(w, status, msg, typ, code)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -297,9 +316,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // Non-streaming replies.
 
 type chatMessage struct {
-	Role      string `json:"role"`
-	Content   string `json:"content"`
-	Reasoning string `json:"reasoning_content,omitempty"`
+	Role      string  `json:"role"`
+	Content   string  `json:"content"`
+	Refusal   *string `json:"refusal"` // always null, as OpenAI sends it
+	Reasoning string  `json:"reasoning_content,omitempty"`
 }
 
 type choice struct {
@@ -307,7 +327,7 @@ type choice struct {
 	Message      *chatMessage `json:"message,omitempty"`
 	Text         *string      `json:"text,omitempty"`
 	Logprobs     any          `json:"logprobs"`
-	FinishReason string       `json:"finish_reason"`
+	FinishReason *string      `json:"finish_reason"` // null when aborted
 }
 
 type completion struct {
@@ -346,7 +366,10 @@ func (s *Server) writeWhole(ctx context.Context, w http.ResponseWriter, req *Req
 		ID: completionID(req.Chat, seq), Created: time.Now().Unix(), Model: req.Model,
 		SystemFingerprint: Fingerprint, Usage: rep.usage,
 	}
-	ch := choice{FinishReason: rep.finish}
+	ch := choice{}
+	if rep.finish != "" {
+		ch.FinishReason = &rep.finish
+	}
 	if req.Chat {
 		c.Object = "chat.completion"
 		ch.Message = &chatMessage{Role: "assistant", Content: rep.text, Reasoning: rep.reasoning}
@@ -372,14 +395,18 @@ func (s *Server) writeWhole(ctx context.Context, w http.ResponseWriter, req *Req
 // chunker writes SSE chunks with a prefix built once per request: a
 // benchmark streams millions of them.
 type chunker struct {
-	bw           *bufio.Writer
-	chat         bool
-	prefix       []byte // data: {"id":...,"choices":[{"index":0,
-	includeUsage bool
-	buf          []byte
+	bw       *bufio.Writer
+	chat     bool
+	prefix   []byte // data: {"id":...,"choices":[{"index":0,
+	midUsage string // what chunks before the last say about usage
+	buf      []byte
 }
 
-func newChunker(bw *bufio.Writer, req *Request, co callOptions, seq uint64) *chunker {
+// newChunker: with include_usage every chunk but the usage chunk has
+// "usage":null, as OpenAI sends it, or, with zeroUsage, a zeroed usage
+// object on /v1/completions (Ollama's: a client that keeps the first usage
+// it sees records 0 tokens).
+func newChunker(bw *bufio.Writer, req *Request, co callOptions, seq uint64, zeroUsage bool) *chunker {
 	obj := "text_completion"
 	if req.Chat {
 		obj = "chat.completion.chunk"
@@ -388,23 +415,23 @@ func newChunker(bw *bufio.Writer, req *Request, co callOptions, seq uint64) *chu
 		strconv.FormatInt(time.Now().Unix(), 10) + `,"model":`)
 	p = append(p, record.Quote(req.Model)...)
 	p = append(p, `,"system_fingerprint":"`+Fingerprint+`","choices":[{"index":0,`...)
-	return &chunker{bw: bw, chat: req.Chat, prefix: p, includeUsage: co.includeUsage}
+	c := &chunker{bw: bw, chat: req.Chat, prefix: p}
+	switch {
+	case !co.includeUsage:
+	case zeroUsage && !req.Chat:
+		c.midUsage = `,"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}`
+	default:
+		c.midUsage = `,"usage":null`
+	}
+	return c
 }
 
 // role writes the first chat chunk: as OpenAI's, it names the role with empty content.
 func (c *chunker) role() {
 	b := append(c.buf[:0], c.prefix...)
-	b = append(b, `"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]`+c.usageNull()+"}\n\n"...)
+	b = append(b, `"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]`+c.midUsage+"}\n\n"...)
 	c.buf = b
 	c.bw.Write(b)
-}
-
-// usageNull is on every chunk but the last when usage was asked for, as OpenAI sends it.
-func (c *chunker) usageNull() string {
-	if c.includeUsage {
-		return `,"usage":null`
-	}
-	return ""
 }
 
 // delta writes one chunk; field is "content" or "reasoning_content" (chat;
@@ -431,7 +458,26 @@ func (c *chunker) delta(field, text string, finish string) {
 		b = append(b, record.Quote(finish)...)
 	}
 	b = append(b, "}]"...)
-	b = append(b, c.usageNull()...)
+	b = append(b, c.midUsage...)
+	b = append(b, "}\n\n"...)
+	c.buf = b
+	c.bw.Write(b)
+}
+
+// finishWithUsage is llama.cpp's last chunk: the finish_reason and the usage
+// together, whether or not the client asked for usage.
+func (c *chunker) finishWithUsage(finish string, u usage) {
+	ub, _ := record.Marshal(u)
+	b := append(c.buf[:0], c.prefix...)
+	if c.chat {
+		b = append(b, `"delta":{}`...)
+	} else {
+		b = append(b, `"text":""`...)
+	}
+	b = append(b, `,"logprobs":null,"finish_reason":`...)
+	b = append(b, record.Quote(finish)...)
+	b = append(b, `}],"usage":`...)
+	b = append(b, ub...)
 	b = append(b, "}\n\n"...)
 	c.buf = b
 	c.bw.Write(b)
@@ -450,7 +496,9 @@ func (c *chunker) usage(u usage) {
 // writeStream sends the reply as server-sent events: the first token after
 // ttft, the next ones at TokensPerSec, a chunk with finish_reason, the usage
 // chunk when asked for, and "data: [DONE]". Truncated, it stops halfway
-// with no finish chunk and no [DONE].
+// with no finish chunk and no [DONE]; aborted (no finish reason), it sends
+// the whole partial text and stops the same way, as Ollama's stream ends
+// when its repetition guard fires.
 func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req *Request, co callOptions, rep reply, seq uint64, ttft time.Duration, truncate bool) bool {
 	fl, _ := w.(http.Flusher)
 	h := w.Header()
@@ -471,7 +519,7 @@ func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req *Re
 		abortStream()
 		return false
 	}
-	c := newChunker(bw, req, co, seq)
+	c := newChunker(bw, req, co, seq, s.quirks.zeroUsageChunks)
 	type tok struct{ field, text string }
 	var toks []tok
 	for _, p := range Pieces(rep.reasoning) {
@@ -501,11 +549,15 @@ func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req *Re
 		}
 		c.delta(t.field, t.text, "")
 	}
-	if truncate {
+	if truncate || rep.finish == "" {
 		flush()
 		return false
 	}
-	c.delta("", "", rep.finish)
+	if s.quirks.usageOnFinish {
+		c.finishWithUsage(rep.finish, rep.usage)
+	} else {
+		c.delta("", "", rep.finish)
+	}
 	if co.includeUsage {
 		c.usage(rep.usage)
 	}

@@ -19,10 +19,15 @@ const (
 	FaultReset    Fault = "reset"    // the connection is closed with no response (TCP reset)
 	FaultStall    Fault = "stall"    // nothing is sent for StallFor, then the reply comes
 	FaultTruncate Fault = "truncate" // the reply stops halfway: a stream without [DONE], a body shorter than its Content-Length
+	// FaultAbort is Ollama's repetition guard: the reply runs into one
+	// repeated word and is cut, with no finish_reason and zero usage; a
+	// stream ends cleanly after the partial text with no finish chunk and no
+	// [DONE]. See aborted.
+	FaultAbort Fault = "abort"
 )
 
 // FaultKinds are the faults FailRate can inject, in the order of FaultMix.String.
-var FaultKinds = []Fault{Fault429, Fault500, Fault503, FaultReset, FaultStall, FaultTruncate}
+var FaultKinds = []Fault{Fault429, Fault500, Fault503, FaultReset, FaultStall, FaultTruncate, FaultAbort}
 
 // FaultHeader, on a request, forces a fault (one of FaultKinds) whatever the
 // fail rate: a client's tests can provoke each failure on demand.
@@ -138,4 +143,22 @@ func (s *Server) faultFor(seq uint64, req *Request, header string) (Fault, error
 		return NoFault, nil
 	}
 	return s.opt.Faults.pick(rng), nil
+}
+
+// repeatLimit is how many times Ollama lets a token repeat before it stops
+// the reply (a run of 31 identical tokens).
+const repeatLimit = 31
+
+// aborted is the reply as Ollama's repetition guard leaves it: the first
+// half of the text, then one word repeated until the guard fires; no
+// finish_reason, and usage all zero (the runner never sent its final
+// counts). A reply that would have reached max_tokens first would have
+// ended normally there, so the partial text stays below it.
+func aborted(rep reply, maxTokens int) reply {
+	pieces := Pieces(rep.text)
+	text := strings.Join(pieces[:len(pieces)/2], "") + strings.Repeat(" the", repeatLimit)
+	if maxTokens > 0 {
+		text, _ = truncateTokens(text, maxTokens-1)
+	}
+	return reply{text: text, solver: rep.solver}
 }

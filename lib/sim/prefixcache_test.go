@@ -76,7 +76,7 @@ func TestPrefixCacheServer(t *testing.T) {
 	long := strings.Repeat("the same long context word ", 2000) // ~10k tokens: 0.5 s of prefill
 	ask := func(q string) time.Duration {
 		start := time.Now()
-		resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(`{"messages":[{"role":"user","content":"`+long+q+`"}],"max_tokens":2}`))
+		resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(`{"model":"llm-sim","messages":[{"role":"user","content":"`+long+q+`"}],"max_tokens":2}`))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,8 +26,9 @@ func badf(param, format string, args ...any) error {
 	return &badRequest{param, fmt.Sprintf(format, args...)}
 }
 
-// parseRequest decodes a completion body; errors are *badRequest.
-func parseRequest(b []byte, chat bool) (*Request, callOptions, error) {
+// parseRequest decodes a completion body as the profile reads it; errors
+// are *badRequest.
+func parseRequest(b []byte, chat bool, q quirks) (*Request, callOptions, error) {
 	var co callOptions
 	var body map[string]any
 	if err := record.Unmarshal(b, &body); err != nil || body == nil {
@@ -40,6 +41,13 @@ func parseRequest(b []byte, chat bool) (*Request, callOptions, error) {
 			return nil, co, badf("model", "model must be a string")
 		}
 		req.Model = s
+	}
+	if req.Model == "" && q.requireModel {
+		// Each server's words; OpenAI names no param.
+		if q.errors == errorsOllama {
+			return nil, co, badf("", "model is required")
+		}
+		return nil, co, badf("", "you must provide a model parameter")
 	}
 	if chat {
 		msgs, ok := body["messages"].([]any)
@@ -80,18 +88,20 @@ func parseRequest(b []byte, chat bool) (*Request, callOptions, error) {
 		}
 	}
 	var err error
-	if req.MaxTokens, err = intField(body, "max_completion_tokens"); err != nil {
-		return nil, co, err
+	if !q.ollamaFields {
+		if req.MaxTokens, err = maxTokensField(body, "max_completion_tokens", q); err != nil {
+			return nil, co, err
+		}
 	}
 	if req.MaxTokens == 0 {
-		if req.MaxTokens, err = intField(body, "max_tokens"); err != nil {
+		if req.MaxTokens, err = maxTokensField(body, "max_tokens", q); err != nil {
 			return nil, co, err
 		}
 	}
 	if req.Stop, err = stopField(body["stop"]); err != nil {
 		return nil, co, err
 	}
-	if n, err := intField(body, "n"); err != nil || n > 1 {
+	if n, err := intField(body, "n"); !q.ollamaFields && (err != nil || n > 1) {
 		return nil, co, badf("n", "llm-sim answers one choice per request (n must be 1)")
 	}
 	if v, ok := body["stream"]; ok && v != nil {
@@ -145,6 +155,16 @@ func intField(body map[string]any, key string) (int, error) {
 	return int(f), nil
 }
 
+// maxTokensField reads max_tokens or max_completion_tokens; 0 (no limit)
+// is a 400 where the server wants at least 1.
+func maxTokensField(body map[string]any, key string, q quirks) (int, error) {
+	n, err := intField(body, key)
+	if err == nil && n == 0 && q.strictMaxTokens && body[key] != nil {
+		return 0, badf(key, "%s must be at least 1, got 0.", key)
+	}
+	return n, err
+}
+
 func stopField(v any) ([]string, error) {
 	switch s := v.(type) {
 	case nil:
@@ -170,15 +190,33 @@ func stopField(v any) ([]string, error) {
 	return nil, badf("stop", "stop must be a string or a list of strings")
 }
 
-// promptTokens estimates the prompt as chat templates do: each message costs
-// its content plus 4 tokens of framing, and the reply is primed with 3.
-func promptTokens(req *Request) int {
-	if !req.Chat {
-		return EstimateTokens(req.Prompt)
+// The sim's chat template: each message costs its content plus
+// messageFraming tokens, and the reply is primed with replyPriming.
+const (
+	messageFraming = 4
+	replyPriming   = 3
+)
+
+// promptTokens is the prompt as the server counts it (usage.prompt_tokens):
+// the raw prompt on /v1/completions (plus the template where the profile
+// applies one), the templated messages on chat.
+func (s *Server) promptTokens(req *Request) int {
+	switch {
+	case !req.Chat:
+		return s.quirks.completionsTemplate + EstimateTokens(req.Prompt)
+	case s.quirks.chatML:
+		return chatMLTokens(req.Messages)
 	}
-	n := 3
-	for _, m := range req.Messages {
-		n += 4 + EstimateTokens(m.Content)
+	return messagesTokens(req.Messages, true)
+}
+
+func messagesTokens(msgs []Message, generationPrompt bool) int {
+	n := 0
+	if generationPrompt {
+		n = replyPriming
+	}
+	for _, m := range msgs {
+		n += messageFraming + EstimateTokens(m.Content)
 	}
 	return n
 }

@@ -1,9 +1,11 @@
 // Package sim is llm-sim: an OpenAI-compatible inference server used as a
 // test double for ifkit's pipelines (DESIGN §6). It serves
 // /v1/chat/completions, /v1/completions and /v1/models with SSE streaming and
-// usage, models latency (time to first token, tokens per second, a
-// concurrency cap with a queue) and injects faults (429 with Retry-After,
-// 500, 503, connection resets, stalls, truncated replies).
+// usage, and POST /tokenize; models latency (time to first token, tokens per
+// second, a concurrency cap with a queue) and injects faults (429 with
+// Retry-After, 500, 503, connection resets, stalls, truncated and aborted
+// replies). A context length (MaxModelLen) and a Profile make it behave like
+// vLLM, Ollama, llama.cpp or OpenAI (docs/llm-sim.md).
 //
 // Benchmark packages plug in Solvers that recognise their prompts and answer
 // them with a controllable skill, which can decay with prompt length so that
@@ -46,7 +48,7 @@ type Request struct {
 	Chat      bool // /v1/chat/completions (else /v1/completions)
 	Messages  []Message
 	Prompt    string
-	MaxTokens int // max_completion_tokens, else max_tokens; 0 when absent
+	MaxTokens int // max_completion_tokens, else max_tokens (as the profile reads them); 0: no limit
 	Stop      []string
 	Model     string         // the model that answers (the first served one when the body names none)
 	Body      map[string]any // the whole decoded body
@@ -123,6 +125,13 @@ type Options struct {
 	// called concurrently.
 	FaultPlan func(seq uint64, req *Request) Fault
 
+	// MaxModelLen is the context in tokens (prompt and reply); 0: no limit.
+	// A longer request gets what Overflow says ("": the profile's way).
+	MaxModelLen int
+	Overflow    Overflow
+	// Profile switches the quirks of one kind of server on together.
+	Profile Profile
+
 	Seed      uint64
 	Reasoning bool // add reasoning_content to chat replies (counted in completion_tokens, not cut by max_tokens)
 	Solvers   []Solver
@@ -167,6 +176,8 @@ type Stats struct {
 	MaxConcurrent    int              // most requests admitted at once
 	QueuePeak        int              // most requests waiting for admission at once
 	QueueFull        int64            // requests turned away with 503 because the queue was full (MaxQueue)
+	ContextErrors    int64            // requests refused for not fitting MaxModelLen (also in ClientErrors)
+	PromptsCut       int64            // prompts cut to MaxModelLen (OverflowTruncate)
 	PromptTokens     int64            // usage reported for completed requests
 	CompletionTokens int64
 }
@@ -175,6 +186,7 @@ type Stats struct {
 // mount it on httptest.
 type Server struct {
 	opt     Options
+	quirks  quirks
 	models  map[string]bool
 	sem     chan struct{}
 	closing chan struct{}
@@ -215,8 +227,11 @@ func New(opt Options) *Server {
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opt: opt, models: map[string]bool{}, closing: make(chan struct{})}
+	s := &Server{opt: opt, quirks: quirksOf(opt.Profile), models: map[string]bool{}, closing: make(chan struct{})}
 	s.pc.capacity = opt.PrefixCacheTokens
+	if s.opt.Overflow == "" {
+		s.opt.Overflow = s.quirks.overflow
+	}
 	for _, m := range opt.Models {
 		s.models[m] = true
 	}
@@ -324,6 +339,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveBatchAPI(w, r)
 	case p == "/metrics":
 		s.metrics(w)
+	case p == "/tokenize" && s.quirks.tokenize != tokenizeNone:
+		if r.Method != http.MethodPost {
+			s.clientError(w, http.StatusMethodNotAllowed, "use POST for /tokenize", "invalid_request_error", "method_not_allowed")
+			return
+		}
+		s.tokenize(w, r)
+	case p == "/apply-template" && s.quirks.chatML && r.Method == http.MethodPost:
+		s.applyTemplate(w, r)
 	default:
 		s.clientError(w, http.StatusNotFound, fmt.Sprintf("llm-sim has no endpoint %s %s", r.Method, p), "invalid_request_error", "not_found")
 	}
@@ -331,17 +354,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func knownPath(p string) bool {
 	switch p {
-	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/v1/files", "/v1/batches", "/metrics":
+	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/tokenize", "/apply-template", "/v1/files", "/v1/batches", "/metrics":
 		return true
 	}
 	return strings.HasPrefix(p, "/v1/models/")
 }
 
 type modelObject struct {
-	ID      string `json:"id"`
-	Object  string `json:"object"`
-	Created int64  `json:"created"`
-	OwnedBy string `json:"owned_by"`
+	ID          string `json:"id"`
+	Object      string `json:"object"`
+	Created     int64  `json:"created"`
+	OwnedBy     string `json:"owned_by"`
+	MaxModelLen int    `json:"max_model_len,omitempty"` // vLLM's
+}
+
+func (s *Server) model(id string) modelObject {
+	m := modelObject{ID: id, Object: "model", Created: created, OwnedBy: "llm-sim"}
+	if s.quirks.modelLen {
+		m.MaxModelLen = s.opt.MaxModelLen
+	}
+	return m
 }
 
 // created is a fixed timestamp for the model list, so it is reproducible.
@@ -354,17 +386,17 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	}
 	data := make([]modelObject, len(s.opt.Models))
 	for i, m := range s.opt.Models {
-		data[i] = modelObject{ID: m, Object: "model", Created: created, OwnedBy: "llm-sim"}
+		data[i] = s.model(m)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 }
 
 func (s *Server) getModel(w http.ResponseWriter, r *http.Request, id string) {
-	if !s.models[id] {
-		s.clientError(w, http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist (llm-sim serves %s)", id, strings.Join(s.opt.Models, ", ")), "invalid_request_error", "model_not_found")
+	if !s.models[id] && !s.quirks.anyModel {
+		s.unknownModel(w, id)
 		return
 	}
-	writeJSON(w, http.StatusOK, modelObject{ID: id, Object: "model", Created: created, OwnedBy: "llm-sim"})
+	writeJSON(w, http.StatusOK, s.model(id))
 }
 
 // ParseModels reads --model values, "NAME" or "NAME=SKILL", into
@@ -424,6 +456,14 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--max-concurrency, --max-queue and --skill-decay-tokens must not be negative")
 	case o.PrefixCacheTokens < 0:
 		return fmt.Errorf("--prefix-cache-tokens must not be negative")
+	case o.MaxModelLen != 0 && o.MaxModelLen < MinModelLen:
+		return fmt.Errorf("--max-model-len %d: want 0 (no limit) or at least %d (room for a chat template)", o.MaxModelLen, MinModelLen)
+	}
+	if _, err := ParseOverflow(string(o.Overflow)); o.Overflow != "" && err != nil {
+		return fmt.Errorf("--overflow %v", err)
+	}
+	if _, err := ParseProfile(string(o.Profile)); err != nil {
+		return fmt.Errorf("--profile %v", err)
 	}
 	return nil
 }

@@ -145,9 +145,9 @@ func TestEndpoints(t *testing.T) {
 		check                    check
 	}{
 		{"chat", "POST", "/chat/completions", `{"model":"m2","messages":[{"role":"system","content":"be brief"},{"role":"user","content":[{"type":"text","text":"hello"}]}]}`, 200, reply("chat.completion", "m2")},
-		{"chat default model", "POST", "/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, 200, reply("chat.completion", "m1")},
+		{"chat without model", "POST", "/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, 400, errCode("")},
 		{"completions", "POST", "/completions", `{"model":"m1","prompt":"Once upon a time"}`, 200, reply("text_completion", "m1")},
-		{"completions prompt list", "POST", "/completions", `{"prompt":["one prompt"]}`, 200, reply("text_completion", "m1")},
+		{"completions prompt list", "POST", "/completions", `{"model":"m1","prompt":["one prompt"]}`, 200, reply("text_completion", "m1")},
 		{"models", "GET", "/models", "", 200, func(t *testing.T, c chatResp) {
 			if len(c.Data) != 2 || c.Data[0].ID != "m1" || c.Data[1].ID != "m2" {
 				t.Fatalf("models %+v", c.Data)
@@ -163,13 +163,13 @@ func TestEndpoints(t *testing.T) {
 		{"malformed", "POST", "/chat/completions", `{"messages":`, 400, errCode("")},
 		{"not an object", "POST", "/chat/completions", `[1,2]`, 400, errCode("")},
 		{"missing messages", "POST", "/chat/completions", `{"model":"m1"}`, 400, errCode("")},
-		{"empty messages", "POST", "/chat/completions", `{"messages":[]}`, 400, errCode("")},
-		{"message without role", "POST", "/chat/completions", `{"messages":[{"content":"hi"}]}`, 400, errCode("")},
+		{"empty messages", "POST", "/chat/completions", `{"model":"m1","messages":[]}`, 400, errCode("")},
+		{"message without role", "POST", "/chat/completions", `{"model":"m1","messages":[{"content":"hi"}]}`, 400, errCode("")},
 		{"missing prompt", "POST", "/completions", `{"model":"m1"}`, 400, errCode("")},
-		{"batched prompts", "POST", "/completions", `{"prompt":["a","b"]}`, 400, errCode("")},
-		{"bad max_tokens", "POST", "/completions", `{"prompt":"a","max_tokens":-3}`, 400, errCode("")},
-		{"n=2", "POST", "/completions", `{"prompt":"a","n":2}`, 400, errCode("")},
-		{"bad stop", "POST", "/completions", `{"prompt":"a","stop":[1]}`, 400, errCode("")},
+		{"batched prompts", "POST", "/completions", `{"model":"m1","prompt":["a","b"]}`, 400, errCode("")},
+		{"bad max_tokens", "POST", "/completions", `{"model":"m1","prompt":"a","max_tokens":-3}`, 400, errCode("")},
+		{"n=2", "POST", "/completions", `{"model":"m1","prompt":"a","n":2}`, 400, errCode("")},
+		{"bad stop", "POST", "/completions", `{"model":"m1","prompt":"a","stop":[1]}`, 400, errCode("")},
 		{"GET chat", "GET", "/chat/completions", "", 405, errCode("method_not_allowed")},
 		{"unknown path", "GET", "/embeddings", "", 404, errCode("not_found")},
 	}
@@ -190,7 +190,7 @@ func TestEndpoints(t *testing.T) {
 		})
 	}
 	st := srv.Stats()
-	if st.Requests != int64(len(tests)) || st.ByPath["other"] != 1 || st.ByPath["/v1/completions"] != 7 || st.ClientErrors != 14 || st.OK != 4 {
+	if st.Requests != int64(len(tests)) || st.ByPath["other"] != 1 || st.ByPath["/v1/completions"] != 7 || st.ClientErrors != 15 || st.OK != 3 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -257,7 +257,7 @@ func TestStreamingMatchesWholeReply(t *testing.T) {
 		{"/chat/completions", chatBody("tell me a story", ""), "content", true},
 		{"/chat/completions", chatBody("tell me a story", ""), "content", false},
 		{"/chat/completions", chatBody("tell me a story", `"max_tokens":7`), "content", true},
-		{"/completions", `{"prompt":"Once upon a time"}`, "text", true},
+		{"/completions", `{"model":"llm-sim","prompt":"Once upon a time"}`, "text", true},
 	} {
 		t.Run(fmt.Sprintf("%s usage=%v %s", tc.path, tc.includeUsage, tc.body), func(t *testing.T) {
 			whole := decode(t, post(t, url, tc.path, tc.body))
@@ -418,7 +418,7 @@ func TestSolver(t *testing.T) {
 	_, plain := start(t, Options{Models: []string{"strong", "weak"}, Skill: 0.9, SkillDecay: 0.5, DecayTokens: 100, Solvers: []Solver{echoSolver{}}})
 	prompt := "ECHO " + strings.Repeat("word ", 49)
 	req := &Request{Chat: true, Messages: []Message{{Role: "user", Content: prompt}}}
-	pt := promptTokens(req)
+	pt := s.promptTokens(req)
 	for _, tc := range []struct {
 		model string
 		skill float64
@@ -462,7 +462,12 @@ func TestForcedFaults(t *testing.T) {
 			}
 		}},
 		{Fault500, body, 500, nil},
-		{Fault503, stream, 503, nil},
+		{Fault503, stream, 503, func(t *testing.T, r result) {
+			// As the queue-full 503: clients (the OpenAI SDKs) wait as told.
+			if r.header.Get("Retry-After") != "3" || r.header.Get("retry-after-ms") != "2500" {
+				t.Fatalf("Retry-After %q, retry-after-ms %q", r.header.Get("Retry-After"), r.header.Get("retry-after-ms"))
+			}
+		}},
 		{FaultStall, body, 200, func(t *testing.T, r result) {
 			if decode(t, r).text() == "" {
 				t.Fatal("a stalled request should get its reply in the end")
@@ -517,7 +522,7 @@ func TestFaultRates(t *testing.T) {
 	s, url := start(t, Options{Skill: 1, FailRate: 0.3, Faults: mix, Seed: 3, StallFor: time.Microsecond})
 	failed := 0
 	for i := range n {
-		r := post(t, url, "/completions", fmt.Sprintf(`{"prompt":"same %d"}`, i%3))
+		r := post(t, url, "/completions", fmt.Sprintf(`{"model":"llm-sim","prompt":"same %d"}`, i%3))
 		if r.err != nil || r.status != 200 {
 			failed++
 		}
@@ -552,7 +557,7 @@ func TestFaultSequenceIsSeeded(t *testing.T) {
 		_, url := start(t, Options{Skill: 1, FailRate: 0.5, Faults: FaultMix{Fault500: 1, Fault503: 1}, Seed: seed})
 		var b strings.Builder
 		for range 40 {
-			fmt.Fprint(&b, post(t, url, "/completions", `{"prompt":"retry me"}`).status, " ")
+			fmt.Fprint(&b, post(t, url, "/completions", `{"model":"llm-sim","prompt":"retry me"}`).status, " ")
 		}
 		return b.String()
 	}
@@ -619,7 +624,7 @@ func TestConcurrencyCapAndQueue(t *testing.T) {
 	var wg sync.WaitGroup
 	statuses := make([]int, clients)
 	for i := range clients {
-		wg.Go(func() { statuses[i] = post(t, url, "/completions", `{"prompt":"x"}`).status })
+		wg.Go(func() { statuses[i] = post(t, url, "/completions", `{"model":"llm-sim","prompt":"x"}`).status })
 	}
 	// All are either running (blocked in the solver) or queued.
 	waitFor(t, s, func(st Stats) bool { return st.QueuePeak == clients-limit })
@@ -644,10 +649,10 @@ func TestQueueBound(t *testing.T) {
 	s, url := start(t, Options{Skill: 1, MaxConcurrency: 1, MaxQueue: 1, Solvers: []Solver{g}})
 	var wg sync.WaitGroup
 	for range 2 {
-		wg.Go(func() { post(t, url, "/completions", `{"prompt":"x"}`) })
+		wg.Go(func() { post(t, url, "/completions", `{"model":"llm-sim","prompt":"x"}`) })
 	}
 	waitFor(t, s, func(st Stats) bool { return st.QueuePeak == 1 })
-	r := post(t, url, "/completions", `{"prompt":"x"}`)
+	r := post(t, url, "/completions", `{"model":"llm-sim","prompt":"x"}`)
 	if r.status != 503 || r.header.Get("Retry-After") == "" {
 		t.Fatalf("over the queue bound: %d %v", r.status, r.header)
 	}
@@ -668,10 +673,12 @@ func TestCloseEndsStalledAndQueuedRequests(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	results := make([]result, 3)
-	wg.Go(func() { results[0] = post(t, url, "/completions", `{"prompt":"a"}`, FaultHeader, "stall") })
-	wg.Go(func() { results[1] = post(t, url, "/completions", `{"prompt":"b","stream":true}`) })
+	wg.Go(func() {
+		results[0] = post(t, url, "/completions", `{"model":"llm-sim","prompt":"a"}`, FaultHeader, "stall")
+	})
+	wg.Go(func() { results[1] = post(t, url, "/completions", `{"model":"llm-sim","prompt":"b","stream":true}`) })
 	waitFor(t, s, func(st Stats) bool { return st.MaxConcurrent == 1 && st.Faults[FaultStall] == 1 })
-	wg.Go(func() { results[2] = post(t, url, "/completions", `{"prompt":"c"}`) })
+	wg.Go(func() { results[2] = post(t, url, "/completions", `{"model":"llm-sim","prompt":"c"}`) })
 	waitFor(t, s, func(st Stats) bool { return st.QueuePeak == 1 })
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -716,8 +723,8 @@ func TestParseFaultMix(t *testing.T) {
 		in, want string
 		bad      bool
 	}{
-		{"", "429=1,500=1,503=1,reset=1,stall=1,truncate=1", false},
-		{"all", "429=1,500=1,503=1,reset=1,stall=1,truncate=1", false},
+		{"", "429=1,500=1,503=1,reset=1,stall=1,truncate=1,abort=1", false},
+		{"all", "429=1,500=1,503=1,reset=1,stall=1,truncate=1,abort=1", false},
 		{"429=2, reset", "429=2,reset=1", false},
 		{"truncate=0.5,stall=0", "truncate=0.5", false},
 		{"404", "", true},
@@ -773,6 +780,10 @@ func TestValidate(t *testing.T) {
 	if err := good.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	good.MaxModelLen, good.Overflow, good.Profile = MinModelLen, OverflowTruncate, ProfileLlamaCpp
+	if err := good.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	for _, mod := range []func(*Options){
 		func(o *Options) { o.Skill = 1.5 },
 		func(o *Options) { o.SkillDecay = -0.1 },
@@ -781,6 +792,10 @@ func TestValidate(t *testing.T) {
 		func(o *Options) { o.Latency = -time.Second },
 		func(o *Options) { o.TokensPerSec = -1 },
 		func(o *Options) { o.MaxConcurrency = -1 },
+		func(o *Options) { o.MaxModelLen = MinModelLen - 1 },
+		func(o *Options) { o.MaxModelLen = -1 },
+		func(o *Options) { o.Overflow = "drop" },
+		func(o *Options) { o.Profile = "tgi" },
 	} {
 		o := DefaultOptions()
 		mod(&o)

@@ -56,12 +56,26 @@ func PartialName(path string) string { return path + ".partial" }
 
 // Create opens an output. path "" or "-" is stdout.
 func Create(path string, c Compression, stdout *os.File) (*Output, error) {
-	o := &Output{Compression: c, last: time.Now()}
 	if path == "" || path == "-" {
+		return create("", "", c, stdout)
+	}
+	return create(path, PartialName(path), c, nil)
+}
+
+// CreateVia opens a file output written under tmp until Close renames it to
+// path: a lake part's hidden name, which no reader's glob of path's
+// extension matches.
+func CreateVia(path, tmp string, c Compression) (*Output, error) {
+	return create(path, tmp, c, nil)
+}
+
+func create(path, tmp string, c Compression, stdout *os.File) (*Output, error) {
+	o := &Output{Compression: c, last: time.Now()}
+	if path == "" {
 		o.dst = stdout
 	} else {
 		o.Path = path
-		o.tmp = PartialName(path)
+		o.tmp = tmp
 		// O_NOFOLLOW: never write through a symbolic link planted at FILE.partial.
 		f, err := os.OpenFile(o.tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o666)
 		if err != nil {

@@ -1,9 +1,13 @@
-// Package tokens counts tokens offline with tiktoken's BPE vocabularies, which
-// ship embedded in the binary: nothing is downloaded at run time.
+// Package tokens counts tokens offline: with tiktoken's BPE vocabularies,
+// which ship embedded in the binary (an estimate for any model but OpenAI's),
+// or with a Hugging Face tokenizer.json the user names (exact for that
+// model's text). Nothing is downloaded at run time.
 package tokens
 
 import (
 	"fmt"
+	"hash/maphash"
+	"path/filepath"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -27,28 +31,68 @@ var (
 // Encoder counts, encodes and decodes with one vocabulary. It is safe for
 // concurrent use; get it once per process with Get.
 type Encoder struct {
+	// Name is the encoding ("o200k_base") or "hf:" and the tokenizer.json's
+	// file name.
 	Name string
-	tk   *tiktoken.Tiktoken
+	// Exact is true for a model's own tokenizer (tokenizer.json): its counts
+	// of a text are the server's. A tiktoken encoding is exact only for
+	// OpenAI's models and is treated as an estimate.
+	Exact bool
+	c     codec
 }
 
-// Get returns the shared encoder for a name (building it costs ~0.5 s, once).
+type codec interface {
+	encode(s string) []int
+	decode(ids []int) string
+}
+
+// Label is what response.tokenizer says counted a prompt: the name, with
+// "~" appended when the count is an estimate.
+func (e *Encoder) Label() string {
+	if e.Exact {
+		return e.Name
+	}
+	return e.Name + "~"
+}
+
+// Get returns the shared encoder for a tiktoken encoding name or the path
+// of a Hugging Face tokenizer.json (building one costs ~0.5 s, once).
 func Get(name string) (*Encoder, error) {
 	if name == "" {
 		name = Default
 	}
-	setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
 	mu.Lock()
 	defer mu.Unlock()
 	if e, ok := encoders[name]; ok {
 		return e, nil
 	}
-	tk, err := tiktoken.GetEncoding(name)
-	if err != nil {
-		return nil, fmt.Errorf("tokenizer %q: %w (embedded: %v)", name, err, Names)
+	var e *Encoder
+	if IsEncoding(name) {
+		setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
+		tk, err := tiktoken.GetEncoding(name)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer %q: %w", name, err)
+		}
+		e = &Encoder{Name: name, c: &tiktokenCodec{tk: tk, counts: map[uint64]int{}}}
+	} else {
+		h, err := LoadHF(name)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer %q: %w (want one of the embedded encodings %v or a tokenizer.json file)", name, err, Names)
+		}
+		e = &Encoder{Name: "hf:" + filepath.Base(name), Exact: true, c: h}
 	}
-	e := &Encoder{Name: name, tk: tk}
 	encoders[name] = e
 	return e, nil
+}
+
+// IsEncoding says whether name is one of the embedded tiktoken encodings.
+func IsEncoding(name string) bool {
+	for _, n := range Names {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 // MustGet is Get for encodings known to be embedded.
@@ -65,18 +109,67 @@ func MustGet(name string) *Encoder {
 // takes seconds). Cutting such runs changes counts only for pathological text.
 const chunk = 4096
 
-// Encode returns the token ids of s (special-token text is ordinary text).
-func (e *Encoder) Encode(s string) []int {
+// Encode returns the token ids of s. With tiktoken, special-token text is
+// ordinary text; a tokenizer.json's added tokens are matched, as servers do.
+func (e *Encoder) Encode(s string) []int { return e.c.encode(s) }
+
+type tiktokenCodec struct {
+	tk *tiktoken.Tiktoken
+
+	mu     sync.Mutex
+	counts map[uint64]int // chunk hash → tokens
+}
+
+func (t *tiktokenCodec) encode(s string) []int {
 	if len(s) <= chunk {
-		return e.tk.Encode(s, nil, nil)
+		return t.tk.Encode(s, nil, nil)
 	}
 	var out []int
 	for len(s) > 0 {
 		n := cut(s)
-		out = append(out, e.tk.Encode(s[:n], nil, nil)...)
+		out = append(out, t.tk.Encode(s[:n], nil, nil)...)
 		s = s[n:]
 	}
 	return out
+}
+
+func (t *tiktokenCodec) decode(ids []int) string { return t.tk.Decode(ids) }
+
+// count is len(encode(s)) with each chunk's count remembered: the prompts of
+// one benchmark share long stretches (LIFBench puts one context, cut into
+// the same chunks, before every instruction of a length), and counting a
+// 128k-token prompt costs the better part of a CPU-second.
+func (t *tiktokenCodec) count(s string) int {
+	n := 0
+	for len(s) > 0 {
+		k := cut(s)
+		n += t.chunkCount(s[:k])
+		s = s[k:]
+	}
+	return n
+}
+
+var chunkSeed = maphash.MakeSeed()
+
+func (t *tiktokenCodec) chunkCount(c string) int {
+	if len(c) < 512 {
+		return len(t.tk.Encode(c, nil, nil)) // cheaper than remembering
+	}
+	h := maphash.String(chunkSeed, c)
+	t.mu.Lock()
+	n, ok := t.counts[h]
+	t.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = len(t.tk.Encode(c, nil, nil))
+	t.mu.Lock()
+	if len(t.counts) >= 1<<16 {
+		clear(t.counts)
+	}
+	t.counts[h] = n
+	t.mu.Unlock()
+	return n
 }
 
 // cut picks a split point at or before chunk, preferring a newline, then a
@@ -103,10 +196,15 @@ func cut(s string) int {
 }
 
 // Count returns the number of tokens in s.
-func (e *Encoder) Count(s string) int { return len(e.Encode(s)) }
+func (e *Encoder) Count(s string) int {
+	if t, ok := e.c.(*tiktokenCodec); ok {
+		return t.count(s)
+	}
+	return len(e.Encode(s))
+}
 
 // Decode turns token ids back into text.
-func (e *Encoder) Decode(ids []int) string { return e.tk.Decode(ids) }
+func (e *Encoder) Decode(ids []int) string { return e.c.decode(ids) }
 
 // DropLast removes the last n tokens of s, returning what is left and how
 // many tokens s had. A cut can split a multi-byte character across tokens;

@@ -23,9 +23,17 @@ func TestCountKnownStrings(t *testing.T) {
 func TestLongTextIsChunkedButCloseAndFast(t *testing.T) {
 	e := MustGet("o200k_base")
 	s := strings.Repeat("The quick brown fox jumps over the lazy dog.\n", 2000)
-	whole := len(e.tk.Encode(s, nil, nil))
+	whole := len(e.c.(*tiktokenCodec).tk.Encode(s, nil, nil))
 	if got := e.Count(s); got != whole {
 		t.Errorf("chunked count %d, whole %d: chunks cut at newlines must not change the count", got, whole)
+	}
+	// Counted again, from remembered chunks, and with another ending.
+	if got := e.Count(s); got != whole {
+		t.Errorf("second count %d, whole %d", got, whole)
+	}
+	tail := s + "Instruction: name the fox."
+	if got, want := e.Count(tail), len(e.Encode(tail)); got != want {
+		t.Errorf("shared chunks, new tail: count %d, encode %d", got, want)
 	}
 	spaces := strings.Repeat(" ", 100000)
 	if got := e.Count(spaces); got == 0 {

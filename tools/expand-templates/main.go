@@ -10,6 +10,7 @@ import (
 	"github.com/ifkit/ifkit/lib/longgenbench"
 	"github.com/ifkit/ifkit/lib/longins"
 	"github.com/urfave/cli/v2"
+	"os"
 )
 
 var expanders = map[string]expand.Factory{
@@ -28,7 +29,9 @@ func main() {
 		Description: `Routes each item by its "bench" field: LIFBench templates x expressions x
 variables, and the prompt layouts of LongGenBench, IFScale, EifBench and LongIns.
 Templates ship embedded; --templates/--template load others (e.g. the official
-LIFBench tasks.json).
+LIFBench tasks.json). Every request carries max_tokens: the benchmark's official
+value (LIFBench 100/512/4096 by task, LongGenBench 16000/32000, LongIns 10000),
+else ifkit's default (IFScale 8192, EifBench 8192); --max-tokens overrides it.
 
 Example:
   gen-context ifscale --densities 10,50,100 | expand-templates | infer-batch -j 32 | judge`,
@@ -39,15 +42,34 @@ Example:
 			&cli.Float64Flag{Name: "top-p", Usage: "override the benchmark's top_p"},
 			&cli.IntFlag{Name: "max-tokens", Usage: "override the benchmark's max_tokens"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for any random choice made while expanding"},
+			&cli.BoolFlag{Name: "chat", Usage: "LongGenBench: write the chat form of its raw-completion request, for chat-only endpoints (OpenAI); the model then answers in a chat turn instead of continuing the text, unlike the official setup (docs/infer-batch.md, Real servers)"},
 		},
 		Action: func(r *app.Run) error {
-			opt := expand.Options{Templates: r.String("templates"), Template: r.String("template"), Seed: r.Uint64("seed")}
+			opt := expand.Options{Templates: r.String("templates"), Template: r.String("template"), Seed: r.Uint64("seed"), Chat: r.Bool("chat")}
+			// Template files are read when the first item of their benchmark
+			// comes; one that cannot be opened is bad input before any work.
+			for _, f := range []string{opt.Templates, opt.Template} {
+				if f == "" {
+					continue
+				}
+				h, err := os.Open(f)
+				if err != nil {
+					return err
+				}
+				h.Close()
+			}
 			if r.IsSet("temperature") {
 				v := r.Float64("temperature")
+				if v < 0 || v > 2 {
+					return app.Usagef("--temperature %g: want 0 to 2", v)
+				}
 				opt.Temperature = &v
 			}
 			if r.IsSet("top-p") {
 				v := r.Float64("top-p")
+				if v <= 0 || v > 1 {
+					return app.Usagef("--top-p %g: want more than 0, at most 1", v)
+				}
 				opt.TopP = &v
 			}
 			if r.IsSet("max-tokens") {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/eifbench"
 	"github.com/urfave/cli/v2"
@@ -24,7 +26,17 @@ Example:
 			&cli.StringFlag{Name: "subset", Usage: "`NAME`: plain_text, dyadic or multi_party; with --official, the subset of the files (default: from each file's name); without, emit only this subset of the sample set"},
 		},
 		Action: func(r *app.Run) error {
-			return eifbench.Generate(eifbench.GenOptions{Official: r.StringSlice("official"), Subset: r.String("subset")}, r.Emit)
+			opt := eifbench.GenOptions{Official: r.StringSlice("official"), Subset: r.String("subset")}
+			if len(opt.Official) > 0 {
+				return eifbench.Generate(opt, emitFrom(r, officialSource(opt.Official...)))
+			}
+			// The sample set's size goes into every item, so it is counted first.
+			tasks, err := eifbench.LoadTasks(opt)
+			if err != nil {
+				return err
+			}
+			source := fmt.Sprintf("ifkit's own English sample set, %d tasks (not the official data)", len(tasks))
+			return eifbench.Generate(opt, emitFrom(r, source))
 		},
 	}
 }

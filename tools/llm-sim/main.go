@@ -2,6 +2,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/ifkit/ifkit/lib/app"
@@ -28,7 +29,7 @@ func solvers(stopRate float64) []sim.Solver {
 }
 
 const description = `llm-sim is a TEST DOUBLE, not a language model: it serves /v1/chat/completions,
-/v1/completions (SSE streaming with usage) and /v1/models so that ifkit's pipelines can be
+/v1/completions (SSE streaming with usage), /v1/models and /tokenize so that ifkit's pipelines can be
 tested, demonstrated and benchmarked without a real endpoint. Every reply carries the header
 "x-llm-sim: true" and system_fingerprint "llm-sim"; reports made with it must say so.
 
@@ -61,9 +62,44 @@ same latency model, concurrency cap, solvers and faults, and files are kept in m
 
 Faults: a fraction --fail-rate of completion requests fail, the kind drawn by --faults weights
 from an RNG seeded by --seed and the request's arrival number (so a retry may succeed):
-429 (with Retry-After), 500, 503, reset (connection closed with no response), stall (nothing
-for --stall-for, then the reply), truncate (a stream without [DONE], or a body shorter than
-its Content-Length). A request header "x-llm-sim-fault: KIND" forces one.
+429 and 503 (with Retry-After), 500, reset (connection closed with no response), stall
+(nothing for --stall-for, then the reply), truncate (a stream without [DONE], or a body
+shorter than its Content-Length), abort (Ollama's repetition guard: half the reply, then one
+word 31 times, finish_reason null and zero usage; a stream ends cleanly after that text with
+no finish chunk, no usage and no [DONE]). A request header "x-llm-sim-fault: KIND" forces one.
+
+Context: --max-model-len N is the context (prompt + reply, as vLLM counts it: a request with
+max_tokens needs room for all of it, one without for a token, and its reply ends where the
+context is full). A longer request gets --overflow: error (400 "This model's maximum context
+length is N tokens. However, you requested M tokens (...)" in the profile's error body) or
+truncate (the last N prompt tokens are answered, whole messages dropped first, and
+usage.prompt_tokens says N: Ollama's silent cut, no room kept for the reply).
+
+POST /tokenize (at the root, not under /v1) counts exactly what usage.prompt_tokens reports
+for the same request: vLLM's shape {"model","prompt"} or {"model","messages",
+"add_generation_prompt"} -> {"count","max_model_len","tokens"}; under --profile llamacpp,
+llama.cpp's {"content","parse_special","with_pieces"} -> {"tokens"}, with POST /apply-template
+{"messages"} -> {"prompt"} rendering the ChatML text whose count is the chat usage.
+
+Profiles (--profile) switch a server's manners on together:
+    (none)    llm-sim's own: OpenAI's error bodies, model required, vLLM's overflow error and
+              /tokenize, max_model_len in /v1/models, max_tokens 0 = no limit.
+    vllm      vLLM: errors {"object":"error","message","type":"BadRequestError","code":400};
+              model optional; max_tokens 0 is a 400; overflow error; /tokenize;
+              max_model_len in /v1/models.
+    ollama    Ollama's /v1: errors {"error":{"message","type":"invalid_request_error"|
+              "not_found_error"|"api_error","param":null,"code":null}}; model required;
+              max_completion_tokens and n ignored, max_tokens 0 = no limit; /v1/completions
+              applies the chat template (+26 prompt tokens: 9 raw -> 35), and its stream,
+              with include_usage, has a zeroed usage on every chunk; overflow truncate;
+              no /tokenize.
+    llamacpp  llama.cpp's llama-server: errors {"error":{"code":400,"message","type"}}; any
+              model name is served; the stream's finish chunk carries usage, asked or not;
+              overflow error (exceed_context_size_error); llama.cpp's /tokenize and
+              /apply-template (chat usage is the count of the rendered ChatML).
+    openai    api.openai.com: OpenAI's error bodies, model required, max_tokens 0 is a 400,
+              overflow error with code context_length_exceeded, no /tokenize.
+--overflow overrides the profile's. docs/llm-sim.md says what each profile reproduces.
 
 Example:
     llm-sim --addr 127.0.0.1:0 --skill 0.8 --skill-decay 0.5 > sim.url & sim=$!
@@ -92,9 +128,12 @@ func main() {
 			&cli.IntFlag{Name: "max-concurrency", Usage: "requests generated at once; more wait in a queue (0: no cap)"},
 			&cli.IntFlag{Name: "max-queue", Usage: "requests that may wait; more get 503 with Retry-After (0: no bound)"},
 			&cli.Float64Flag{Name: "fail-rate", Usage: "fraction of completion requests that get a fault, in [0,1]"},
-			&cli.StringFlag{Name: "faults", Value: "all", Usage: "fault `MIX`: all, or weights like 429=2,500=1,503=1,reset=1,stall=1,truncate=1"},
+			&cli.StringFlag{Name: "faults", Value: "all", Usage: "fault `MIX`: all, or weights like 429=2,500=1,503=1,reset=1,stall=1,truncate=1,abort=1"},
 			&cli.DurationFlag{Name: "retry-after", Value: d.RetryAfter, Usage: "Retry-After sent with 429 (rounded up to whole seconds; retry-after-ms is exact)"},
 			&cli.DurationFlag{Name: "stall-for", Value: d.StallFor, Usage: "how long a stalled request hangs before its reply"},
+			&cli.IntFlag{Name: "max-model-len", Usage: "context length `N` in tokens, prompt and reply (0: no limit); longer requests get --overflow"},
+			&cli.StringFlag{Name: "overflow", Usage: "what a request longer than --max-model-len gets: `error` (400 \"maximum context length\") or truncate (the last N prompt tokens are answered, usage says so); default: the profile's"},
+			&cli.StringFlag{Name: "profile", Usage: "behave like `SERVER`: vllm, ollama, llamacpp or openai (see above); default: llm-sim's own"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for replies and faults"},
 			&cli.BoolFlag{Name: "reasoning", Usage: "add reasoning_content to chat replies (counted in completion_tokens)"},
 			&cli.Float64Flag{Name: "stop-rate", Usage: "LongGenBench: probability that a long document stops early, in [0,1] (0: (1 − skill)/2)"},
@@ -112,6 +151,15 @@ func run(r *app.Run) error {
 	if opt.Faults, err = sim.ParseFaultMix(r.String("faults")); err != nil {
 		return app.Usagef("--faults: %v", err)
 	}
+	if opt.Profile, err = sim.ParseProfile(r.String("profile")); err != nil {
+		return app.Usagef("--profile %v", err)
+	}
+	if o := r.String("overflow"); o != "" {
+		if opt.Overflow, err = sim.ParseOverflow(o); err != nil {
+			return app.Usagef("--overflow %v", err)
+		}
+	}
+	opt.MaxModelLen = r.Int("max-model-len")
 	opt.Addr = r.String("addr")
 	opt.Skill, opt.SkillDecay, opt.DecayTokens = r.Float64("skill"), r.Float64("skill-decay"), r.Int("skill-decay-tokens")
 	opt.Latency, opt.PrefillTPS, opt.TokensPerSec = r.Duration("latency"), r.Float64("prefill-tokens-per-sec"), r.Float64("tokens-per-sec")
@@ -131,10 +179,10 @@ func run(r *app.Run) error {
 		return err
 	}
 	fmt.Fprintln(r.App.Writer, url)
-	r.Log.Info("serving (a test double, not a model)", "url", url, "models", opt.Models)
+	r.Log.Info("serving (a test double, not a model)", "url", url, "models", opt.Models, "profile", cmp.Or(string(opt.Profile), "llm-sim"), "max_model_len", opt.MaxModelLen)
 	<-r.Ctx.Done()
 	err = s.Close()
 	st := s.Stats()
-	r.Log.Info("stopped", "requests", st.Requests, "ok", st.OK, "faults", fmt.Sprint(st.Faults), "max_concurrent", st.MaxConcurrent, "queue_peak", st.QueuePeak)
+	r.Log.Info("stopped", "requests", st.Requests, "ok", st.OK, "faults", fmt.Sprint(st.Faults), "context_errors", st.ContextErrors, "prompts_cut", st.PromptsCut, "max_concurrent", st.MaxConcurrent, "queue_peak", st.QueuePeak)
 	return err
 }

@@ -96,6 +96,10 @@ func TestUsageErrorsAndHelp(t *testing.T) {
 		{[]string{"--model", "a=high"}, 2, "--model"},
 		{[]string{"--no-such-flag"}, 2, "no-such-flag"},
 		{[]string{"--addr", "256.1.1.1:0"}, 1, "256.1.1.1"},
+		{[]string{"--max-model-len", "8"}, 2, "--max-model-len 8"},
+		{[]string{"--overflow", "cut"}, 2, "--overflow"},
+		{[]string{"--profile", "sglang"}, 2, "--profile"},
+		{[]string{"--help"}, 0, "--profile SERVER"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -2,10 +2,13 @@
 package main
 
 import (
+	"maps"
+
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/eifbench"
 	"github.com/ifkit/ifkit/lib/longgenbench"
 	"github.com/ifkit/ifkit/lib/split"
+	"github.com/urfave/cli/v2"
 )
 
 var splitters = map[string]split.Splitter{
@@ -25,6 +28,20 @@ Records of benchmarks judged whole pass through unchanged.
 
 Example:
   infer-batch -j 64 requests.jsonl.zst | split-subtasks | judge --judge-model m | aggregate-ifs`,
-		Action: func(r *app.Run) error { return split.Run(r, splitters) },
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "rubric", Value: "official", Usage: "LongGenBench entries: official (the official regex, quirks included) or strict (see docs/longgenbench.md)"},
+		},
+		Action: func(r *app.Run) error {
+			reg := splitters
+			switch r.String("rubric") {
+			case "official":
+			case "strict":
+				reg = maps.Clone(splitters)
+				reg["longgenbench"] = longgenbench.SplitStrict
+			default:
+				return app.Usagef("--rubric %q: want official or strict", r.String("rubric"))
+			}
+			return split.Run(r, reg)
+		},
 	})
 }

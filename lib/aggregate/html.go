@@ -1,0 +1,62 @@
+package aggregate
+
+import (
+	"errors"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/report"
+	"github.com/ifkit/ifkit/lib/stream"
+)
+
+// readReference reads the --reference rows (none without the flag).
+func readReference(path string) ([]report.Row, error) {
+	if path == "" {
+		return nil, nil
+	}
+	in, err := stream.Open(path, nil)
+	if err != nil {
+		return nil, &stream.LineError{File: path, Err: err} // a missing input is bad input, exit 3 (docs/cli.md)
+	}
+	defer in.Close()
+	return report.ReadRows(in)
+}
+
+// writePage writes the --html report: the run's rows and, with
+// --reference, the published models' rows drawn beside them.
+func writePage(reg Registry, opt Options, rows, ref []report.Row) error {
+	if reg.Page == nil {
+		return errors.New("--html: this build has no report page")
+	}
+	o, err := stream.Create(opt.HTML, stream.None, nil)
+	if err != nil {
+		return err
+	}
+	if err := reg.Page(o, rows, ref, opt); err != nil {
+		o.Abandon()
+		return err
+	}
+	return o.Close()
+}
+
+// ImportRows reads tidy rows written by earlier runs (--rows, --format
+// jsonl), so one page can draw several runs side by side:
+// aggregate-ifs --import rows --html report.html a/report.jsonl b/report.jsonl.
+func ImportRows(files []string, _ Options) (*Result, error) {
+	if len(files) == 0 {
+		return nil, app.Usagef("--import rows: name the row files (report.jsonl)")
+	}
+	res := &Result{}
+	for _, f := range files {
+		in, err := stream.Open(f, nil)
+		if err != nil {
+			return nil, &stream.LineError{File: f, Err: err}
+		}
+		rows, err := report.ReadRows(in)
+		in.Close()
+		if err != nil {
+			return nil, err
+		}
+		res.Rows = append(res.Rows, rows...)
+	}
+	return res, nil
+}

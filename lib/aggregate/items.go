@@ -1,0 +1,148 @@
+package aggregate
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/report"
+	"github.com/ifkit/ifkit/lib/stream"
+)
+
+// item is one scored record, as --items writes it: the per-sample table an
+// evaluation team joins against. It is derived from the record's common
+// fields (DESIGN §2), the same for every benchmark.
+type item struct {
+	id, bench, model, task, run string
+	group                       map[string]string
+	score                       *float64
+	verdict, errKind, finish    string
+	failed, truncated           bool
+}
+
+func itemOf(rec *record.Record, run string) item {
+	it := item{id: rec.ID(), bench: rec.String("bench"), model: ModelOf(rec), task: rec.String("task"), run: run,
+		failed: rec.Errored(), truncated: ServerTruncated(rec)}
+	if rec.Has("group") {
+		_ = rec.Decode("group", &it.group)
+	}
+	var j struct {
+		Score   *float64 `json:"score"`
+		Verdict string   `json:"verdict"`
+	}
+	if rec.Has("judgement") && rec.Decode("judgement", &j) == nil {
+		it.score, it.verdict = j.Score, j.Verdict
+	}
+	var e struct {
+		Kind string `json:"kind"`
+	}
+	if it.failed && rec.Decode("error", &e) == nil {
+		it.errKind = e.Kind
+	}
+	var resp struct {
+		Finish string `json:"finish_reason"`
+	}
+	if rec.Has("response") && rec.Decode("response", &resp) == nil {
+		it.finish = resp.Finish
+	}
+	return it
+}
+
+// itemColumns come first in every items table; the group's keys follow.
+var itemColumns = []report.Column{
+	{Name: "id", Type: report.Text, Required: true}, {Name: "bench", Type: report.Text, Required: true},
+	{Name: "model", Type: report.Text, Required: true}, {Name: "task", Type: report.Text},
+	{Name: "run", Type: report.Text, Required: true},
+	{Name: "score", Type: report.Double}, {Name: "verdict", Type: report.Text},
+	{Name: "failed", Type: report.Bool, Required: true}, {Name: "error_kind", Type: report.Text},
+	{Name: "truncated", Type: report.Bool, Required: true}, {Name: "finish_reason", Type: report.Text},
+}
+
+// itemTable types the items: a column per group key, numbers for the numeric
+// dimensions (density, seed, …; null where a label is not a number).
+func itemTable(items []item) report.TypedTable {
+	t := report.TypedTable{Columns: slices.Clone(itemColumns)}
+	taken := func(k string) bool {
+		return slices.ContainsFunc(t.Columns, func(c report.Column) bool { return c.Name == k })
+	}
+	var keys []string
+	for _, it := range items {
+		for k := range it.group {
+			if !slices.Contains(keys, k) && !taken(k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		typ := report.Text
+		switch {
+		case slices.Contains(report.IntegerDims, k):
+			typ = report.BigInt
+		case slices.Contains(report.NumericDims, k):
+			typ = report.Double
+		}
+		t.Columns = append(t.Columns, report.Column{Name: k, Type: typ})
+	}
+	opt := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	for _, it := range items {
+		m := map[string]any{"id": it.id, "bench": it.bench, "model": it.model, "task": opt(it.task), "run": it.run,
+			"verdict": opt(it.verdict), "failed": it.failed, "error_kind": opt(it.errKind), "truncated": it.truncated, "finish_reason": opt(it.finish)}
+		if it.score != nil {
+			m["score"] = *it.score
+		}
+		for _, k := range keys {
+			v, ok := it.group[k]
+			if !ok {
+				continue
+			}
+			f, err := strconv.ParseFloat(v, 64)
+			switch {
+			case slices.Contains(report.IntegerDims, k):
+				if err == nil {
+					m[k] = int64(f)
+				}
+			case slices.Contains(report.NumericDims, k):
+				if err == nil {
+					m[k] = f
+				}
+			default:
+				m[k] = v
+			}
+		}
+		t.Rows = append(t.Rows, m)
+	}
+	return t
+}
+
+// writeTable writes a typed table to path: Parquet for a .parquet name,
+// else JSON Lines (compressed as the extension says), through a temporary
+// name renamed when complete.
+func writeTable(path string, t report.TypedTable) error {
+	parquet := strings.HasSuffix(path, ".parquet")
+	c := stream.ByExtension(path)
+	if parquet {
+		c = stream.None
+	}
+	o, err := stream.Create(path, c, nil)
+	if err != nil {
+		return err
+	}
+	if parquet {
+		err = report.WriteParquet(o, t)
+	} else {
+		err = report.WriteTypedJSONL(o, t)
+	}
+	if err != nil {
+		o.Discard()
+		return err
+	}
+	return o.Close()
+}

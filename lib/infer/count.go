@@ -1,0 +1,151 @@
+package infer
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/tokens"
+)
+
+// TokenizerServer is the --tokenizer value that asks the endpoint to count.
+const TokenizerServer = "server"
+
+// Tolerances of the silent-truncation check: the server's usage.prompt_tokens
+// may fall below the client's count by this much before the record is
+// flagged server_truncated. An exact count (the server's own tokenize API, or
+// the model's tokenizer.json) differs from the server's only by the chat
+// template's tokens, which perMessageTokens estimates: a few tokens per
+// message, so 16 + 1 %. An estimate (o200k_base for a model with another
+// vocabulary) can count a quarter more than the server does (o200k's vocabulary
+// is among the largest, so other tokenizers count the same text higher, not
+// lower), so 25 % + 16: Ollama's cut of a 4,096-token prompt to its
+// 2,048-token context is caught with room to spare.
+const (
+	exactSlack    = 16
+	exactShare    = 0.01
+	estimateShare = 0.25
+)
+
+// serverTruncated says whether a server that counted got prompt tokens cut
+// a prompt the client counted as sent.
+func serverTruncated(sent, got int, exact bool) bool {
+	if sent <= 0 || got <= 0 {
+		return false // no count, or a server that reports no usage
+	}
+	share := estimateShare
+	if exact {
+		share = exactShare
+	}
+	return float64(got) < float64(sent)-share*float64(sent)-exactSlack
+}
+
+// templated says whether a server counted far more tokens than a raw
+// /v1/completions prompt has: it put the prompt into a chat template (Ollama
+// does), so the model answered a chat turn, not a continuation. With an
+// estimate the test is coarse (more than half again, + 16).
+func templated(sent, got int, exact bool) bool {
+	if sent <= 0 || got <= 0 {
+		return false
+	}
+	if exact {
+		return got > sent+8 // a BOS or two, never a template
+	}
+	return float64(got) > 1.5*float64(sent)+exactSlack
+}
+
+// encoder is the local tokenizer of --tokenizer, which --truncate-context
+// also cuts with (o200k_base when the server counts). It is built on first
+// use: it costs half a second and a run that calls nothing needs none.
+func (e *engine) encoder() *tokens.Encoder {
+	e.encOnce.Do(func() {
+		name := e.opt.Tokenizer
+		if name == TokenizerServer {
+			name = tokens.Default
+		}
+		e.enc = tokens.MustGet(name) // validate has loaded it once already
+	})
+	return e.enc
+}
+
+// count sets the call's prompt token count: the server's (--tokenizer
+// server, cached by content hash), else the local tokenizer's. A server that
+// stops answering /tokenize mid-run leaves the estimate, with one warning.
+func (e *engine) count(ctx context.Context, c *call, messages json.RawMessage, texts []string, prompt string) {
+	if e.srv != nil {
+		if n, tmpl, err := e.serverCount(ctx, c, messages, texts, prompt); err == nil {
+			c.promptTokens, c.tokenizer, c.exact, c.template = n, TokenizerServer, true, tmpl
+			return
+		} else if ctx.Err() == nil {
+			e.countWarn.Do(func() {
+				e.r.Log.Warn("--"+e.opt.Role+"tokenizer server: the tokenize API failed; records fall back to the o200k_base estimate while it does", "error", err.Error())
+			})
+		}
+	}
+	enc := e.encoder()
+	c.tokenizer, c.exact = enc.Label(), enc.Exact
+	if c.path != oai.PathChat {
+		c.promptTokens, c.template = enc.Count(prompt), true
+		return
+	}
+	n := 3 // the assistant's reply header
+	for _, t := range texts {
+		n += enc.Count(t) + perMessageTokens
+	}
+	c.promptTokens, c.template = n, false
+}
+
+func (e *engine) serverCount(ctx context.Context, c *call, messages json.RawMessage, texts []string, prompt string) (int, bool, error) {
+	h := sha256.New()
+	if c.path == oai.PathChat {
+		h.Write([]byte{'c'})
+		h.Write(messages)
+	} else {
+		messages = nil
+		h.Write([]byte{'p'})
+		h.Write([]byte(prompt))
+	}
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	if v, ok := e.counts.Load(key); ok {
+		cc := v.(cachedCount)
+		return cc.n, cc.template, nil
+	}
+	n, tmpl, err := e.client.CountTokens(ctx, e.srv, e.model, messages, texts, prompt, max(e.opt.ConnectTimeout, time.Minute))
+	if err != nil {
+		return 0, false, err
+	}
+	if c.path == oai.PathChat && !tmpl {
+		n += 3 + perMessageTokens*len(texts) // the template, estimated
+	}
+	e.counts.Store(key, cachedCount{n, tmpl || c.path != oai.PathChat})
+	return n, tmpl || c.path != oai.PathChat, nil
+}
+
+type cachedCount struct {
+	n        int
+	template bool
+}
+
+// detectTokenizer finds the endpoints' tokenize API for --tokenizer server:
+// the first endpoint that has one counts for all (they serve one model).
+func (e *engine) detectTokenizer() error {
+	if e.opt.Tokenizer != TokenizerServer {
+		return nil
+	}
+	var errs []string
+	for _, base := range e.opt.BaseURLs {
+		api, err := e.client.DetectTokenize(e.r.Ctx, base, e.model, max(e.opt.ConnectTimeout, 30*time.Second))
+		if err == nil {
+			e.srv = api
+			e.r.Log.Info("token counts from the server", "api", api.Kind, "root", oai.Label(api.Root), "chat_template_counted", api.Chat)
+			return nil
+		}
+		errs = append(errs, err.Error())
+	}
+	return fmt.Errorf("--%stokenizer server: %s. Give --%stokenizer FILE (the model's tokenizer.json) for exact counts without it, or leave the default o200k_base estimate", e.opt.Role, strings.Join(errs, "; "), e.opt.Role)
+}

@@ -1,0 +1,177 @@
+// Package lake writes a run's records as a Hive-partitioned folder,
+// FIELD=value/part-NNNNN.jsonl.zst with _manifest.json beside the folders,
+// reads such a folder back, and computes the run id that ties the folder, and
+// the metric rows made from it, to their inputs and settings (DESIGN §7).
+package lake
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/parts"
+	"github.com/ifkit/ifkit/lib/record"
+)
+
+// ManifestName is the run's manifest at the top of the folder. Spark, Hive and
+// Trino skip names that start with "_", and no glob of a data extension
+// matches it.
+const ManifestName = "_manifest.json"
+
+// DefaultPartition is the folder value of a record that lacks the field (or
+// has it empty or null): Hive's and Spark's name, which DuckDB reads as NULL.
+const DefaultPartition = "__HIVE_DEFAULT_PARTITION__"
+
+// Key is one --partition-by field.
+type Key struct {
+	Name  string // the folder's column: "model", "group.length"
+	group string // KEY of group.KEY; "" for a top-level field
+}
+
+var keyRE = regexp.MustCompile(`^(group\.)?[A-Za-z_][A-Za-z0-9_]*$`)
+
+// ParseKeys reads --partition-by FIELD[,FIELD…]: top-level fields or group.KEY.
+func ParseKeys(spec string) ([]Key, error) {
+	var keys []Key
+	for f := range strings.SplitSeq(spec, ",") {
+		f = strings.TrimSpace(f)
+		if !keyRE.MatchString(f) {
+			return nil, fmt.Errorf("--partition-by %q: want FIELD[,FIELD…], each a top-level field or group.KEY (letters, digits, _)", spec)
+		}
+		if slices.ContainsFunc(keys, func(k Key) bool { return k.Name == f }) {
+			return nil, fmt.Errorf("--partition-by %q: %s twice", spec, f)
+		}
+		k := Key{Name: f}
+		if g, ok := strings.CutPrefix(f, "group."); ok {
+			k.group = g
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// Names lists the keys' column names.
+func Names(keys []Key) []string {
+	ns := make([]string, len(keys))
+	for i, k := range keys {
+		ns[i] = k.Name
+	}
+	return ns
+}
+
+// Value is the record's value of the key; ok is false when it is missing,
+// null or empty (the default partition). A value that is not a string is bad
+// input: partitions are labels, and a number's text form is not stable
+// across writers (1 and 1.0).
+func (k Key) Value(rec *record.Record) (v string, ok bool, err error) {
+	raw := rec.Raw(k.Name)
+	if k.group != "" {
+		var g map[string]any
+		if !rec.Has("group") {
+			return "", false, nil
+		}
+		if err := rec.Decode("group", &g); err != nil {
+			return "", false, fmt.Errorf("--partition-by %s: \"group\" is not an object", k.Name)
+		}
+		x, present := g[k.group]
+		if !present || x == nil {
+			return "", false, nil
+		}
+		s, isStr := x.(string)
+		if !isStr {
+			return "", false, fmt.Errorf("--partition-by %s: the value is %v, not a string", k.Name, x)
+		}
+		return s, s != "", nil
+	}
+	if raw == nil || string(raw) == "null" {
+		return "", false, nil
+	}
+	if raw[0] != '"' {
+		return "", false, fmt.Errorf("--partition-by %s: the value is %s, not a string", k.Name, raw)
+	}
+	s := rec.String(k.Name)
+	return s, s != "", nil
+}
+
+// Escape makes a value one folder name's right-hand side: the characters
+// Spark's Hive writer escapes (path separators, '=', '%', quotes, control
+// characters, …) and the space, as %XX, which DuckDB and Spark both decode.
+// A model name "org/model" becomes "org%2Fmodel": still readable, one level.
+func Escape(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c < 0x20 || c == 0x7f || strings.IndexByte(" \"#%'*/:=?\\{[]^", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// Unescape reverses Escape (any %XX, as readers decode).
+func Unescape(s string) (string, error) { return url.PathUnescape(s) }
+
+// folder is the relative folder of one combination of values, and the
+// values as the manifest lists them (nil for the default partition).
+func folder(keys []Key, vals []string, present []bool) (string, map[string]*string) {
+	segs := make([]string, len(keys))
+	m := make(map[string]*string, len(keys))
+	for i, k := range keys {
+		if !present[i] {
+			segs[i] = k.Name + "=" + DefaultPartition
+			m[k.Name] = nil
+			continue
+		}
+		segs[i] = k.Name + "=" + Escape(vals[i])
+		v := vals[i]
+		m[k.Name] = &v
+	}
+	return strings.Join(segs, "/"), m
+}
+
+// Manifest is what _manifest.json holds: the run's provenance and its parts.
+type Manifest struct {
+	Run         string        `json:"run"`
+	Version     string        `json:"ifkit_version"`
+	Tool        string        `json:"tool"`
+	Command     []string      `json:"command"`
+	Settings    []string      `json:"settings"`
+	Input       []parts.Input `json:"input"`
+	InputRuns   []string      `json:"input_runs,omitempty"` // the runs of partitioned inputs: the lineage
+	PartitionBy []string      `json:"partition_by"`
+	Parts       []Part        `json:"parts"`
+	Records     int64         `json:"records"`
+	Failed      int64         `json:"failed"`
+	Complete    bool          `json:"complete"`
+	Created     time.Time     `json:"created"`
+	Ended       time.Time     `json:"ended,omitzero"`
+}
+
+// Part is one part file of the folder.
+type Part struct {
+	Path      string             `json:"path"` // relative, slash-separated
+	Partition map[string]*string `json:"partition,omitempty"`
+	Records   int64              `json:"records"`
+}
+
+// RunID is the content hash that names a run: the same input contents (their
+// sha256, not their names), program, settings and ifkit version give the
+// same id, so a re-run is recognisable and two different runs never share one.
+func RunID(inputs []parts.Input, tool string, settings []string, version string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "ifkit run\x00%s\x00%s\x00", version, tool)
+	for _, s := range settings {
+		fmt.Fprintf(h, "setting\x00%s\x00", s)
+	}
+	for _, in := range inputs {
+		fmt.Fprintf(h, "input\x00%s\x00", in.SHA256)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}

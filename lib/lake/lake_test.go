@@ -1,0 +1,207 @@
+package lake
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ifkit/ifkit/lib/parts"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/stream"
+)
+
+func TestEscape(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"qwen2.5-72b-instruct", "qwen2.5-72b-instruct"},
+		{"meta-llama/Llama-3.1-8B", "meta-llama%2FLlama-3.1-8B"},
+		{"a b=c%d", "a%20b%3Dc%25d"},
+		{`x:y?"*'#\{[]^`, "x%3Ay%3F%22%2A%27%23%5C%7B%5B%5D%5E"},
+		{"tab\there\n", "tab%09here%0A"},
+		{"日本", "日本"},
+		{"", ""},
+	} {
+		if got := Escape(tc.in); got != tc.want {
+			t.Errorf("Escape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func FuzzEscapeRoundTrip(f *testing.F) {
+	for _, s := range []string{"org/model", "a b=c%d", "..", "%zz", "\x00\x7f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		e := Escape(s)
+		if strings.ContainsAny(e, "/= ") {
+			t.Fatalf("Escape(%q) = %q keeps a separator", s, e)
+		}
+		back, err := Unescape(e)
+		if err != nil || back != s {
+			t.Fatalf("Unescape(Escape(%q)) = %q, %v", s, back, err)
+		}
+	})
+}
+
+func TestParseKeys(t *testing.T) {
+	for _, tc := range []struct {
+		spec, want, bad string
+	}{
+		{"model", "model", ""},
+		{"bench, model,group.length", "bench,model,group.length", ""},
+		{"", "", "want FIELD"},
+		{"model,", "", "want FIELD"},
+		{"a/b", "", "want FIELD"},
+		{"group.", "", "want FIELD"},
+		{"x.y", "", "want FIELD"},
+		{"model,model", "", "model twice"},
+	} {
+		keys, err := ParseKeys(tc.spec)
+		if tc.bad != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.bad) {
+				t.Errorf("ParseKeys(%q) = %v, %v; want an error with %q", tc.spec, keys, err, tc.bad)
+			}
+			continue
+		}
+		if err != nil || strings.Join(Names(keys), ",") != tc.want {
+			t.Errorf("ParseKeys(%q) = %v, %v; want %s", tc.spec, Names(keys), err, tc.want)
+		}
+	}
+}
+
+func TestKeyValue(t *testing.T) {
+	keys, _ := ParseKeys("model,group.length")
+	for _, tc := range []struct {
+		line    string
+		model   string
+		length  string
+		present [2]bool
+		bad     string
+	}{
+		{`{"id":"a","model":"m","group":{"length":"4k"}}`, "m", "4k", [2]bool{true, true}, ""},
+		{`{"id":"a"}`, "", "", [2]bool{false, false}, ""},
+		{`{"id":"a","model":null,"group":{"length":""}}`, "", "", [2]bool{false, false}, ""},
+		{`{"id":"a","model":7}`, "", "", [2]bool{}, "not a string"},
+		{`{"id":"a","group":{"length":4096}}`, "", "", [2]bool{}, "not a string"},
+		{`{"id":"a","group":[1]}`, "", "", [2]bool{}, "not an object"},
+	} {
+		rec, err := record.Parse([]byte(tc.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [2]string
+		var present [2]bool
+		var firstErr error
+		for i, k := range keys {
+			v, ok, err := k.Value(rec)
+			got[i], present[i] = v, ok
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+		}
+		if tc.bad != "" {
+			if firstErr == nil || !strings.Contains(firstErr.Error(), tc.bad) {
+				t.Errorf("%s: err %v, want %q", tc.line, firstErr, tc.bad)
+			}
+			continue
+		}
+		if firstErr != nil || got != [2]string{tc.model, tc.length} || present != tc.present {
+			t.Errorf("%s: %q %v %v", tc.line, got, present, firstErr)
+		}
+	}
+}
+
+// More partitions than MaxOpen in mixed order: parts rotate, every record
+// lands once in its partition's folder, no hidden file is left, and Check
+// lists exactly the parts.
+func TestWriterRotatesAndChecks(t *testing.T) {
+	dir := t.TempDir()
+	keys, _ := ParseKeys("model")
+	w := Create(dir, keys, stream.Zstd, ".jsonl.zst")
+	const models, per = MaxOpen + 4, 3
+	for round := range per {
+		for m := range models {
+			rec := record.New(fmt.Sprintf("r%d-%d", m, round))
+			rec.Set("model", fmt.Sprintf("org/m%02d", m))
+			if err := w.Write(rec, rec.AppendJSON); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ps := w.Parts()
+	if len(ps) <= models {
+		t.Errorf("%d parts for %d partitions: want some rotated", len(ps), models)
+	}
+	byModel := map[string]int64{}
+	for _, p := range ps {
+		byModel[*p.Partition["model"]] += p.Records
+		if !strings.HasPrefix(p.Path, "model=org%2Fm") {
+			t.Errorf("part %s", p.Path)
+		}
+	}
+	for m := range models {
+		if n := byModel[fmt.Sprintf("org/m%02d", m)]; n != per {
+			t.Errorf("model %d: %d records, want %d", m, n, per)
+		}
+	}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if strings.HasPrefix(d.Name(), ".") {
+			t.Errorf("hidden file left: %s", p)
+		}
+		return nil
+	})
+	m := &Manifest{Run: "r1", Parts: ps, Records: w.Records(), Complete: true, PartitionBy: Names(keys)}
+	if err := WriteManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	_, files, err := Check(dir, false)
+	if err != nil || len(files) != len(ps) {
+		t.Fatalf("Check: %d files, %v", len(files), err)
+	}
+
+	// what Check refuses
+	m.Complete = false
+	WriteManifest(dir, m)
+	if _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "did not finish") {
+		t.Errorf("unfinished run: %v", err)
+	}
+	if _, _, err := Check(dir, true); err != nil {
+		t.Errorf("unfinished run, allowPartial: %v", err)
+	}
+	m.Complete = true
+	WriteManifest(dir, m)
+	foreign := filepath.Join(dir, "model=x", "part-00000.jsonl.zst")
+	os.MkdirAll(filepath.Dir(foreign), 0o755)
+	os.WriteFile(foreign, nil, 0o644)
+	if _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "model=x/part-00000.jsonl.zst") {
+		t.Errorf("foreign part: %v", err)
+	}
+	os.Remove(foreign)
+	os.Remove(filepath.Join(dir, filepath.FromSlash(ps[0].Path)))
+	if _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing part: %v", err)
+	}
+}
+
+func TestRunID(t *testing.T) {
+	in := []parts.Input{{Name: "a", SHA256: "aa"}}
+	renamed := []parts.Input{{Name: "b", SHA256: "aa"}}
+	base := RunID(in, "judge", []string{"rubric=x"}, "v1")
+	if RunID(renamed, "judge", []string{"rubric=x"}, "v1") != base {
+		t.Error("the input's name changed the id")
+	}
+	for _, other := range []string{
+		RunID([]parts.Input{{SHA256: "ab"}}, "judge", []string{"rubric=x"}, "v1"),
+		RunID(in, "split-subtasks", []string{"rubric=x"}, "v1"),
+		RunID(in, "judge", []string{"rubric=y"}, "v1"),
+		RunID(in, "judge", []string{"rubric=x"}, "v2"),
+	} {
+		if other == base {
+			t.Error("a different input, program, setting or version gave the same id")
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package lake
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/stream"
+)
+
+// MaxOpen bounds the parts open at once. Each holds a 4 MiB buffer and a
+// compressor, so a run over many partitions in mixed order closes the part
+// used longest ago and later starts that partition's next part.
+const MaxOpen = 16
+
+// Writer routes records to the parts of their partitions.
+type Writer struct {
+	dir  string
+	keys []Key
+	comp stream.Compression
+	ext  string
+
+	mu      sync.Mutex
+	open    map[string]*openPart // by relative folder
+	next    map[string]int       // the next part number of each folder
+	done    []Part
+	tick    int64
+	records int64
+}
+
+type openPart struct {
+	out  *stream.Output
+	part Part
+	used int64
+}
+
+// Create starts a writer into dir, which must exist.
+func Create(dir string, keys []Key, c stream.Compression, ext string) *Writer {
+	return &Writer{dir: dir, keys: keys, comp: c, ext: ext, open: map[string]*openPart{}, next: map[string]int{}}
+}
+
+// folderOf is the partition of a record as its folder; an error is bad input.
+func (w *Writer) folderOf(rec *record.Record) (string, map[string]*string, error) {
+	vals := make([]string, len(w.keys))
+	present := make([]bool, len(w.keys))
+	for i, k := range w.keys {
+		v, ok, err := k.Value(rec)
+		if err != nil {
+			return "", nil, err
+		}
+		vals[i], present[i] = v, ok
+	}
+	rel, m := folder(w.keys, vals, present)
+	return rel, m, nil
+}
+
+// Write appends the line appendLine makes to the part of rec's partition. An
+// error of type *ValueError is the record's fault, not the writer's.
+func (w *Writer) Write(rec *record.Record, appendLine func(dst []byte) []byte) error {
+	rel, vals, err := w.folderOf(rec)
+	if err != nil {
+		return &ValueError{err}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := w.open[rel]
+	if p == nil {
+		if p, err = w.start(rel, vals); err != nil {
+			return err
+		}
+	}
+	w.tick++
+	p.used = w.tick
+	if err := p.out.WriteFunc(appendLine); err != nil {
+		return err
+	}
+	p.part.Records++
+	w.records++
+	return nil
+}
+
+// ValueError is a record whose partition field cannot name a folder.
+type ValueError struct{ Err error }
+
+func (e *ValueError) Error() string { return e.Err.Error() }
+func (e *ValueError) Unwrap() error { return e.Err }
+
+func (w *Writer) start(rel string, vals map[string]*string) (*openPart, error) {
+	if len(w.open) >= MaxOpen {
+		var oldest string
+		for k, p := range w.open {
+			if oldest == "" || p.used < w.open[oldest].used {
+				oldest = k
+			}
+		}
+		if err := w.closePart(oldest); err != nil {
+			return nil, err
+		}
+	}
+	dir := filepath.Join(w.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	n := w.next[rel]
+	w.next[rel] = n + 1
+	name := fmt.Sprintf("part-%05d%s", n, w.ext)
+	// The hidden name ends in .partial: DuckDB's globs match hidden files,
+	// so the extension, not the dot, keeps readers away from it.
+	out, err := stream.CreateVia(filepath.Join(dir, name), filepath.Join(dir, "."+name+".partial"), w.comp)
+	if err != nil {
+		return nil, err
+	}
+	p := &openPart{out: out, part: Part{Path: path.Join(rel, name), Partition: vals}}
+	w.open[rel] = p
+	return p, nil
+}
+
+func (w *Writer) closePart(rel string) error {
+	p := w.open[rel]
+	delete(w.open, rel)
+	if err := p.out.Close(); err != nil {
+		return err
+	}
+	w.done = append(w.done, p.part)
+	return nil
+}
+
+// Close completes every open part (each renamed into place).
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var errs []error
+	for _, rel := range slices.Sorted(maps.Keys(w.open)) {
+		errs = append(errs, w.closePart(rel))
+	}
+	return errors.Join(errs...)
+}
+
+// Abandon leaves the open parts under their hidden names, for a run that
+// stopped early: no reader mistakes them for complete parts.
+func (w *Writer) Abandon() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for rel, p := range w.open {
+		p.out.Abandon()
+		delete(w.open, rel)
+	}
+}
+
+// Parts lists the completed parts by path.
+func (w *Writer) Parts() []Part {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	ps := slices.Clone(w.done)
+	slices.SortFunc(ps, func(a, b Part) int { return cmp.Compare(a.Path, b.Path) })
+	return ps
+}
+
+// Records is the number of records written.
+func (w *Writer) Records() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.records
+}

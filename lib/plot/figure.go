@@ -1,0 +1,339 @@
+// Package plot turns metric rows into the papers' figures: first the figure
+// data (what is plotted, tested by golden files), then SVG drawn with
+// gonum/plot, then one self-contained HTML page with a caption and a table
+// of the same numbers under every figure.
+package plot
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/report"
+)
+
+// Figure is one numbered figure of the report: one or more panels sharing a
+// legend, a caption and a table.
+type Figure struct {
+	ID       string  `json:"id"` // the report item it draws, stable across runs
+	Bench    string  `json:"bench"`
+	Title    string  `json:"title"`
+	Measured string  `json:"measured"` // what the numbers are, for the caption
+	NUnit    string  `json:"n_unit"`   // what n counts: records, checks, tasks
+	Panels   []Panel `json:"panels"`
+	Counts   []Count `json:"counts"`
+}
+
+// Panel is one plot: lines over a numeric x, bars over categories, or a heat map.
+type Panel struct {
+	Title  string   `json:"title,omitempty"`
+	Kind   string   `json:"kind"` // lines, bars, heat
+	X      Axis     `json:"x"`
+	Y      Axis     `json:"y"`
+	Cats   []string `json:"cats,omitempty"` // x categories of bars
+	Series []Series `json:"series,omitempty"`
+	Heat   *Heat    `json:"heat,omitempty"`
+}
+
+// Axis fixes a scale; Min = Max = 0 leaves it to the data.
+type Axis struct {
+	Label string  `json:"label"`
+	Log   bool    `json:"log,omitempty"`
+	Min   float64 `json:"min,omitempty"`
+	Max   float64 `json:"max,omitempty"`
+}
+
+// Series is one model's numbers (or a published model's, when Reference).
+type Series struct {
+	Name      string  `json:"name"`
+	Reference bool    `json:"reference,omitempty"`
+	Points    []Point `json:"points"`
+}
+
+// Point is one plotted value: at X (lines, with its tick label) or in
+// category Cat (bars); Lo..Hi is the band drawn around lines when known.
+type Point struct {
+	X     float64  `json:"x,omitempty"`
+	Label string   `json:"label,omitempty"`
+	Cat   string   `json:"cat,omitempty"`
+	Y     float64  `json:"y"`
+	Lo    *float64 `json:"lo,omitempty"`
+	Hi    *float64 `json:"hi,omitempty"`
+	N     int      `json:"n"`
+}
+
+// Heat is a grid of cells; a missing cell had no data.
+type Heat struct {
+	Rows  []string `json:"rows"` // bottom to top
+	Cols  []string `json:"cols"` // left to right
+	Cells []Cell   `json:"cells"`
+}
+
+// Cell is one heat-map value.
+type Cell struct {
+	Row   string  `json:"row"`
+	Col   string  `json:"col"`
+	Value float64 `json:"value"`
+	N     int     `json:"n"`
+}
+
+// Count is what a caption says about one model's data.
+type Count struct {
+	Model     string `json:"model"`
+	Reference bool   `json:"reference,omitempty"`
+	N         int    `json:"n"`
+	Failed    int    `json:"failed"`
+	Truncated int    `json:"truncated"`
+	Simulated bool   `json:"simulated,omitempty"`
+}
+
+// Benches lists the benchmarks in the order the report shows them.
+var Benches = []string{"lifbench", "ifscale", "longins", "longgenbench", "eifbench"}
+
+var builders = map[string]func(own, ref []report.Row) []Figure{
+	"lifbench":     lifbenchFigures,
+	"ifscale":      ifscaleFigures,
+	"longins":      longinsFigures,
+	"longgenbench": longgenbenchFigures,
+	"eifbench":     eifbenchFigures,
+}
+
+// Build makes the figures of every benchmark present in rows; reference
+// rows (published models) join the figures of the benchmarks present. A
+// figure with nothing to draw (every value nan) is kept, so the report
+// says so instead of leaving it out.
+func Build(rows, reference []report.Row) []Figure {
+	var out []Figure
+	for _, b := range Benches {
+		own := ofBench(rows, b)
+		if len(own) == 0 {
+			continue
+		}
+		out = append(out, builders[b](own, ofBench(reference, b))...)
+	}
+	return out
+}
+
+func hasData(f Figure) bool {
+	for _, p := range f.Panels {
+		if p.Heat != nil && len(p.Heat.Cells) > 0 {
+			return true
+		}
+		for _, s := range p.Series {
+			if len(s.Points) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func ofBench(rows []report.Row, bench string) []report.Row {
+	var out []report.Row
+	for _, r := range rows {
+		if r.Bench == bench {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// match keeps the rows of a metric whose dims equal want; a want value of
+// "*" asks for the dim to be present with any value but "all".
+func match(rows []report.Row, metric string, want map[string]string) []report.Row {
+	var out []report.Row
+next:
+	for _, r := range rows {
+		if r.Metric != metric {
+			continue
+		}
+		for k, v := range want {
+			got, ok := r.Dims[k]
+			if !ok && r.Nums != nil {
+				if x, has := r.Nums[k]; has {
+					got, ok = strconv.FormatFloat(x, 'f', -1, 64), true
+				}
+			}
+			switch {
+			case v == "*" && (!ok || got == "all"):
+				continue next
+			case v == "-" && ok:
+				continue next
+			case v != "*" && v != "-" && got != v:
+				continue next
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// models lists the models of rows, sorted.
+func models(rows []report.Row) []string {
+	var ms []string
+	for _, r := range rows {
+		if !slices.Contains(ms, r.Model) {
+			ms = append(ms, r.Model)
+		}
+	}
+	slices.Sort(ms)
+	return ms
+}
+
+// seriesName marks a published model's series.
+func seriesName(model string, ref bool) string {
+	if ref {
+		return model + " (published)"
+	}
+	return model
+}
+
+// num is a numeric dimension: Row.Nums when the aggregator wrote it, else
+// parsed from the string dimension the rows carry (with parse).
+func num(r report.Row, key, dim string, parse func(string) (float64, bool)) (float64, bool) {
+	if v, ok := r.Nums[key]; ok && !math.IsNaN(v) {
+		return v, true
+	}
+	s, ok := r.Dims[dim]
+	if !ok {
+		return 0, false
+	}
+	return parse(s)
+}
+
+func atof(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+}
+
+// xOf reads a point's x and its tick label.
+type xOf func(report.Row) (x float64, label string, ok bool)
+
+// collect makes one series per model (split further by split, when given)
+// of the points point reads from rows, in order; NaN values and rows point
+// refuses are not plotted.
+func collect(rows []report.Row, ref bool, split func(report.Row) string, point func(report.Row) (Point, bool), order func(a, b Point) int) []Series {
+	var out []Series
+	idx := map[string]int{}
+	for _, r := range rows {
+		if math.IsNaN(r.Value) || math.IsInf(r.Value, 0) {
+			continue
+		}
+		p, ok := point(r)
+		if !ok {
+			continue
+		}
+		p.Y, p.N = r.Value, r.N
+		name := seriesName(r.Model, ref)
+		if split != nil {
+			if s := split(r); s != "" {
+				name = seriesName(r.Model+" "+s, ref)
+			}
+		}
+		i, seen := idx[name]
+		if !seen {
+			i = len(out)
+			idx[name] = i
+			out = append(out, Series{Name: name, Reference: ref})
+		}
+		out[i].Points = append(out[i].Points, p)
+	}
+	for i := range out {
+		slices.SortStableFunc(out[i].Points, order)
+	}
+	slices.SortStableFunc(out, func(a, b Series) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// lineSeries is a series per model over the numeric x.
+func lineSeries(rows []report.Row, ref bool, x xOf, split func(report.Row) string) []Series {
+	return collect(rows, ref, split, func(r report.Row) (Point, bool) {
+		xv, label, ok := x(r)
+		return Point{X: xv, Label: label}, ok
+	}, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
+}
+
+// barSeries is a series per model with a bar per category (cat reads a
+// row's category; rows outside cats are dropped).
+func barSeries(rows []report.Row, ref bool, cats []string, cat func(report.Row) string, split func(report.Row) string) []Series {
+	return collect(rows, ref, split, func(r report.Row) (Point, bool) {
+		c := cat(r)
+		return Point{Cat: c}, slices.Contains(cats, c)
+	}, func(a, b Point) int { return slices.Index(cats, a.Cat) - slices.Index(cats, b.Cat) })
+}
+
+// presentCats keeps the categories of order that occur in rows (via cat),
+// in order.
+func presentCats(rows []report.Row, order []string, cat func(report.Row) string) []string {
+	var out []string
+	for _, c := range order {
+		for _, r := range rows {
+			if cat(r) == c {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// tally is one model's n, failed and truncated counts for a caption, from
+// the summary rows chosen by the benchmark. Row.NFailed and NTruncated are
+// the schema's; failedFallback reads the failed count the benchmark's own
+// rows carried before the schema had them.
+func tally(own, ref []report.Row, summary func(report.Row) bool, failedFallback func(rows []report.Row) int) []Count {
+	var out []Count
+	for _, set := range []struct {
+		rows []report.Row
+		ref  bool
+	}{{own, false}, {ref, true}} {
+		for _, m := range models(set.rows) {
+			c := Count{Model: m, Reference: set.ref}
+			var mine []report.Row
+			for _, r := range set.rows {
+				if r.Model != m {
+					continue
+				}
+				mine = append(mine, r)
+				c.Simulated = c.Simulated || r.Dims["simulated"] == "true"
+				if summary(r) {
+					c.N += r.N
+					c.Failed += r.NFailed
+					c.Truncated += r.NTruncated
+				}
+			}
+			if c.Failed == 0 && failedFallback != nil {
+				c.Failed = failedFallback(mine)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sumMetric adds the values of a count metric (e.g. "failed") over rows
+// matching want.
+func sumMetric(metric string, want map[string]string) func([]report.Row) int {
+	return func(rows []report.Row) int {
+		var s float64
+		for _, r := range match(rows, metric, want) {
+			if !math.IsNaN(r.Value) {
+				s += r.Value
+			}
+		}
+		return int(math.Round(s))
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// fmtTokens labels a token count as the papers do: 4096 as 4k, 1000 as 1000.
+func fmtTokens(v float64) string {
+	if v >= 1024 && math.Mod(v, 1024) == 0 {
+		return fmt.Sprintf("%gk", v/1024)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}

@@ -1,0 +1,317 @@
+package plot
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ifkit/ifkit/lib/report"
+	"github.com/ifkit/ifkit/lib/stream"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current figures")
+
+// rows.jsonl holds the metric rows of `make demo` (both simulated models,
+// all five benchmarks); reference.jsonl stands for published rows
+// (a renamed, rescaled copy: only the format matters here).
+func readRows(t *testing.T, name string) []report.Row {
+	t.Helper()
+	in, err := stream.Open(filepath.Join("testdata", name), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	rows, err := report.ReadRows(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// Items are the figures issue 14 asks for, one per item.
+var items = []string{
+	"lifbench-ars-length", "lifbench-ars-task", "lifbench-ifp", "lifbench-ifs",
+	"ifscale-accuracy", "ifscale-errors", "ifscale-primacy",
+	"longins-f1-length", "longins-depth-heat",
+	"longgenbench-cr-stic", "longgenbench-position", "longgenbench-check-type",
+	"eifbench-levels", "eifbench-sub-instructions", "eifbench-constraints",
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./lib/plot -run %s -update)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("figure data differs from %s (if the change is meant, rerun with -update and review the diff)", path)
+	}
+}
+
+func TestFigureData(t *testing.T) {
+	figs := Build(readRows(t, "rows.jsonl"), readRows(t, "reference.jsonl"))
+	var ids []string
+	for _, f := range figs {
+		ids = append(ids, f.ID)
+	}
+	if strings.Join(ids, " ") != strings.Join(items, " ") {
+		t.Errorf("figures %v, want %v", ids, items)
+	}
+	b, err := json.MarshalIndent(figs, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "figures.golden.json", append(b, '\n'))
+}
+
+// withNums gives every row the numeric dimensions the metric-row schema
+// writes (as branch i15-official's aggregators will), computed from its
+// string dims in the units the schema uses.
+func withNums(rows []report.Row) []report.Row {
+	out := make([]report.Row, len(rows))
+	for i, r := range rows {
+		r.Nums = map[string]float64{}
+		set := func(key string, v float64, ok bool) {
+			if ok {
+				r.Nums[key] = v
+			}
+		}
+		switch r.Bench {
+		case "lifbench":
+			v, ok := lifbenchTokens(r.Dims["length"])
+			set("length_tokens", v, ok)
+		case "longins":
+			v, ok := atof(r.Dims["length"])
+			set("length_tokens", v, ok)
+			v, ok = atof(r.Dims["depth"])
+			set("depth", v, ok)
+		case "ifscale":
+			v, ok := atof(r.Dims["density"])
+			set("density", v, ok)
+		case "longgenbench":
+			if x, _, ok := positionX(r); ok {
+				set("position", x/100, true) // a fraction of the output
+			}
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func TestNumsGiveTheSameFigures(t *testing.T) {
+	rows := readRows(t, "rows.jsonl")
+	want, _ := json.Marshal(Build(rows, nil))
+	got, _ := json.Marshal(Build(withNums(rows), nil))
+	if !bytes.Equal(got, want) {
+		t.Error("figures from Row.Nums differ from figures from the string dims")
+	}
+}
+
+func TestNumsWin(t *testing.T) {
+	r := report.Row{Dims: map[string]string{"length": "4k"}, Nums: map[string]float64{"length_tokens": 5000}}
+	for _, tc := range []struct {
+		row  report.Row
+		want float64
+		ok   bool
+	}{
+		{r, 5000, true},
+		{report.Row{Dims: map[string]string{"length": "4k"}}, 3 * 1024, true}, // the official LIFBench 4k budget
+		{report.Row{Dims: map[string]string{"length": "2k"}}, 2048, true},
+		{report.Row{Dims: map[string]string{"length": "all"}}, 0, false},
+	} {
+		v, _, ok := lengthX(lifbenchTokens)(tc.row)
+		if v != tc.want || ok != tc.ok {
+			t.Errorf("lengthX(%v) = %v, %v; want %v, %v", tc.row, v, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// The caption counts come from the summary rows' N, NFailed and NTruncated,
+// else (rows written before the one schema) from the benchmark's own
+// "failed" rows.
+func TestCounts(t *testing.T) {
+	old := []report.Row{
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "10"}, Value: 90, N: 8},
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "50"}, Value: 80, N: 9},
+		{Bench: "ifscale", Model: "m", Metric: "failed", Dims: map[string]string{"density": "10"}, Value: 2, N: 10},
+		{Bench: "ifscale", Model: "m", Metric: "failed", Dims: map[string]string{"density": "50", "simulated": "true"}, Value: 1, N: 10},
+	}
+	schema := []report.Row{
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Nums: map[string]float64{"density": 10}, Value: 90, N: 8, NFailed: 2, NTruncated: 3},
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Nums: map[string]float64{"density": 50}, Value: 80, N: 9, NFailed: 1},
+		{Bench: "ifscale", Model: "m", Metric: "stdev", Nums: map[string]float64{"density": 50}, Value: 3, N: 9, NFailed: 1},
+	}
+	for _, tc := range []struct {
+		rows []report.Row
+		want Count
+	}{
+		{old, Count{Model: "m", N: 17, Failed: 3, Simulated: true}},
+		{schema, Count{Model: "m", N: 17, Failed: 3, Truncated: 3}},
+	} {
+		figs := ifscaleFigures(tc.rows, nil)
+		if got := figs[0].Counts; len(got) != 1 || got[0] != tc.want {
+			t.Errorf("counts %+v, want %+v", got, tc.want)
+		}
+	}
+}
+
+func page(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteHTML(&b, readRows(t, "rows.jsonl"), readRows(t, "reference.jsonl"), Page{Reference: "reference.jsonl", Decimals: 3}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+var figureRe = regexp.MustCompile(`(?s)<figure id="([^"]+)" data-item="[^"]+">(.*?)</figure>`)
+
+func TestHTMLStructure(t *testing.T) {
+	doc := string(page(t))
+	for _, bad := range []string{"://", "<script", "@import", "url(", "<link", "<img", "<iframe"} {
+		if i := strings.Index(doc, bad); i >= 0 {
+			t.Errorf("page has %q (it must load nothing): …%s…", bad, doc[max(0, i-60):min(len(doc), i+60)])
+		}
+	}
+	got := map[string]string{}
+	for _, m := range figureRe.FindAllStringSubmatch(doc, -1) {
+		if _, dup := got[m[1]]; dup {
+			t.Errorf("figure %s appears twice", m[1])
+		}
+		got[m[1]] = m[2]
+	}
+	for i, id := range items {
+		body, ok := got[id]
+		if !ok {
+			t.Errorf("no figure %s", id)
+			continue
+		}
+		for _, want := range []string{"<svg", "</svg>", "<figcaption><strong>Figure " + strconv.Itoa(i+1) + ".", "n = ", " failed, ", " cut by the server", "Replies from llm-sim", "<table>", "</table>"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("figure %s has no %q", id, want)
+			}
+		}
+	}
+	if len(got) != len(items) {
+		t.Errorf("%d figures, want %d", len(got), len(items))
+	}
+	// Published rows are drawn (and listed) in the figures of their benchmarks only.
+	for id, body := range got {
+		has := strings.Contains(body, "published-model (published)")
+		if want := strings.HasPrefix(id, "lifbench") || strings.HasPrefix(id, "ifscale"); has != want {
+			t.Errorf("figure %s: published series present = %v, want %v", id, has, want)
+		}
+	}
+}
+
+// The same rows give the same page, byte for byte: reports diff cleanly.
+func TestHTMLDeterministic(t *testing.T) {
+	if !bytes.Equal(page(t), page(t)) {
+		t.Error("two pages from the same rows differ")
+	}
+}
+
+func TestEmptyPage(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, nil, nil, Page{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "nothing to draw") {
+		t.Errorf("empty page does not say so:\n%s", b.String())
+	}
+}
+
+// The README's figure (docs/figures/ifscale-accuracy.svg) is drawn from the
+// demo's rows; -update redraws it.
+func TestREADMEFigure(t *testing.T) {
+	for _, f := range Build(readRows(t, "rows.jsonl"), nil) {
+		if f.ID != "ifscale-accuracy" {
+			continue
+		}
+		svg, err := document(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(svg, []byte("<?xml")) || !bytes.Contains(svg, []byte(`xmlns="http://www.w3.org/2000/svg"`)) {
+			t.Error("a standalone SVG needs its prolog and namespace")
+		}
+		path := filepath.Join("..", "..", "docs", "figures", "ifscale-accuracy.svg")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, svg, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		want, err := os.ReadFile(path)
+		if err != nil || !bytes.Equal(svg, want) {
+			t.Errorf("%s is not the current drawing of the demo's IFScale rows (rerun with -update): %v", path, err)
+		}
+		return
+	}
+	t.Fatal("no ifscale-accuracy figure")
+}
+
+func TestRoundTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0, 500, "0 100 200 300 400 500"},
+		{0, 100, "0 20 40 60 80 100"},
+		{0, 700, "0 200 400 600"},
+	} {
+		var labels []string
+		for _, tk := range roundTicks(tc.lo, tc.hi) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if got := strings.Join(labels, " "); got != tc.want {
+			t.Errorf("roundTicks(%v, %v) labels %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
+
+// Rows per seed (a "seed" dimension) are not averaged into the curves.
+func TestIFScaleIgnoresPerSeedRows(t *testing.T) {
+	rows := []report.Row{
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "10"}, Value: 90, N: 2},
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "10"}, Nums: map[string]float64{"seed": 1}, Value: 80, N: 1},
+		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "10", "seed": "0"}, Value: 100, N: 1},
+	}
+	s := ifscaleFigures(rows, nil)[0].Panels[0].Series
+	if len(s) != 1 || len(s[0].Points) != 1 || s[0].Points[0].Y != 90 {
+		t.Errorf("series %+v, want one point at 90", s)
+	}
+}
+
+// Model names are text everywhere: in the SVG, the captions and the tables.
+func TestHTMLEscapesNames(t *testing.T) {
+	rows := []report.Row{{Bench: "ifscale", Model: `<b>m&"x</b>`, Metric: "accuracy", Dims: map[string]string{"density": "10"}, Value: 90, N: 2}}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, rows, nil, Page{Decimals: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "<b>m") {
+		t.Error("a model name was written as markup")
+	}
+	if !strings.Contains(b.String(), "&lt;b&gt;m&amp;") {
+		t.Error("the escaped model name is missing")
+	}
+}

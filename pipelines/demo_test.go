@@ -1,0 +1,76 @@
+package pipelines
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// make demo does what demo.sh and the README say: all five benchmarks end to
+// end against llm-sim from a clean PATH, every report saying it came from the
+// test double, and LIFBench scores that fall with length for both models.
+func TestDemo(t *testing.T) {
+	co := checkout(t, t.TempDir())
+	cmd := exec.Command("./pipelines/demo.sh", "out")
+	cmd.Dir, cmd.Env = co, []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + co}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("demo.sh: %v\n%s", err, out)
+	}
+	summary, err := os.ReadFile(filepath.Join(co, "out", "summary.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bench := range []string{"lifbench", "ifscale", "longins", "longgenbench", "eifbench"} {
+		for _, model := range []string{"sim-strong", "sim-weak"} {
+			if !strings.Contains(string(summary), "## "+bench+"/"+model+"/report.md") {
+				t.Errorf("summary.md lacks %s/%s", bench, model)
+			}
+		}
+	}
+	if n := strings.Count(string(summary), "These replies came from llm-sim"); n < 10 {
+		t.Errorf("summary.md notes llm-sim %d times, want it under every table", n)
+	}
+	for _, model := range []string{"sim-strong", "sim-weak"} {
+		ars := map[string]float64{}
+		for _, r := range reportRows(t, filepath.Join(co, "out", "lifbench", model, "report.jsonl")) {
+			if r["metric"] == "ARS" && r["task"] == "overall" {
+				ars[r["length"].(string)] = r["value"].(float64)
+			}
+		}
+		if !(ars["ctx1k"] > ars["ctx2k"] && ars["ctx2k"] > ars["4k"]) {
+			t.Errorf("%s: LIFBench ARS by length %v, want falling from ctx1k to ctx2k to 4k", model, ars)
+		}
+	}
+}
+
+// make demo leaves out/report.html with every benchmark's figures, both
+// simulated models in them, and a report.html beside each report.md.
+func TestDemoReport(t *testing.T) {
+	out := t.TempDir()
+	RunScript(t, "demo.sh", nil, out)
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"lifbench-ars-length", "ifscale-accuracy", "longins-depth-heat", "longgenbench-position", "eifbench-constraints"} {
+		if !strings.Contains(string(page), `<figure id="`+id+`"`) {
+			t.Errorf("out/report.html has no figure %s", id)
+		}
+	}
+	for _, m := range []string{"sim-strong", "sim-weak"} {
+		if !strings.Contains(string(page), "<th>"+m+"</th>") {
+			t.Errorf("out/report.html has no numbers of %s", m)
+		}
+	}
+	mds, _ := filepath.Glob(filepath.Join(out, "*", "*", "report.md"))
+	if len(mds) != 10 {
+		t.Errorf("%d report.md files, want 10 (five benchmarks, two models)", len(mds))
+	}
+	for _, md := range mds {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(md), "report.html")); err != nil {
+			t.Errorf("no report.html beside %s", md)
+		}
+	}
+}

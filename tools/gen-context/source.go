@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/record"
+)
+
+// Every item says where it came from in the "source" field, which
+// aggregate-ifs notes under every table and as a row dimension, so a report
+// made from the project's own samples never passes for the official data.
+
+// emitFrom is r.Emit for items from source.
+func emitFrom(r *app.Run, source string) func(*record.Record) error {
+	return func(rec *record.Record) error {
+		if err := rec.Set(record.SourceField, source); err != nil {
+			return err
+		}
+		return r.Emit(rec)
+	}
+}
+
+// fileSource names files as reports show them: base name and size. A file
+// that cannot be read is named without a size; its reader reports why.
+func fileSource(kind string, paths []string) string {
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Base(p)
+		if st, err := os.Stat(p); err == nil {
+			names[i] += fmt.Sprintf(", %d bytes", st.Size())
+		}
+	}
+	return kind + " " + strings.Join(names, "; ")
+}
+
+// officialSource is the source of items imported from official files.
+func officialSource(paths ...string) string { return fileSource("official file", paths) }
