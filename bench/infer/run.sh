@@ -23,44 +23,12 @@ for cmd in curl xargs awk /usr/bin/time; do
 done
 
 work=$(mktemp -d)
-sim_pid=
-cleanup() {
-	[ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null && wait "$sim_pid" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. bench/sim.sh
 go build -o "$work/" ./tools/infer-batch ./tools/llm-sim
-
-# start_sim FLAGS...: runs llm-sim on a free port, sets $url.
-start_sim() {
-	stop_sim
-	"$work/llm-sim" --addr 127.0.0.1:0 "$@" >"$work/sim.url" 2>"$work/sim.err" &
-	sim_pid=$!
-	for _ in $(seq 100); do
-		[ -s "$work/sim.url" ] && break
-		sleep 0.05
-	done
-	url=$(head -1 "$work/sim.url")
-	[ -n "$url" ] || { cat "$work/sim.err" >&2; exit 1; }
-}
-stop_sim() {
-	if [ -n "$sim_pid" ]; then
-		kill "$sim_pid" 2>/dev/null || true
-		wait "$sim_pid" 2>/dev/null || true
-		sim_pid=
-	fi
-}
 
 # requests N MAXTOK: short chat requests, one record per line.
 requests() {
 	awk -v n="$1" -v mt="$2" 'BEGIN { for (i = 0; i < n; i++) printf "{\"id\":\"q%06d\",\"request\":{\"messages\":[{\"role\":\"user\",\"content\":\"Question %d: name a colour.\"}],\"max_tokens\":%d}}\n", i, i, mt }'
-}
-
-# timed CMD...: runs CMD under /usr/bin/time; sets wall, cpu (user+sys, s), rss (KB).
-timed() {
-	/usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@"
-	read -r wall user sys rss <"$work/time"
-	cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
 }
 
 count_ok() { grep -c '"response"' "$1" || true; }

@@ -51,7 +51,7 @@ func (l *lockedBuf) String() string {
 }
 
 // runBatch runs infer-batch in this process; stdout goes to a file.
-func runBatch(t *testing.T, env map[string]string, args ...string) (code int, stdout []byte, stderr string) {
+func runBatch(t testing.TB, env map[string]string, args ...string) (code int, stdout []byte, stderr string) {
 	t.Helper()
 	out, err := os.CreateTemp(t.TempDir(), "stdout")
 	if err != nil {

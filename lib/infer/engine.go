@@ -76,6 +76,9 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 	if err := opt.validate(); err != nil {
 		return err
 	}
+	if opt.Batch.Active() {
+		return processBatch(r, opt, prepare, apply)
+	}
 	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats()}
 	e.client = oai.New(opt.Concurrency, opt.ConnectTimeout, opt.APIKey)
 	defer e.client.Close()
@@ -123,8 +126,20 @@ func (e *engine) graceOnSignal() {
 // drain gives the requests in flight --grace to finish (and be written),
 // then cancels the rest.
 func (e *engine) drain() {
+	e.drainLogged(e.logDrain())
+}
+
+// logDrain says that the requests in flight are drained: before anything
+// else the run logs, so it comes first in every order of events.
+func (e *engine) logDrain() bool {
 	if e.opt.Grace > 0 {
 		e.r.Log.Info("draining requests in flight", "grace", e.opt.Grace.String(), "in_flight", e.st.inflight.Load())
+	}
+	return e.opt.Grace > 0
+}
+
+func (e *engine) drainLogged(grace bool) {
+	if grace {
 		t := time.NewTimer(e.opt.Grace)
 		defer t.Stop()
 		select {
@@ -247,6 +262,24 @@ func (e *engine) run() error {
 		}
 	}
 
+	start := func(it *item) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.work(it)
+			complete(it)
+		}()
+	}
+	var disp *dispatcher // --dispatch prefix (dispatch.go)
+	dispatched := make(chan struct{})
+	if e.opt.Dispatch == DispatchPrefix {
+		disp = newDispatcher(e.opt.window())
+		go func() {
+			defer close(dispatched)
+			e.dispatch(disp, start, complete)
+		}()
+	}
+
 	changed := 0
 	err := r.Records(func(rec *record.Record) error {
 		it := &item{rec: rec}
@@ -298,6 +331,14 @@ func (e *engine) run() error {
 			complete(it)
 			return nil
 		}
+		if disp != nil {
+			if !disp.add(it) {
+				it.drop = true
+				complete(it)
+				return e.stopErr()
+			}
+			return nil
+		}
 		// A slot for the first attempt: dispatch waits here, so at most -j
 		// requests are in flight.
 		if err := e.lim.acquire(e.stop); err != nil {
@@ -305,12 +346,7 @@ func (e *engine) run() error {
 			complete(it)
 			return e.stopErr()
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e.work(it)
-			complete(it)
-		}()
+		start(it)
 		return nil
 	})
 	var bad *stream.LineError
@@ -320,10 +356,17 @@ func (e *engine) run() error {
 		// Bad input stops the reading, but the records before it that are
 		// in flight are paid for: they finish within --grace and are
 		// written before the exit 3 that names the line.
-		go e.drain()
+		go e.drainLogged(e.logDrain())
 	default:
 		// A fatal error: do not wait for requests in flight.
 		e.cancelReq()
+	}
+	if disp != nil {
+		disp.close()
+		<-dispatched
+		if disp.grouped > 0 {
+			r.Log.Info("--dispatch prefix: records sent ahead of their input position to share a prompt prefix", "records", disp.grouped)
+		}
 	}
 	wg.Wait()
 	if e.opt.Unordered {

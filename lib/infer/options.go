@@ -56,6 +56,8 @@ type Options struct {
 	PauseAfter     int           // consecutive failures that pause an endpoint
 	PauseFor       time.Duration // first pause; doubles per failed probe, capped at 2 min
 	OutageWait     time.Duration // how long records wait when every endpoint is down (0: not at all)
+	Batch          BatchOptions  // OpenAI Batch export, import or API instead of calls
+	Dispatch       string        // DispatchPrefix or DispatchInput ("": input), see dispatch.go
 }
 
 // Defaults returns the options every flag defaults to.
@@ -142,7 +144,7 @@ func envName(prefix, what string) string {
 // EngineFlags are the flags every role shares.
 func EngineFlags() []cli.Flag {
 	d := Defaults()
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.IntFlag{Name: "concurrency", Aliases: []string{"j"}, Value: d.Concurrency, Category: catEngine, Usage: "requests in flight, across all endpoints"},
 		&cli.BoolFlag{Name: "adaptive", Value: d.Adaptive, Category: catEngine, Usage: "cut concurrency on 429 and grow it back (--adaptive=false: fixed -j)"},
 		&cli.IntFlag{Name: "window", Category: catEngine, Usage: "reorder window in records for ordered output (default 16 × -j)"},
@@ -161,7 +163,7 @@ func EngineFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "outage-wait", Value: d.OutageWait, Category: catEngine, Usage: "when every endpoint fails (network errors, 5xx) after one has answered, records wait this long for one to come back instead of using up their retries (0: no waiting)"},
 		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
 		&cli.StringFlag{Name: "stats", Category: catEngine, Usage: "write run statistics as JSON to `FILE` (counts, latency and TTFT percentiles, tokens, throughput)"},
-	}
+	}, append(batchFlags(), dispatchFlag())...)
 }
 
 // OptionsFromFlags reads the flags of Flags(prefix) (or EndpointFlags(prefix)
@@ -222,6 +224,8 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.Grace = r.Duration("grace")
 	o.OutageWait = r.Duration("outage-wait")
 	o.StatsFile = r.String("stats")
+	o.Batch = batchOptionsFromFlags(r)
+	o.Dispatch = r.String("dispatch")
 	return o, o.validate()
 }
 
@@ -245,6 +249,9 @@ func (o *Options) validate() error {
 		return app.Usagef("--resume needs -o FILE (the earlier output) or --resume-from FILE")
 	case o.Window != 0 && o.Window < o.Concurrency:
 		return app.Usagef("--window %d: want at least -j (%d)", o.Window, o.Concurrency)
+	}
+	if err := o.validateBatch(); err != nil {
+		return err
 	}
 	// A negative wait would silently mean "no limit", as 0 does.
 	for _, w := range []struct {

@@ -34,7 +34,9 @@ func Action(reg map[string]Factory) func(*app.Run) error {
 		case !slices.Contains([]string{"", "3shot", "zeroshot", "en", "zh"}, opt.Prompt):
 			return app.Usagef("--judge-prompt %q: want 3shot or zeroshot (LongGenBench), en or zh (EifBench)", opt.Prompt)
 		}
-		if opt.Mode == "lexical" || len(r.StringSlice("judge-base-url")) == 0 {
+		// --batch-export and --batch-import call nothing, so they need no endpoint.
+		offline := r.Bool("batch-export") || len(r.StringSlice("batch-import")) > 0
+		if opt.Mode == "lexical" || (len(r.StringSlice("judge-base-url")) == 0 && !offline) {
 			// No request is sent, so the engine's flags (--resume, -j, --stats,
 			// ...) do nothing; say so rather than let a resume seem to work.
 			var ignored []string

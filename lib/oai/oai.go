@@ -269,7 +269,7 @@ func (c *Client) Complete(ctx context.Context, call Call) (*Completion, error) {
 		// Ollama stops a runaway reply (31 identical tokens) this way: partial
 		// text, no finish_reason, zero usage. Not an answer, and not the
 		// endpoint's ill health: sent again, never recorded as a success.
-		return nil, &Error{Kind: KindAborted, Retryable: true, Message: fmt.Sprintf("reply ended without a finish_reason (%q) after %d characters: aborted by the server", comp.FinishReason, len(comp.Text))}
+		return nil, aborted(comp)
 	}
 	comp.Latency = time.Since(start)
 	return comp, nil

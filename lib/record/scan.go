@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -156,6 +157,18 @@ func skipString(b []byte, i int) (int, error) {
 	start := i
 	i++
 	for i < len(b) {
+		// Eight plain bytes at a time (no quote, backslash or control
+		// character): a 455 KB prompt is one string.
+		for i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			if hasZeroByte(x^(swarOnes*'"'))|hasZeroByte(x^(swarOnes*'\\'))|((x-swarOnes*0x20)&^x&swarHigh) != 0 {
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -188,6 +201,14 @@ func skipString(b []byte, i int) (int, error) {
 	}
 	return start, &syntaxError{start, "unterminated string"}
 }
+
+const (
+	swarOnes = 0x0101010101010101
+	swarHigh = 0x8080808080808080
+)
+
+// hasZeroByte is non-zero when a byte of x is 0.
+func hasZeroByte(x uint64) uint64 { return (x - swarOnes) &^ x & swarHigh }
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')

@@ -136,6 +136,10 @@ type Options struct {
 	Reasoning bool // add reasoning_content to chat replies (counted in completion_tokens, not cut by max_tokens)
 	Solvers   []Solver
 	Log       *slog.Logger // per-request faults are logged at Debug; nil: no log
+
+	// PrefixCacheTokens is the capacity of the prefix cache (prefixcache.go):
+	// cached prompt tokens cost no prefill; 0: no cache.
+	PrefixCacheTokens int
 }
 
 // DefaultOptions are those of llm-sim with no flags: full skill, no latency, no faults.
@@ -195,6 +199,9 @@ type Server struct {
 	mu    sync.Mutex
 	stats Stats
 
+	bat batchStore  // /v1/files, /v1/batches (batch.go)
+	pc  prefixCache // --prefix-cache-tokens and /metrics (prefixcache.go)
+
 	srv *http.Server
 	ln  net.Listener
 }
@@ -221,6 +228,7 @@ func New(opt Options) *Server {
 		opt.Log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opt: opt, quirks: quirksOf(opt.Profile), models: map[string]bool{}, closing: make(chan struct{})}
+	s.pc.capacity = opt.PrefixCacheTokens
 	if s.opt.Overflow == "" {
 		s.opt.Overflow = s.quirks.overflow
 	}
@@ -327,6 +335,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.getModel(w, r, strings.TrimPrefix(p, "/v1/models/"))
 	case p == "/health":
 		w.WriteHeader(http.StatusOK)
+	case batchPath(p):
+		s.serveBatchAPI(w, r)
+	case p == "/metrics":
+		s.metrics(w)
 	case p == "/tokenize" && s.quirks.tokenize != tokenizeNone:
 		if r.Method != http.MethodPost {
 			s.clientError(w, http.StatusMethodNotAllowed, "use POST for /tokenize", "invalid_request_error", "method_not_allowed")
@@ -342,7 +354,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func knownPath(p string) bool {
 	switch p {
-	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/tokenize", "/apply-template":
+	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/tokenize", "/apply-template", "/v1/files", "/v1/batches", "/metrics":
 		return true
 	}
 	return strings.HasPrefix(p, "/v1/models/")
@@ -442,6 +454,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("token rates must not be negative")
 	case o.MaxConcurrency < 0 || o.MaxQueue < 0 || o.DecayTokens < 0:
 		return fmt.Errorf("--max-concurrency, --max-queue and --skill-decay-tokens must not be negative")
+	case o.PrefixCacheTokens < 0:
+		return fmt.Errorf("--prefix-cache-tokens must not be negative")
 	case o.MaxModelLen != 0 && o.MaxModelLen < MinModelLen:
 		return fmt.Errorf("--max-model-len %d: want 0 (no limit) or at least %d (room for a chat template)", o.MaxModelLen, MinModelLen)
 	}

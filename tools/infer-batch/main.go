@@ -47,6 +47,13 @@ message) is cut from the right and counted again until it fits, and
 response.context_cut_tokens says by how much. docs/infer-batch.md, "Real servers", has
 the flags each server wants.
 
+OpenAI Batch: --batch-export writes Batch request lines instead of calling (for a provider's
+Batch API or vllm run-batch); --batch-import FILE writes the records from their result lines,
+as an online run would; --batch-api does the round trip on the endpoint's /v1/files and
+/v1/batches (with -o FILE, --resume polls the same batches after a kill). --dispatch prefix
+(the default) sends prompts that start alike together, for a server's prefix cache; the
+output order is the input's either way.
+
 The API key comes from OPENAI_API_KEY or --api-key-file, never from argv, and is never
 written to records, logs or --stats.
 
@@ -59,7 +66,12 @@ Examples:
   #   vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 --max-num-seqs 256
   export OPENAI_BASE_URL=http://gpu1:8000/v1,http://gpu2:8000/v1 OPENAI_API_KEY=EMPTY
   infer-batch -j 256 --model Qwen/Qwen2.5-7B-Instruct --tokenizer server --max-model-len 32768 \
-    --truncate-context --stats stats.json --resume -o responses.jsonl.zst requests.jsonl.zst`
+    --truncate-context --stats stats.json --resume -o responses.jsonl.zst requests.jsonl.zst
+
+  # offline with vLLM's batch runner:
+  infer-batch --batch-export --model Qwen/Qwen2.5-7B-Instruct requests.jsonl.zst > batch.jsonl
+  vllm run-batch -i batch.jsonl -o results.jsonl --model Qwen/Qwen2.5-7B-Instruct
+  infer-batch --batch-import results.jsonl -o replies.jsonl.zst requests.jsonl.zst`
 
 func main() {
 	app.Main(app.Tool{

@@ -28,7 +28,9 @@ func main() {
 by deterministic programs; LongGenBench and EifBench checks by a judge model
 (--judge-base-url, --judge-model) with the same client, retries, concurrency and
 resume as infer-batch. Records that failed earlier pass through unjudged and are
-counted by aggregate-ifs.
+counted by aggregate-ifs. The judge's calls can also run offline as an OpenAI Batch:
+--batch-export writes them as Batch request lines, --batch-import FILE reads the results back,
+--batch-api does the round trip on the judge endpoint's /v1/batches.
 
 Example:
   infer-batch -j 64 req.jsonl.zst | judge | aggregate-ifs

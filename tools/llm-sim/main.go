@@ -49,7 +49,16 @@ Tokens are estimated, not counted with a real tokenizer (a one-pass approximatio
 
 Latency: a request waits for one of --max-concurrency slots (queueing as in vLLM), then
 --latency (plus prompt_tokens / --prefill-tokens-per-sec) to the first token, then streams at
---tokens-per-sec; a non-streaming reply is sent when it is fully generated.
+--tokens-per-sec; a non-streaming reply is sent when it is fully generated. With
+--prefix-cache-tokens N the prompt tokens found in an LRU prefix cache of N tokens cost no
+prefill; GET /metrics (Prometheus text) has prefix_cache_hit_tokens,
+prefix_cache_reusable_tokens (what an unlimited cache would have hit), prompt_tokens,
+requests_running and requests_waiting.
+
+Batches: /v1/files (multipart upload with purpose=batch, content download) and /v1/batches
+(create, retrieve, cancel, list) as OpenAI's, with its statuses validating → in_progress →
+finalizing → completed (or failed, cancelling → cancelled); a batch's requests go through the
+same latency model, concurrency cap, solvers and faults, and files are kept in memory.
 
 Faults: a fraction --fail-rate of completion requests fail, the kind drawn by --faults weights
 from an RNG seeded by --seed and the request's arrival number (so a retry may succeed):
@@ -114,6 +123,7 @@ func main() {
 			&cli.IntFlag{Name: "skill-decay-tokens", Value: d.DecayTokens, Usage: "prompt tokens at which --skill-decay has its full effect"},
 			&cli.DurationFlag{Name: "latency", Usage: "time to first token"},
 			&cli.Float64Flag{Name: "prefill-tokens-per-sec", Usage: "prompt tokens processed per second before the first token (0: free)"},
+			&cli.IntFlag{Name: "prefix-cache-tokens", Usage: "prefix cache capacity in tokens (LRU over 512-byte prompt blocks, like vLLM's automatic prefix caching): cached prompt tokens cost no prefill; GET /metrics counts hits (0: no cache)"},
 			&cli.Float64Flag{Name: "tokens-per-sec", Usage: "generation speed per request (0: instant)"},
 			&cli.IntFlag{Name: "max-concurrency", Usage: "requests generated at once; more wait in a queue (0: no cap)"},
 			&cli.IntFlag{Name: "max-queue", Usage: "requests that may wait; more get 503 with Retry-After (0: no bound)"},
@@ -154,6 +164,7 @@ func run(r *app.Run) error {
 	opt.Skill, opt.SkillDecay, opt.DecayTokens = r.Float64("skill"), r.Float64("skill-decay"), r.Int("skill-decay-tokens")
 	opt.Latency, opt.PrefillTPS, opt.TokensPerSec = r.Duration("latency"), r.Float64("prefill-tokens-per-sec"), r.Float64("tokens-per-sec")
 	opt.MaxConcurrency, opt.MaxQueue = r.Int("max-concurrency"), r.Int("max-queue")
+	opt.PrefixCacheTokens = r.Int("prefix-cache-tokens")
 	opt.FailRate, opt.RetryAfter, opt.StallFor = r.Float64("fail-rate"), r.Duration("retry-after"), r.Duration("stall-for")
 	if sr := r.Float64("stop-rate"); sr < 0 || sr > 1 {
 		return app.Usagef("--stop-rate %v: want a probability in [0,1]", sr)

@@ -1,0 +1,261 @@
+package infer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/batchapi"
+	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/urfave/cli/v2"
+)
+
+// BatchOptions choose the OpenAI Batch way of running the requests instead
+// of calling the endpoint once per record (docs/infer-batch.md, "Batch").
+type BatchOptions struct {
+	Export       bool          // write Batch request lines, call nothing
+	Import       []string      // Batch result files to write the records from
+	API          bool          // run the requests as batches on the endpoint's /v1/batches
+	CancelOnExit bool          // --batch-api: cancel unfinished batches on SIGTERM/SIGINT
+	Poll         time.Duration // --batch-api: longest wait between two polls
+	MaxRequests  int           // requests per batch (OpenAI: 50,000)
+	MaxBytes     int64         // bytes per batch input file (OpenAI: 200 MB)
+}
+
+// Active reports whether records go through a batch rather than calls.
+func (b *BatchOptions) Active() bool { return b.Export || len(b.Import) > 0 || b.API }
+
+// NeedsEndpoint reports whether the mode talks to an endpoint.
+func (b *BatchOptions) NeedsEndpoint() bool { return !b.Export && len(b.Import) == 0 }
+
+const catBatch = "OpenAI Batch:"
+
+func batchFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "batch-export", Category: catBatch, Usage: "call nothing: write one OpenAI Batch request line per record that needs a call (custom_id = id, method, url, body = request + model), for OpenAI's Batch API or vllm run-batch"},
+		&cli.StringSliceFlag{Name: "batch-import", Category: catBatch, Usage: "call nothing: write the input records with the response or error of the Batch result `FILE`s (OpenAI output and error files, vllm run-batch output), matched by custom_id; ids without a result get an error"},
+		&cli.BoolFlag{Name: "batch-api", Category: catBatch, Usage: "run the requests as batches on the endpoint's /v1/files and /v1/batches (split at --batch-max-requests or 200 MB), poll, and write the records; with -o FILE the batch ids are kept in FILE.partial.batches and --resume polls them again"},
+		&cli.BoolFlag{Name: "cancel-on-exit", Category: catBatch, Usage: "--batch-api: cancel the unfinished batches on SIGTERM/SIGINT (default: leave them running for --resume)"},
+		&cli.DurationFlag{Name: "batch-poll", Value: time.Minute, Category: catBatch, Usage: "--batch-api: longest wait between two polls (back-off from 1 s)"},
+		&cli.IntFlag{Name: "batch-max-requests", Value: batchapi.MaxRequests, Category: catBatch, Usage: "--batch-api: requests per batch"},
+	}
+}
+
+func batchOptionsFromFlags(r *app.Run) BatchOptions {
+	return BatchOptions{
+		Export: r.Bool("batch-export"), Import: r.StringSlice("batch-import"), API: r.Bool("batch-api"),
+		CancelOnExit: r.Bool("cancel-on-exit"), Poll: r.Duration("batch-poll"),
+		MaxRequests: r.Int("batch-max-requests"), MaxBytes: batchapi.MaxBytes,
+	}
+}
+
+func (o *Options) validateBatch() error {
+	b := &o.Batch
+	n := 0
+	for _, on := range []bool{b.Export, len(b.Import) > 0, b.API} {
+		if on {
+			n++
+		}
+	}
+	switch {
+	case o.Dispatch != "" && o.Dispatch != DispatchInput && o.Dispatch != DispatchPrefix:
+		return app.Usagef("--dispatch %q: want input or prefix", o.Dispatch)
+	case n > 1:
+		return app.Usagef("--batch-export, --batch-import and --batch-api are different ways to run: give one")
+	case b.CancelOnExit && !b.API:
+		return app.Usagef("--cancel-on-exit needs --batch-api")
+	case (b.Export || len(b.Import) > 0) && o.Resume:
+		return app.Usagef("--resume does not apply to --batch-export or --batch-import (they call nothing); it applies to --batch-api")
+	case b.API && (b.MaxRequests < 1 || b.Poll <= 0):
+		return app.Usagef("--batch-max-requests %d, --batch-poll %v: want at least 1 and more than 0", b.MaxRequests, b.Poll)
+	case b.Export && o.Model == "" && len(o.BaseURLs) == 0:
+		return app.Usagef("--batch-export: a Batch request names its model: give --%smodel (or --%sbase-url to ask the endpoint)", o.Role, o.Role)
+	}
+	return nil
+}
+
+// processBatch is Process for the three batch modes.
+func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, error), apply func(*record.Record, *Result) error) error {
+	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats(), model: opt.Model,
+		lim: newLimiter(1, false), eps: newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)}
+	// Batches do not stream: the request's own "stream" is dropped below.
+	e.opt.Stream = false
+	e.startTotal()
+	var err error
+	switch {
+	case opt.Batch.Export:
+		if opt.Model == "" {
+			e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+			defer e.client.Close()
+		} else {
+			e.checked = true // the model is known; nothing is called
+		}
+		err = e.export()
+	case len(opt.Batch.Import) > 0:
+		e.checked = true
+		res := batchapi.NewResults()
+		if err := res.ReadFiles(opt.Batch.Import); err != nil {
+			return app.Invalid(err)
+		}
+		err = e.importResults(e.r.Records, res, "batch:"+opt.Batch.Import[0])
+	default:
+		err = e.batchAPI()
+	}
+	e.st.finish(e)
+	if serr := e.writeStats(); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// callFor prepares a record as an online run would: c is nil when the
+// record needs no call or failed before one (re says why; pre when the
+// pre-flight check refused it). Nothing is counted here.
+func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre bool, err error) {
+	body, err := e.safePrepare(rec)
+	switch {
+	case errors.As(err, &re):
+		return nil, re, false, nil
+	case err != nil:
+		return nil, nil, false, err
+	case body == nil:
+		return nil, nil, false, nil
+	}
+	if err := e.resolveModel(); err != nil {
+		return nil, nil, false, err
+	}
+	if c, re = e.check(body); re != nil {
+		return nil, re, true, nil
+	}
+	if re = e.build(e.r.Ctx, c); re != nil {
+		return nil, re, true, nil
+	}
+	if c.stream {
+		// A batch answers whole: a stream asked for by the request is dropped.
+		var m map[string]json.RawMessage
+		if err := record.Unmarshal(c.body, &m); err == nil {
+			delete(m, "stream")
+			delete(m, "stream_options")
+			c.body, _ = record.Marshal(m)
+		}
+		c.stream = false
+	}
+	return c, nil, false, nil
+}
+
+// batchCall is callFor with the record failed and counted as an online run
+// does it.
+func (e *engine) batchCall(rec *record.Record) (*call, error) {
+	c, re, pre, err := e.callFor(rec)
+	switch {
+	case err != nil:
+		return nil, err
+	case re != nil:
+		if pre {
+			e.st.preflight()
+		}
+		e.fail(rec, re)
+	case c == nil:
+		e.st.passed.Add(1)
+	}
+	return c, nil
+}
+
+func batchURL(c *call) string {
+	if c.path == oai.PathChat {
+		return batchapi.URLChat
+	}
+	return batchapi.URLCompletions
+}
+
+// export writes a Batch request line per record that needs a call. Records
+// that need none, or failed before one, are not in it: --batch-import
+// prepares every record again and writes them.
+func (e *engine) export() error {
+	w := e.r.TextWriter()
+	var buf []byte
+	lines, skipped := 0, 0
+	err := e.r.Records(func(rec *record.Record) error {
+		c, _, _, err := e.callFor(rec)
+		if err != nil {
+			return err
+		}
+		if c == nil {
+			skipped++
+			return nil
+		}
+		buf = batchapi.AppendInput(buf[:0], rec.ID(), batchURL(c), c.body)
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		lines++
+		e.r.Written.Add(1)
+		return nil
+	})
+	e.r.Log.Info("--batch-export: Batch request lines written", "requests", lines, "records_without_a_call", skipped,
+		"hint", "records without a call are written by --batch-import from the same input")
+	return err
+}
+
+// importResults writes every input record with its batch result, in input
+// order, as an online run would have written it.
+// each is r.Records, or the records a --batch-api run kept aside.
+func (e *engine) importResults(each func(func(*record.Record) error) error, res *batchapi.Results, label string) error {
+	ep := &endpoint{label: label}
+	missing := 0
+	err := each(func(rec *record.Record) error {
+		c, err := e.batchCall(rec)
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			out, ok := res.Take(rec.ID())
+			if !ok {
+				missing++
+				e.fail(rec, &record.Error{Kind: KindNoBatchResult, Message: "no batch result has this custom_id", Attempts: 0})
+			} else {
+				e.applyOutput(rec, c, out, ep)
+			}
+		}
+		return e.r.Write(rec)
+	})
+	if missing > 0 {
+		e.r.Log.Warn("records without a batch result were written with an error", "records", missing, "kind", KindNoBatchResult)
+	}
+	if n := res.Len(); n > 0 {
+		e.r.Log.Warn("batch results whose custom_id is not in the input were ignored", "results", n, "some", fmt.Sprint(res.IDs(3)))
+	}
+	return err
+}
+
+// KindNoBatchResult is the error kind of a record whose request has no line
+// in the batch results (the batch expired, was cancelled, or the file is
+// another run's).
+const KindNoBatchResult = "no_batch_result"
+
+func (e *engine) applyOutput(rec *record.Record, c *call, out *batchapi.Output, ep *endpoint) {
+	if msg := out.ErrorMessage(); msg != "" && (out.Response == nil || out.Response.StatusCode/100 == 2) {
+		e.fail(rec, &record.Error{Kind: "batch_error", Message: msg, Attempts: 1})
+		return
+	}
+	comp, oe := oai.ParseResult(out.Response.StatusCode, bytes.TrimSpace(out.Response.Body))
+	if oe != nil {
+		e.fail(rec, &record.Error{Kind: oe.Kind, Status: oe.Status, Message: oe.Message, Attempts: 1})
+		return
+	}
+	// Without --model, the record names the model that answered.
+	model := e.model
+	if model == "" {
+		var v struct {
+			Model string `json:"model"`
+		}
+		record.Unmarshal(out.Response.Body, &v)
+		e.model = v.Model
+	}
+	e.succeed(&item{rec: rec, call: c}, comp, ep, 1)
+	e.model = model
+}
