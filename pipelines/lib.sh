@@ -145,11 +145,13 @@ ifkit_infer() {
 # whose checks go to an LLM judge: $judge_url, $judge_model, $judge_jobs,
 # the common --max-failures and --retry-errors, --resume, and JUDGE_ARGS.
 ifkit_judge_llm_flags() {
-	local extra
-	read -r -a extra <<<"${JUDGE_ARGS:-}"
 	ifkit_judge_llm=(--judge-base-url "$judge_url" ${judge_model:+--judge-model "$judge_model"} -j "$judge_jobs"
-		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${extra[@]}")
+		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${ifkit_judge_args[@]}")
 }
+
+# ifkit_judge_args: JUDGE_ARGS as words, for every script's judge stage (the
+# deterministic scorers take them too, e.g. --rubric strict, --skip-invalid).
+read -r -a ifkit_judge_args <<<"${JUDGE_ARGS:-}"
 
 # ifkit_report [FLAGS...] turns $out/judged.jsonl.zst into report.md, the
 # tidy rows report.jsonl and the page report.html in one pass (FLAGS go to

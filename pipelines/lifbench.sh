@@ -13,7 +13,7 @@
 # --retry-errors: the rerun also sends records that failed for good (transient failures are
 # sent again by any rerun).
 # --official FILE (repeatable) imports official context files (data/meta/*_input.json)
-# instead of generating contexts. Extra infer-batch flags can go in INFER_ARGS, e.g.
+# instead of generating contexts. Extra infer-batch flags can go in INFER_ARGS (judge flags in JUDGE_ARGS), e.g.
 #   INFER_ARGS="--max-model-len 131072 --truncate-context" pipelines/lifbench.sh ...
 # Rerun with the same --out to resume: the replies already there are kept while the requests,
 # the model and INFER_ARGS stay the same.
@@ -57,5 +57,5 @@ ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
 
 ifkit_infer
 
-ifkit_stage judged.jsonl.zst judge --rubric "$rubric" "$out/responses.jsonl.zst"
+ifkit_stage judged.jsonl.zst judge --rubric "$rubric" "${ifkit_judge_args[@]}" "$out/responses.jsonl.zst"
 ifkit_report

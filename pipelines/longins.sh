@@ -59,5 +59,5 @@ ifkit_start
 ifkit_stage items.jsonl.zst "${gen[@]}"
 ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
 ifkit_infer
-ifkit_stage judged.jsonl.zst judge "$out/responses.jsonl.zst"
+ifkit_stage judged.jsonl.zst judge "${ifkit_judge_args[@]}" "$out/responses.jsonl.zst"
 ifkit_report

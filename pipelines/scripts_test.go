@@ -130,6 +130,13 @@ func TestScriptsRunFromACleanPath(t *testing.T) {
 			t.Errorf("%s.sh --help without programs: %v, want exit 0 and the usage without comment marks:\n%s", name, err, out)
 		}
 	}
+	// JUDGE_ARGS reach the judge of a benchmark scored without an LLM too.
+	cmd = exec.Command("./pipelines/ifscale.sh", "--out", "out/ifscale", "--densities", "10,20", "--seeds", "0")
+	cmd.Dir, cmd.Env = co, append(clean, "JUDGE_ARGS=--no-such-judge-flag")
+	out2, err = cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out2), "ifscale.sh: judge refused its command line") {
+		t.Errorf("ifscale.sh with JUDGE_ARGS=--no-such-judge-flag: %v, want judge to refuse it (exit 2):\n%s", err, out2)
+	}
 	cmd = exec.Command("./pipelines/ifscale.sh", "--out")
 	cmd.Dir, cmd.Env = co, clean
 	out2, err = cmd.CombinedOutput()
