@@ -2,13 +2,15 @@
 # make demo: every benchmark end to end against a local llm-sim, on small grids
 # so it finishes in a few minutes on a laptop. llm-sim is a test double: the
 # numbers describe the simulator (two simulated models, a strong and a weak
-# one), not any real model. Results: OUT/<bench>/report.md and report.jsonl,
+# one), not any real model. Results: OUT/<bench>/report.md, report.jsonl and report.html,
 # OUT/summary.md with every report and OUT/report.html with every figure.
 #
 #   pipelines/demo.sh [OUT]      (finds or builds the programs itself: pipelines/lib.sh)
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
+case ${1-} in -h | --help) ifkit_help; exit 0 ;; esac
+ifkit_find_programs
 out=${1:-out}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"

@@ -7,7 +7,7 @@
 #
 # Each stage writes its file under the output directory (default out/eifbench):
 # items.jsonl.zst, requests.jsonl.zst, responses.jsonl.zst, checks.jsonl.zst,
-# judged.jsonl.zst, report.md and report.jsonl. Without --official the
+# judged.jsonl.zst, report.md, report.jsonl, report.html. Without --official the
 # project's English sample set is used. API keys come from OPENAI_API_KEY and
 # JUDGE_API_KEY. Extra flags for infer-batch and judge: INFER_ARGS, JUDGE_ARGS.
 # Inference and judging resume where an interrupted run stopped (delete the

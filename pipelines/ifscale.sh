@@ -8,7 +8,7 @@
 #
 # Each stage writes its file under the output directory (default out/ifscale):
 # items.jsonl.zst, requests.jsonl.zst, responses.jsonl.zst, judged.jsonl.zst,
-# report.md and report.jsonl. The API key comes from OPENAI_API_KEY. Extra
+# report.md, report.jsonl, report.html. The API key comes from OPENAI_API_KEY. Extra
 # flags for infer-batch: INFER_ARGS (e.g. "--timeout-first-byte 30m" for reasoning models).
 # Rerun with the same --out to resume: the replies already there are kept while the requests,
 # the model and INFER_ARGS stay the same.
@@ -57,5 +57,5 @@ ifkit_start
 ifkit_stage items.jsonl.zst "${gen[@]}"
 ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
 ifkit_infer
-ifkit_stage judged.jsonl.zst judge "$out/responses.jsonl.zst"
+ifkit_stage judged.jsonl.zst judge "${ifkit_judge_args[@]}" "$out/responses.jsonl.zst"
 ifkit_report

@@ -28,7 +28,11 @@ ifkit_find_programs() {
 	export PATH
 }
 
-ifkit_find_programs
+# ifkit_help prints the script's header comment (line 2 up to `set -euo`) as
+# its usage, for the scripts whose header is their manual.
+ifkit_help() {
+	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+}
 
 # The flags every script accepts the same way. In a script's argument loop,
 #   *) ifkit_common_flag "$@" || { echo "x.sh: unknown argument $1" >&2; exit 2; }; shift "$ifkit_shift" ;;
@@ -41,11 +45,11 @@ ifkit_find_programs
 ifkit_common_flag() {
 	ifkit_shift=2
 	case $1 in
-	--base-url) base_url=$2 ;;
-	--model) model=$2 ;;
-	--out) out=$2 ;;
-	-j) jobs=$2 ;;
-	--max-failures) max_failures=$2 ;;
+	--base-url) base_url=${2-} ;;
+	--model) model=${2-} ;;
+	--out) out=${2-} ;;
+	-j) jobs=${2-} ;;
+	--max-failures) max_failures=${2-} ;;
 	--retry-errors) retry_errors=--retry-errors; ifkit_shift=1 ;;
 	*) return 1 ;;
 	esac
@@ -67,8 +71,10 @@ retry_errors=
 #   report.html          aggregate-ifs    (the figures, same pass)
 ifkit_name=$(basename "$0")
 
-# ifkit_start checks the endpoint and makes the output folder.
+# ifkit_start finds the programs (after the arguments are read, so --help
+# needs none), checks the endpoint and makes the output folder.
 ifkit_start() {
+	ifkit_find_programs
 	if [[ -z ${base_url:-} ]]; then
 		echo "$ifkit_name: no endpoint for the model under test: set OPENAI_BASE_URL or give --base-url" >&2
 		exit 2
@@ -139,11 +145,13 @@ ifkit_infer() {
 # whose checks go to an LLM judge: $judge_url, $judge_model, $judge_jobs,
 # the common --max-failures and --retry-errors, --resume, and JUDGE_ARGS.
 ifkit_judge_llm_flags() {
-	local extra
-	read -r -a extra <<<"${JUDGE_ARGS:-}"
 	ifkit_judge_llm=(--judge-base-url "$judge_url" ${judge_model:+--judge-model "$judge_model"} -j "$judge_jobs"
-		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${extra[@]}")
+		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${ifkit_judge_args[@]}")
 }
+
+# ifkit_judge_args: JUDGE_ARGS as words, for every script's judge stage (the
+# deterministic scorers take them too, e.g. --rubric strict, --skip-invalid).
+read -r -a ifkit_judge_args <<<"${JUDGE_ARGS:-}"
 
 # ifkit_report [FLAGS...] turns $out/judged.jsonl.zst into report.md, the
 # tidy rows report.jsonl and the page report.html in one pass (FLAGS go to

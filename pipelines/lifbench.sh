@@ -8,12 +8,12 @@
 # SGLang, OpenAI, or llm-sim for a test run); OPENAI_API_KEY is read by infer-batch from the
 # environment. Stage outputs are written to DIR (default out/lifbench):
 #   items.jsonl.zst  requests.jsonl.zst  responses.jsonl.zst  judged.jsonl.zst
-#   report.md  report.jsonl (tidy rows: ARS, IFP, IFS)
+#   report.md  report.jsonl (tidy rows: ARS, IFP, IFS)  report.html (figures)
 # --max-failures (default 10%): failed records infer-batch tolerates before the script exits 4.
 # --retry-errors: the rerun also sends records that failed for good (transient failures are
 # sent again by any rerun).
 # --official FILE (repeatable) imports official context files (data/meta/*_input.json)
-# instead of generating contexts. Extra infer-batch flags can go in INFER_ARGS, e.g.
+# instead of generating contexts. Extra infer-batch flags can go in INFER_ARGS (judge flags in JUDGE_ARGS), e.g.
 #   INFER_ARGS="--max-model-len 131072 --truncate-context" pipelines/lifbench.sh ...
 # Rerun with the same --out to resume: the replies already there are kept while the requests,
 # the model and INFER_ARGS stay the same.
@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     --templates) templates=$2; shift 2 ;;
     --rubric) rubric=$2; shift 2 ;;
     --official) official+=("$2"); shift 2 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+    -h|--help) ifkit_help; exit 0 ;;
     *) ifkit_common_flag "$@" || { echo "lifbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
   esac
 done
@@ -57,5 +57,5 @@ ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
 
 ifkit_infer
 
-ifkit_stage judged.jsonl.zst judge --rubric "$rubric" "$out/responses.jsonl.zst"
+ifkit_stage judged.jsonl.zst judge --rubric "$rubric" "${ifkit_judge_args[@]}" "$out/responses.jsonl.zst"
 ifkit_report

@@ -11,7 +11,7 @@
 # defaults to the model's endpoint); keys from OPENAI_API_KEY / JUDGE_API_KEY.
 # Each stage writes its file into the output directory (items.jsonl.zst,
 # requests.jsonl.zst, responses.jsonl.zst, checks.jsonl.zst, judged.jsonl.zst,
-# report.md, report.jsonl); inference and judging
+# report.md, report.jsonl, report.html); inference and judging
 # resume where an earlier, interrupted run stopped (delete the directory to
 # start afresh).
 set -euo pipefail

@@ -9,7 +9,7 @@
 #
 # Each stage writes its file under the output directory (default out/longins):
 # items.jsonl.zst, requests.jsonl.zst, responses.jsonl.zst, judged.jsonl.zst,
-# report.md and report.jsonl. Without --official or --tasks the project's own
+# report.md, report.jsonl, report.html. Without --official or --tasks the project's own
 # checkable tasks are used. The API key comes from OPENAI_API_KEY. Extra flags
 # for infer-batch: INFER_ARGS (e.g. "--max-model-len 32768"). Rerun with the
 # same --out to resume: the replies already there are kept while the
@@ -59,5 +59,5 @@ ifkit_start
 ifkit_stage items.jsonl.zst "${gen[@]}"
 ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
 ifkit_infer
-ifkit_stage judged.jsonl.zst judge "$out/responses.jsonl.zst"
+ifkit_stage judged.jsonl.zst judge "${ifkit_judge_args[@]}" "$out/responses.jsonl.zst"
 ifkit_report

@@ -120,4 +120,27 @@ func TestScriptsRunFromACleanPath(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out2), "make build") {
 		t.Errorf("no programs: %v, want exit 2 saying to run make build:\n%s", err, out2)
 	}
+	// --help needs no programs (nothing is found or built), and a common flag
+	// missing its value is a usage error, not an unbound variable.
+	for _, name := range []string{"lifbench", "ifscale", "longins", "longgenbench", "eifbench", "demo", "xargs-shards"} {
+		cmd := exec.Command("./pipelines/"+name+".sh", "--help")
+		cmd.Dir, cmd.Env = bare, clean
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), name+".sh") || strings.Contains(string(out), "\n#") {
+			t.Errorf("%s.sh --help without programs: %v, want exit 0 and the usage without comment marks:\n%s", name, err, out)
+		}
+	}
+	// JUDGE_ARGS reach the judge of a benchmark scored without an LLM too.
+	cmd = exec.Command("./pipelines/ifscale.sh", "--out", "out/ifscale", "--densities", "10,20", "--seeds", "0")
+	cmd.Dir, cmd.Env = co, append(clean, "JUDGE_ARGS=--no-such-judge-flag")
+	out2, err = cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out2), "ifscale.sh: judge refused its command line") {
+		t.Errorf("ifscale.sh with JUDGE_ARGS=--no-such-judge-flag: %v, want judge to refuse it (exit 2):\n%s", err, out2)
+	}
+	cmd = exec.Command("./pipelines/ifscale.sh", "--out")
+	cmd.Dir, cmd.Env = co, clean
+	out2, err = cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out2), "--out needs a value") {
+		t.Errorf("ifscale.sh --out: %v, want exit 2 saying --out needs a value:\n%s", err, out2)
+	}
 }

@@ -15,6 +15,8 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
+case ${1-} in -h | --help) ifkit_help; exit 0 ;; esac
+ifkit_find_programs
 requests=${1:?usage: xargs-shards.sh REQUESTS OUTDIR [N] [P]}
 out=${2:?usage: xargs-shards.sh REQUESTS OUTDIR [N] [P]}
 n=${3:-4}
