@@ -377,3 +377,39 @@ func TestPromptLayouts(t *testing.T) {
 		t.Errorf("LIST prompt:\n%s", list)
 	}
 }
+
+// A failed exam names no wrong answer: under --failed official each of its
+// wrong answers is missed at its depth (gold.depths); exclude leaves it out.
+func TestAggregateFailedDepths(t *testing.T) {
+	for _, tc := range []struct {
+		policy string
+		depth2 float64
+	}{
+		{aggregate.FailedOfficial, 50},
+		{aggregate.FailedExclude, 100},
+	} {
+		agg := NewAggregator(aggregate.Options{Decimals: 2, Failed: tc.policy})
+		ok := record.New("a")
+		ok.Set("bench", Bench)
+		ok.Set("model", "m")
+		ok.Set("group", map[string]string{"mode": GIST, "length": "256"})
+		ok.Set("judgement", record.Judgement{Score: 1, Rubric: Rubric, Detail: map[string]any{"hits": []Hit{{ID: 1, Depth: 2, Hit: true}}, "gold_wrong": 1}})
+		failed := record.New("b")
+		failed.Set("bench", Bench)
+		failed.Set("model", "m")
+		failed.Set("group", map[string]string{"mode": GIST, "length": "256"})
+		failed.Set("gold", Gold{Wrong: []int{3}, Depths: []int{2}, Questions: 10})
+		failed.Set("error", record.Error{Stage: "infer-batch", Kind: "http", Message: "500"})
+		for _, r := range []*record.Record{ok, failed} {
+			if err := agg.Add(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, _ := agg.Result()
+		for _, row := range res.Rows {
+			if row.Metric == "depth_accuracy" && row.Nums["depth"] == 2 && row.Value != tc.depth2 {
+				t.Errorf("--failed %s: depth 2 accuracy %v, want %v", tc.policy, row.Value, tc.depth2)
+			}
+		}
+	}
+}
