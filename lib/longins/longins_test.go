@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +15,7 @@ import (
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 	"github.com/ifkit/ifkit/lib/sim"
+	"github.com/ifkit/ifkit/lib/testbin"
 	"github.com/ifkit/ifkit/lib/tokens"
 )
 
@@ -219,21 +217,11 @@ func TestParseTasks(t *testing.T) {
 	}
 }
 
-func officialFile(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "reference", "longins", "GIST_256.json")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("official LongIns file not found at %s (only present in the development workspace): %v", p, err)
-	}
-	return p
-}
-
 // The official GIST_256.json imports as 1,419 exams; a reply naming exactly
 // the gold ids scores F1 1 except on the 22 exams with no wrong answer,
 // which cap the mean at 98.45 as the official scorer does.
 func TestImportOfficialAndScore(t *testing.T) {
-	p := officialFile(t)
+	p := testbin.Reference(t, "longins", "GIST_256.json")
 	mode, length, ok := ModeLengthOf(p)
 	if !ok || mode != GIST || length != 256 {
 		t.Fatalf("ModeLengthOf(%s) = %q %d %v", p, mode, length, ok)
