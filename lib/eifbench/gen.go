@@ -32,6 +32,12 @@ func Generate(opt GenOptions, emit func(*record.Record) error) error {
 	if err != nil {
 		return err
 	}
+	return EmitTasks(tasks, emit)
+}
+
+// EmitTasks emits one item record per task of LoadTasks, in order; a main_id
+// twice in one subset is bad input.
+func EmitTasks(tasks []*Task, emit func(*record.Record) error) error {
 	seen := map[string]bool{}
 	for _, t := range tasks {
 		if seen[t.ID] {

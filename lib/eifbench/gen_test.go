@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/testbin"
 )
 
 // officialSample is ../shared/reference/eifbench/party_first15.json relative
@@ -19,15 +20,6 @@ func officialSample() string {
 	path := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "reference", "eifbench", "party_first15.json")
 	if _, err := os.Stat(path); err != nil {
 		return ""
-	}
-	return path
-}
-
-func requireOfficialSample(t *testing.T) string {
-	t.Helper()
-	path := officialSample()
-	if path == "" {
-		t.Skip("official sample absent: this test needs ../shared/reference/eifbench/party_first15.json")
 	}
 	return path
 }
@@ -81,7 +73,7 @@ func TestSampleSet(t *testing.T) {
 
 func TestOfficialImport(t *testing.T) {
 	// The reference copy is named party_first15.json: "party" tells the subset.
-	recs := collect(t, GenOptions{Official: []string{requireOfficialSample(t)}})
+	recs := collect(t, GenOptions{Official: []string{testbin.Reference(t, "eifbench", "party_first15.json")}})
 	if len(recs) != 15 {
 		t.Fatalf("%d tasks, want 15", len(recs))
 	}

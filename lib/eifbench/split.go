@@ -277,15 +277,6 @@ type segment struct {
 	Markers string `json:"markers,omitempty"` // why the markers were not trusted (Markers*)
 }
 
-// responseMeta is what a child keeps of its parent's response: not the text
-// (the child holds its own answer) but what aggregate-ifs reads: whether
-// the server cut the prompt, and which server answered.
-type responseMeta struct {
-	FinishReason    string `json:"finish_reason,omitempty"`
-	ServerTruncated bool   `json:"server_truncated,omitempty"`
-	Fingerprint     string `json:"system_fingerprint,omitempty"`
-}
-
 // childGold is everything the judge of one constraint needs.
 type childGold struct {
 	Subset          string `json:"subset"`
@@ -321,7 +312,6 @@ func Split(rec *record.Record, emit func(*record.Record) error) error {
 	}
 	var answers []Answer
 	var reply string
-	var meta *responseMeta
 	if !rec.Errored() {
 		var resp record.Response
 		if !rec.Has("response") {
@@ -332,7 +322,6 @@ func Split(rec *record.Record, emit func(*record.Record) error) error {
 		}
 		reply = resp.Text
 		answers = SplitAnswers(reply, len(g.Subs))
-		meta = &responseMeta{FinishReason: resp.FinishReason, ServerTruncated: resp.ServerTruncated, Fingerprint: resp.Fingerprint}
 	}
 	var group map[string]string
 	if err := rec.Decode("group", &group); err != nil {
@@ -345,13 +334,11 @@ func Split(rec *record.Record, emit func(*record.Record) error) error {
 			child.SetID(split.ChildID(rec.ID(), fmt.Sprintf("%d.%d", i+1, j+1)))
 			child.Set("parent", rec.ID())
 			// The children carry their own answer and gold; the prompt and the
-			// whole reply would repeat the parent's bulk in every child.
+			// whole reply would repeat the parent's bulk in every child
+			// (split.Run gives them the response without its text).
 			child.Delete("request")
 			child.Delete("response")
 			child.Delete("context")
-			if meta != nil {
-				child.Set("response", meta)
-			}
 			gr := map[string]string{}
 			for k, v := range group {
 				gr[k] = v

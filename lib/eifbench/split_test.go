@@ -7,6 +7,7 @@ import (
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/split"
 )
 
 func TestSplitAnswers(t *testing.T) {
@@ -102,7 +103,7 @@ func pipelineRequest(t *testing.T) (*record.Record, *Task) {
 func splitAll(t *testing.T, rec *record.Record) []*record.Record {
 	t.Helper()
 	var out []*record.Record
-	if err := Split(rec, func(r *record.Record) error { out = append(out, r); return nil }); err != nil {
+	if err := split.KeepResponseMeta(Split)(rec, func(r *record.Record) error { out = append(out, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return out

@@ -7,18 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-)
 
-// referenceDir is ../shared/reference/ifscale from the repository root; the
-// test is skipped where it is absent.
-func referenceDir(t *testing.T) string {
-	t.Helper()
-	dir := referenceDirOrEmpty()
-	if dir == "" {
-		t.Skipf("official IFScale files not found at %s (only present in the development workspace)", referenceRel)
-	}
-	return dir
-}
+	"github.com/ifkit/ifkit/lib/testbin"
+)
 
 func readCSV(t *testing.T, path string) [][]string {
 	t.Helper()
@@ -38,7 +29,7 @@ func readCSV(t *testing.T, path string) [][]string {
 // to the official *_by_rules_subset.csv files bit for bit (NaN as an empty
 // cell), as analysis.py computed them.
 func TestReproduceOfficialAggregates(t *testing.T) {
-	dir := referenceDir(t)
+	dir := testbin.Reference(t, "ifscale")
 	res, err := ImportPerSample([]string{filepath.Join(dir, "per_sample_subset.csv")}, aggOpts)
 	if err != nil {
 		t.Fatal(err)

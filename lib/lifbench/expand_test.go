@@ -11,6 +11,7 @@ import (
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/sim"
+	"github.com/ifkit/ifkit/lib/testbin"
 )
 
 func TestExpandRequestShape(t *testing.T) {
@@ -68,7 +69,7 @@ func TestExpandBadInput(t *testing.T) {
 // laid out as the official prompts, and a solver that knows those templates
 // earns full marks from the rubric.
 func TestOfficialTemplates(t *testing.T) {
-	path := reference(t, "lifbench", "tasks.json")
+	path := testbin.Reference(t, "lifbench", "tasks.json")
 	reqs := expandAll(t, genContexts(t, "1k", 1), expand.Options{Templates: path})
 	if len(reqs) != 467 {
 		t.Errorf("%d prompts, want 467", len(reqs))

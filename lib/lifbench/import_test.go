@@ -2,27 +2,13 @@ package lifbench
 
 import (
 	"math"
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/report"
+	"github.com/ifkit/ifkit/lib/testbin"
 )
-
-// reference is ../shared/reference from the repository root.
-func reference(t *testing.T, parts ...string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	p := filepath.Join(append([]string{root, "..", "shared", "reference"}, parts...)...)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("official reference files not found at %s (only the ifkit workspace has them): %v", p, err)
-	}
-	return p
-}
 
 func find(rows []report.Row, model, metric string, dims map[string]string) (float64, bool) {
 next:
@@ -44,7 +30,7 @@ next:
 // ../shared/reference/README.md (paper Tables 3, 4 and 7) from the official
 // score CSVs.
 func TestReproducesOfficialNumbers(t *testing.T) {
-	dir := reference(t, "lifbench", "scores")
+	dir := testbin.Reference(t, "lifbench", "scores")
 	res, err := ImportScores([]string{dir}, aggregate.Options{Decimals: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +110,7 @@ func TestReproducesOfficialNumbers(t *testing.T) {
 // TestReproducesTable7 compares every cell of the paper's Table 7 (ARS per
 // task and length, and overall) for the two models, as printed.
 func TestReproducesTable7(t *testing.T) {
-	dir := reference(t, "lifbench", "scores")
+	dir := testbin.Reference(t, "lifbench", "scores")
 	res, err := ImportScores([]string{dir}, aggregate.Options{Decimals: 3})
 	if err != nil {
 		t.Fatal(err)

@@ -246,3 +246,43 @@ func TestUnquote(t *testing.T) {
 		}
 	}
 }
+
+// Replies that make the official scorer raise (docs/lifbench.md, "Replies
+// that make the official scorer raise") are scored in both modes, row by
+// row of that table; an expression is never evaluated, so [[exit()]] scores
+// as any other unparsable match.
+func TestRaisingRepliesScore(t *testing.T) {
+	t1, t3 := "T one", "T three"
+	id1, id3 := "ID1", "ID3"
+	dup, dupPrompt := multidocGold(t, Param{InfoKeys: "id title", DupInfos: [][]map[string]*string{{{"id": &id1, "title": &t1}, {"id": &id3, "title": &t3}}}})
+	topic, _ := json.Marshal(Label{{Type: "#Topic#", Items: []KeySentence{{"Sentence A here.", 1, 3, true}}}})
+	extract := &Gold{Scenario: OneDoc, Param: Param{Type: "<#Topic#>"}, Label: topic}
+	multi := listGold(Param{Elements: []string{"alpha one.", "bravo two."}})
+	deep := strings.Repeat("[", 1001) + strings.Repeat("]", 1001)
+	score := func(task, prompt, out string, g *Gold, strict bool) float64 {
+		t.Helper()
+		tk, _ := TaskByName(task)
+		j, err := Score(tk, prompt, out, g, strict)
+		if err != nil {
+			t.Fatalf("%s %q (strict %v): %v", task, out, strict, err)
+		}
+		if j.Score < 0 || j.Score > 1 {
+			t.Fatalf("%s %q (strict %v): score %v", task, out, strict, j.Score)
+		}
+		return j.Score
+	}
+	for _, strict := range []bool{false, true} {
+		for _, out := range []string{`["alpha one.", "bravo two."]\`, `["alpha one.\x", "bravo two."]`, `["\u12"]`, `["\U00110000"]`, `["\N{NO SUCH NAME}"]`, deep} {
+			score("multi_query_id", listPrompt(), out, multi, strict)
+		}
+		for _, out := range []string{`["Sentence \x A here."]`, deep} {
+			score("extract", "Doc: Sentence A here.", out, extract, strict)
+		}
+		for _, out := range []string{`[["ID1", "T one\x"], ["ID3", "T three"]]`, `[["ID1"], ("ID2",)]`, `[["ID1", "T one"], None]`} {
+			score("find_dup_text", dupPrompt, out, dup, strict)
+		}
+		if a, b := score("find_dup_text", dupPrompt, `[[exit()]]`, dup, strict), score("find_dup_text", dupPrompt, `[[x y]]`, dup, strict); a != b {
+			t.Errorf("strict %v: [[exit()]] scores %v, an unparsable match %v", strict, a, b)
+		}
+	}
+}

@@ -58,6 +58,9 @@ type aggregator struct {
 	// failedUnsplit counts records that failed before split-subtasks could
 	// make children (e.g. gen or expand errors): per model, no checks known.
 	failedUnsplit map[string]int
+	// strict and official count the checks whose entries split-subtasks
+	// read with --rubric strict and with the official regex.
+	strict, official int
 }
 
 // NewAggregator is the aggregate-ifs factory.
@@ -88,6 +91,11 @@ func (a *aggregator) Add(rec *record.Record) error {
 	}
 	if limit := max(counts.Number, counts.LastEntry); counts.Number <= 0 || g.Entry < 1 || g.Entry > limit {
 		return fmt.Errorf("record %q: check entry %d outside 1..%d", rec.ID(), g.Entry, limit)
+	}
+	if counts.Entries == "strict" {
+		a.strict++
+	} else {
+		a.official++
 	}
 	version := group["version"]
 	key := model + "\x00" + version
@@ -345,6 +353,12 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		main.Notes = append(main.Notes, "infer failed: records whose inference ended in an error; --failed exclude leaves them and their checks out of every number.")
 	} else {
 		main.Notes = append(main.Notes, "infer failed: records whose inference ended in an error; they are scored as empty outputs (CR 0, every check missing, so STIC-2 counts their checks as failed), as the official evaluator scores an empty generation.")
+	}
+	switch {
+	case a.strict > 0 && a.official > 0:
+		main.Notes = append(main.Notes, fmt.Sprintf("entries: %d checks were split with split-subtasks --rubric strict and %d with the official regex; CR and STIC mix the two readings.", a.strict, a.official))
+	case a.strict > 0:
+		main.Notes = append(main.Notes, "entries: read with split-subtasks --rubric strict (the official regex's quirks fixed, docs/longgenbench.md), so CR and STIC can differ from the official evaluator's.")
 	}
 	if lexical {
 		main.Notes = append(main.Notes, "judge lexical: an offline approximation (every content word of the event present in the entry), not the paper's LLM judge; its numbers are not comparable with published ones.")

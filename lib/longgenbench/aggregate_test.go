@@ -214,3 +214,25 @@ func TestAggregateAttributesModelless(t *testing.T) {
 		t.Errorf("two models: %q", rows)
 	}
 }
+
+// Entries read by split-subtasks --rubric strict are not the official CR:
+// the report says so, and says when a run mixes the two readings.
+func TestAggregateNotesStrictEntries(t *testing.T) {
+	official := Counts{Number: 52, Found: 52, Blocks: 53, Words: 9000, Checks: 1}
+	strict := official
+	strict.Entries = "strict"
+	for _, tc := range []struct {
+		name string
+		recs []*record.Record
+		want string
+	}{
+		{"official", []*record.Record{judged("a", "m", Single, 5, judge.VerdictYes, official)}, ""},
+		{"strict", []*record.Record{judged("a", "m", Single, 5, judge.VerdictYes, strict)}, "entries: read with split-subtasks --rubric strict"},
+		{"mixed", []*record.Record{judged("a", "m", Single, 5, judge.VerdictYes, strict), judged("b", "m", Single, 5, judge.VerdictYes, official)}, "entries: 1 checks were split with split-subtasks --rubric strict and 1 with the official regex"},
+	} {
+		notes := strings.Join(result(t, tc.recs...).Tables[0].Notes, "\n")
+		if got := strings.Contains(notes, "entries: "); got != (tc.want != "") || tc.want != "" && !strings.Contains(notes, tc.want) {
+			t.Errorf("%s: notes %q; want %q", tc.name, notes, tc.want)
+		}
+	}
+}

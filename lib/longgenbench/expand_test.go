@@ -2,14 +2,13 @@ package longgenbench
 
 import (
 	"os"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/testbin"
 )
 
 func expandOptions() expand.Options { return expand.Options{} }
@@ -66,19 +65,8 @@ func TestExpand(t *testing.T) {
 	}
 }
 
-// officialFile is ../shared/reference/longgenbench/Dataset_short.json from the repository root.
-func officialFile(t *testing.T) string {
-	t.Helper()
-	_, here, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(here), "..", "..", "..", "shared", "reference", "longgenbench", "Dataset_short.json")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("official LongGenBench file not available (%s): %v", p, err)
-	}
-	return p
-}
-
 func TestImportOfficialShort(t *testing.T) {
-	path := officialFile(t)
+	path := testbin.Reference(t, "longgenbench", "Dataset_short.json")
 	var recs []*record.Record
 	if err := ImportOfficial(path, func(r *record.Record) error { recs = append(recs, r); return nil }); err != nil {
 		t.Fatal(err)
@@ -134,7 +122,7 @@ func TestImportOfficialShort(t *testing.T) {
 // llm-sim reads the official short prompts' requirements back to their
 // check sets.
 func TestSimReadsOfficialPrompts(t *testing.T) {
-	path := officialFile(t)
+	path := testbin.Reference(t, "longgenbench", "Dataset_short.json")
 	var recs []*record.Record
 	if err := ImportOfficial(path, func(r *record.Record) error { recs = append(recs, r); return nil }); err != nil {
 		t.Fatal(err)

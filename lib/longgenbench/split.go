@@ -41,6 +41,9 @@ type Counts struct {
 	Checks       int             `json:"checks"`               // children of this parent
 	FinishReason string          `json:"finish_reason,omitempty"`
 	Error        json.RawMessage `json:"error,omitempty"` // the parent's inference error: its output is empty
+	// Entries is "strict" when split-subtasks --rubric strict read the
+	// entries, so that a report can say its CR is not the official one.
+	Entries string `json:"entries,omitempty"`
 }
 
 // CR is the completion rate of the parent in [0,1].
@@ -183,6 +186,9 @@ func splitRecord(rec *record.Record, emit func(*record.Record) error, strict boo
 	}
 	if rec.Errored() {
 		counts.Error = rec.Raw("error")
+	}
+	if strict {
+		counts.Entries = "strict"
 	}
 	for _, k := range kids {
 		c := record.New(split.ChildID(rec.ID(), fmt.Sprintf("%s-%d", k.typ, k.entry)))

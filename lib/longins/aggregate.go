@@ -61,8 +61,17 @@ func (a *aggregator) Add(rec *record.Record) error {
 		// The official runner keeps an empty response, and eval.py scores it:
 		// no bracketed id, F1 0 (eval.py calculate_f1_score).
 		c.failed++
-		if !a.opt.ExcludeFailed() {
-			c.exams++
+		if a.opt.ExcludeFailed() {
+			return nil
+		}
+		c.exams++
+		// Naming no wrong answer, it misses every one of them at its depth.
+		var g Gold
+		if err := rec.Decode("gold", &g); err != nil {
+			return err
+		}
+		for _, d := range g.Depths {
+			c.depthTotal[min(9, max(0, d))]++
 		}
 		return nil
 	}
@@ -228,10 +237,19 @@ func (a *aggregator) depthTables(keys []cell) []report.Table {
 				failed += c.failed
 			}
 		}
-		t.Notes = []string{"Depth 0 is the first tenth of the exam, 9 the last.", fmt.Sprintf("failed: %d exams failed before scoring; they name no wrong answer.", failed)}
+		t.Notes = []string{"Depth 0 is the first tenth of the exam, 9 the last.", fmt.Sprintf("failed: %d exams failed before scoring; %s", failed, depthFailedNote(a.opt))}
 		out = append(out, t)
 	}
 	return out
+}
+
+// depthFailedNote says whether the failed exams' wrong answers are in the
+// depth table.
+func depthFailedNote(opt aggregate.Options) string {
+	if opt.ExcludeFailed() {
+		return "they are left out (--failed exclude)."
+	}
+	return "they name no wrong answer, so each of their wrong answers counts as missed at its depth."
 }
 
 // failedNote says how the exams that failed before scoring were treated.

@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +15,7 @@ import (
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 	"github.com/ifkit/ifkit/lib/sim"
+	"github.com/ifkit/ifkit/lib/testbin"
 	"github.com/ifkit/ifkit/lib/tokens"
 )
 
@@ -219,21 +217,11 @@ func TestParseTasks(t *testing.T) {
 	}
 }
 
-func officialFile(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "reference", "longins", "GIST_256.json")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("official LongIns file not found at %s (only present in the development workspace): %v", p, err)
-	}
-	return p
-}
-
 // The official GIST_256.json imports as 1,419 exams; a reply naming exactly
 // the gold ids scores F1 1 except on the 22 exams with no wrong answer,
 // which cap the mean at 98.45 as the official scorer does.
 func TestImportOfficialAndScore(t *testing.T) {
-	p := officialFile(t)
+	p := testbin.Reference(t, "longins", "GIST_256.json")
 	mode, length, ok := ModeLengthOf(p)
 	if !ok || mode != GIST || length != 256 {
 		t.Fatalf("ModeLengthOf(%s) = %q %d %v", p, mode, length, ok)
@@ -375,5 +363,41 @@ func TestPromptLayouts(t *testing.T) {
 	list := Prompt(Context{Mode: LIST, Data: "[0:Instruction: Add them. Question: 1 + 1 Answer: 3]\n\n"})
 	if strings.Contains(list, gistTaskLine) || !strings.Contains(list, localLine) || !strings.HasSuffix(list, "Answer:") {
 		t.Errorf("LIST prompt:\n%s", list)
+	}
+}
+
+// A failed exam names no wrong answer: under --failed official each of its
+// wrong answers is missed at its depth (gold.depths); exclude leaves it out.
+func TestAggregateFailedDepths(t *testing.T) {
+	for _, tc := range []struct {
+		policy string
+		depth2 float64
+	}{
+		{aggregate.FailedOfficial, 50},
+		{aggregate.FailedExclude, 100},
+	} {
+		agg := NewAggregator(aggregate.Options{Decimals: 2, Failed: tc.policy})
+		ok := record.New("a")
+		ok.Set("bench", Bench)
+		ok.Set("model", "m")
+		ok.Set("group", map[string]string{"mode": GIST, "length": "256"})
+		ok.Set("judgement", record.Judgement{Score: 1, Rubric: Rubric, Detail: map[string]any{"hits": []Hit{{ID: 1, Depth: 2, Hit: true}}, "gold_wrong": 1}})
+		failed := record.New("b")
+		failed.Set("bench", Bench)
+		failed.Set("model", "m")
+		failed.Set("group", map[string]string{"mode": GIST, "length": "256"})
+		failed.Set("gold", Gold{Wrong: []int{3}, Depths: []int{2}, Questions: 10})
+		failed.Set("error", record.Error{Stage: "infer-batch", Kind: "http", Message: "500"})
+		for _, r := range []*record.Record{ok, failed} {
+			if err := agg.Add(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, _ := agg.Result()
+		for _, row := range res.Rows {
+			if row.Metric == "depth_accuracy" && row.Nums["depth"] == 2 && row.Value != tc.depth2 {
+				t.Errorf("--failed %s: depth 2 accuracy %v, want %v", tc.policy, row.Value, tc.depth2)
+			}
+		}
 	}
 }

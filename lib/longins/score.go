@@ -3,10 +3,10 @@ package longins
 import (
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -62,24 +62,14 @@ func integers(s string) []string {
 		}
 	}
 	for _, r := range s {
-		if unicode.Is(unicode.Nd, r) {
-			cur = append(cur, byte('0'+digitValue(r)))
+		if d := pystr.DecimalValue(r); d >= 0 {
+			cur = append(cur, byte('0'+d))
 			continue
 		}
 		flush()
 	}
 	flush()
 	return out
-}
-
-// digitValue is the value of a Unicode decimal digit: the Nd digits come in
-// contiguous runs of whole blocks 0–9.
-func digitValue(r rune) int {
-	start := r
-	for unicode.Is(unicode.Nd, start-1) {
-		start--
-	}
-	return int(r-start) % 10
 }
 
 // F1 is the official set F1: 0 when the prediction or the gold is empty.

@@ -35,6 +35,24 @@ func responseMeta(rec *record.Record) ([]byte, error) {
 	return record.Marshal(resp)
 }
 
+// KeepResponseMeta is s with the parent's response metadata (responseMeta)
+// set on every child that has no response of its own: Run splits with it, so
+// a splitter need not copy any of the response.
+func KeepResponseMeta(s Splitter) Splitter {
+	return func(rec *record.Record, emit func(*record.Record) error) error {
+		meta, err := responseMeta(rec)
+		if err != nil {
+			return app.Invalid(err)
+		}
+		return s(rec, func(child *record.Record) error {
+			if meta != nil && !child.Has("response") {
+				child.SetRaw("response", meta)
+			}
+			return emit(child)
+		})
+	}
+}
+
 // Run splits every record whose bench has a splitter; the others (benchmarks
 // judged whole, such as LIFBench) pass through unchanged, and the summary says
 // how many.
@@ -47,16 +65,7 @@ func Run(r *app.Run, reg map[string]Splitter) error {
 			whole[bench]++
 			return emit(rec)
 		}
-		meta, err := responseMeta(rec)
-		if err != nil {
-			return app.Invalid(err)
-		}
-		return s(rec, func(child *record.Record) error {
-			if meta != nil && !child.Has("response") {
-				child.SetRaw("response", meta)
-			}
-			return emit(child)
-		})
+		return KeepResponseMeta(s)(rec, emit)
 	})
 	for _, b := range slices.Sorted(maps.Keys(whole)) {
 		r.AddSummary("unsplit_"+b, whole[b]) // benchmarks judged whole

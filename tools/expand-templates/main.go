@@ -2,6 +2,8 @@
 package main
 
 import (
+	"os"
+
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/eifbench"
 	"github.com/ifkit/ifkit/lib/expand"
@@ -10,7 +12,6 @@ import (
 	"github.com/ifkit/ifkit/lib/longgenbench"
 	"github.com/ifkit/ifkit/lib/longins"
 	"github.com/urfave/cli/v2"
-	"os"
 )
 
 var expanders = map[string]expand.Factory{
