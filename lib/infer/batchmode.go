@@ -256,6 +256,10 @@ func (e *engine) applyOutput(rec *record.Record, c *call, out *batchapi.Output, 
 		record.Unmarshal(out.Response.Body, &v)
 		e.model = v.Model
 	}
-	e.succeed(&item{rec: rec, call: c}, comp, ep, 1)
+	// A batch answers once: a reply apply would ask again for (an empty
+	// judge reply) fails the record, as an online run's last try does.
+	if again := e.succeed(&item{rec: rec, call: c}, comp, ep, 1); again != nil {
+		e.fail(rec, &record.Error{Kind: again.Kind, Message: again.Message, Attempts: 1})
+	}
 	e.model = model
 }
