@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -99,7 +100,9 @@ func (e *engine) build(ctx context.Context, c *call) *record.Error {
 		e.count(ctx, c, m["messages"], texts, prompt)
 	}
 
+	edited := false // the context was cut: m, not c.req, is the request
 	if L := e.opt.MaxModelLen; L > 0 && c.promptTokens+c.maxTokens > L {
+		edited = true
 		// The flags as this role spells them (judge: --judge-max-model-len).
 		mml, tc := "--"+e.opt.Role+"max-model-len", "--"+e.opt.Role+"truncate-context"
 		if !e.opt.TruncateContext {
@@ -155,13 +158,21 @@ func (e *engine) build(ctx context.Context, c *call) *record.Error {
 		c.cut = before - c.promptTokens
 	}
 
+	c.stream = e.opt.Stream || string(m["stream"]) == "true"
+	if !edited && m["model"] == nil && (!e.opt.Stream || m["stream"] == nil && m["stream_options"] == nil) {
+		// Nothing to replace: the keys go in front of the request's bytes, so
+		// a 500 KB prompt is copied once rather than re-encoded.
+		b := append(append(make([]byte, 0, len(c.req)+len(e.model)+64), `{"model":`...), record.Quote(e.model)...)
+		if e.opt.Stream {
+			b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
+		}
+		c.body = append(append(b, ','), bytes.TrimLeft(c.req, " \t\r\n")[1:]...)
+		return nil
+	}
 	m["model"] = record.Quote(e.model)
 	if e.opt.Stream {
-		c.stream = true
 		m["stream"] = json.RawMessage("true")
 		m["stream_options"] = json.RawMessage(`{"include_usage":true}`)
-	} else if string(m["stream"]) == "true" {
-		c.stream = true
 	}
 	b, err := record.Marshal(m)
 	if err != nil {

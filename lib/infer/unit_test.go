@@ -245,6 +245,38 @@ func TestBuild(t *testing.T) {
 	}
 }
 
+// The body is the request with model (and --stream's keys) set, whether
+// they are put in front of the request's bytes or the request is re-encoded.
+func TestBuildBody(t *testing.T) {
+	for _, tt := range []struct {
+		stream   bool
+		req      string
+		want     string
+		isStream bool
+	}{
+		{false, `{"messages":[{"role":"user","content":"<a> & b"}],"n":1}`, `{"messages":[{"content":"<a> & b","role":"user"}],"model":"m","n":1}`, false},
+		{false, " \n\t{ \"prompt\":\"x\" }\n", `{"model":"m","prompt":"x"}`, false},
+		{false, `{"prompt":"x","model":"other"}`, `{"model":"m","prompt":"x"}`, false},
+		{false, `{"prompt":"x","stream":true}`, `{"model":"m","prompt":"x","stream":true}`, true},
+		{true, `{"prompt":"x"}`, `{"model":"m","prompt":"x","stream":true,"stream_options":{"include_usage":true}}`, true},
+		{true, `{"prompt":"x","stream":false}`, `{"model":"m","prompt":"x","stream":true,"stream_options":{"include_usage":true}}`, true},
+	} {
+		e := newTestEngine(t, func(o *Options) { o.Stream = tt.stream })
+		c, re := e.built([]byte(tt.req))
+		if re != nil {
+			t.Fatalf("%s: %v", tt.req, re)
+		}
+		var got any
+		if err := record.Unmarshal(c.body, &got); err != nil {
+			t.Fatalf("%s: body %s: %v", tt.req, c.body, err)
+		}
+		b, _ := record.Marshal(got)
+		if string(b) != tt.want || c.stream != tt.isStream {
+			t.Errorf("--stream=%v %s:\n got %s (stream %v)\nwant %s", tt.stream, tt.req, b, c.stream, tt.want)
+		}
+	}
+}
+
 func TestPreflight(t *testing.T) {
 	o200k := tokens.MustGet(tokens.Default)
 	ctx := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 200) // ~2000 tokens
