@@ -128,9 +128,7 @@ func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre boo
 	if err := e.resolveModel(); err != nil {
 		return nil, nil, false, err
 	}
-	if c, re = e.check(body); re != nil {
-		return nil, re, true, nil
-	}
+	c = &call{req: body}
 	if re = e.build(e.r.Ctx, c); re != nil {
 		return nil, re, true, nil
 	}

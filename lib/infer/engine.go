@@ -413,13 +413,7 @@ func (e *engine) prepareItem(it *item) error {
 	if err := e.resolveModel(); err != nil {
 		return err
 	}
-	c, re := e.check(body)
-	if re != nil {
-		e.st.preflight()
-		e.fail(it.rec, re)
-		return nil
-	}
-	it.call = c
+	it.call = &call{req: body}
 	return nil
 }
 

@@ -13,9 +13,9 @@ import (
 	"github.com/ifkit/ifkit/lib/tokens"
 )
 
-// call is a request: checked when read (check), built and counted by the
-// worker that sends it (build), so token counting, a server's /tokenize
-// included, runs on -j goroutines instead of the reading one.
+// call is a request: read by the reading goroutine, checked, built and
+// counted by the worker that sends it (build), so decoding and token
+// counting, a server's /tokenize included, run on -j goroutines.
 type call struct {
 	req       []byte // the prepared body, without model
 	body      []byte // the body to send, set by build
@@ -38,36 +38,22 @@ type call struct {
 // message (OpenAI documents 3–4; open models' templates are similar).
 const perMessageTokens = 4
 
-// check is the cheap validation done while reading: the body is a JSON
-// object with messages (chat) or prompt (completions). A 500 KB prompt is
-// not decoded here.
-func (e *engine) check(req []byte) (*call, *record.Error) {
-	var m map[string]json.RawMessage
-	if err := record.Unmarshal(req, &m); err != nil || m == nil {
-		return nil, &record.Error{Kind: oai.KindBadRequest, Message: "request is not a JSON object"}
-	}
-	c := &call{req: req}
-	switch {
-	case m["messages"] != nil:
-		c.path = oai.PathChat
-		if b := m["messages"]; len(b) < 2 || b[0] != '[' {
-			return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not an array`}
-		}
-	case m["prompt"] != nil:
-		c.path = oai.PathCompletions
-	default:
-		return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request has neither "messages" (chat) nor "prompt" (completions)`}
-	}
-	return c, nil
-}
-
-// build turns the checked request into the body to send: it counts the
+// build turns the request into the body to send: it checks that the body
+// is a JSON object with messages (chat) or prompt (completions), counts the
 // prompt's tokens (--tokenizer), checks them against --max-model-len and, if
 // allowed, cuts the context until the count fits.
 func (e *engine) build(ctx context.Context, c *call) *record.Error {
 	var m map[string]json.RawMessage
 	if err := record.Unmarshal(c.req, &m); err != nil || m == nil {
 		return &record.Error{Kind: oai.KindBadRequest, Message: "request is not a JSON object"}
+	}
+	switch {
+	case m["messages"] != nil:
+		c.path = oai.PathChat
+	case m["prompt"] != nil:
+		c.path = oai.PathCompletions
+	default:
+		return &record.Error{Kind: oai.KindBadRequest, Message: `request has neither "messages" (chat) nor "prompt" (completions)`}
 	}
 	var msgs []map[string]json.RawMessage
 	var texts []string
