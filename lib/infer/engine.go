@@ -36,7 +36,7 @@ type engine struct {
 	encOnce   sync.Once
 	enc       *tokens.Encoder
 	srv       *oai.TokenizeAPI // --tokenizer server
-	counts    sync.Map         // content hash → cachedCount, for srv
+	counts    sync.Map         // content hash → prompt tokens, for srv
 	countWarn sync.Once
 	tmplWarn  sync.Once
 	st        *stats

@@ -29,9 +29,6 @@ type call struct {
 	promptTokens int
 	tokenizer    string
 	exact        bool
-	// template is false when a chat template's tokens were estimated
-	// (perMessageTokens) rather than counted by the server.
-	template bool
 }
 
 // perMessageTokens approximates the chat template's tokens around each
