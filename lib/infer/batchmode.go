@@ -88,15 +88,20 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 	var err error
 	switch {
 	case opt.Batch.Export:
-		if opt.Model == "" {
-			e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
-			defer e.client.Close()
-		} else {
-			e.checked = true // the model is known; nothing is called
+		e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+		defer e.client.Close()
+		if opt.Model != "" {
+			if err := e.modelKnown(); err != nil {
+				return err
+			}
 		}
 		err = e.export()
 	case len(opt.Batch.Import) > 0:
-		e.checked = true
+		e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+		defer e.client.Close()
+		if err := e.modelKnown(); err != nil {
+			return err
+		}
 		res := batchapi.NewResults()
 		if err := res.ReadFiles(opt.Batch.Import); err != nil {
 			return app.Invalid(err)
@@ -110,6 +115,20 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 		err = serr
 	}
 	return err
+}
+
+// modelKnown skips resolveModel, whose /v1/models call an export with
+// --model or an import does not need; --tokenizer server still needs the
+// endpoint's tokenize API, or every count would silently be the estimate.
+func (e *engine) modelKnown() error {
+	e.checked = true
+	if e.opt.Tokenizer != TokenizerServer {
+		return nil
+	}
+	if len(e.opt.BaseURLs) == 0 {
+		return app.Usagef("--%stokenizer server counts with the endpoint's tokenize API: give --%sbase-url", e.opt.Role, e.opt.Role)
+	}
+	return e.detectTokenizer()
 }
 
 // callFor prepares a record as an online run would: c is nil when the
