@@ -441,6 +441,10 @@ func TestTruncationTolerance(t *testing.T) {
 		{"exact: Ollama's chat template on completions", 9, 35, true, false, true},
 		{"estimate: a template on a short raw prompt", 9, 35, false, false, true},
 		{"estimate: another vocabulary on a long prompt", 10000, 13000, false, false, false},
+		// The estimate's margin hides a cut of less than a quarter
+		// (docs/infer-batch.md says so); an exact count catches it.
+		{"estimate: a 5k prompt cut to a 4,096 context passes", 5000, 4096, false, false, false},
+		{"exact: a 5k prompt cut to a 4,096 context", 5000, 4096, true, true, false},
 	} {
 		if got := serverTruncated(tc.sent, tc.got, tc.exact); got != tc.cut {
 			t.Errorf("%s: serverTruncated(%d, %d, %v) = %v", tc.name, tc.sent, tc.got, tc.exact, got)
