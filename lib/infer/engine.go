@@ -595,7 +595,10 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 			re = &record.Error{Kind: "apply", Message: err.Error(), Attempts: attempts}
 		}
 		e.fail(it.rec, re)
-	} else if res.Response.ServerTruncated {
+		return nil
+	}
+	e.st.ok.Add(1)
+	if res.Response.ServerTruncated {
 		e.noteTruncated(it.rec, c, comp, ep)
 	}
 	return nil
