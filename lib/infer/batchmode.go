@@ -88,15 +88,20 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 	var err error
 	switch {
 	case opt.Batch.Export:
-		if opt.Model == "" {
-			e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
-			defer e.client.Close()
-		} else {
-			e.checked = true // the model is known; nothing is called
+		e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+		defer e.client.Close()
+		if opt.Model != "" {
+			if err := e.modelKnown(); err != nil {
+				return err
+			}
 		}
 		err = e.export()
 	case len(opt.Batch.Import) > 0:
-		e.checked = true
+		e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+		defer e.client.Close()
+		if err := e.modelKnown(); err != nil {
+			return err
+		}
 		res := batchapi.NewResults()
 		if err := res.ReadFiles(opt.Batch.Import); err != nil {
 			return app.Invalid(err)
@@ -110,6 +115,20 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 		err = serr
 	}
 	return err
+}
+
+// modelKnown skips resolveModel, whose /v1/models call an export with
+// --model or an import does not need; --tokenizer server still needs the
+// endpoint's tokenize API, or every count would silently be the estimate.
+func (e *engine) modelKnown() error {
+	e.checked = true
+	if e.opt.Tokenizer != TokenizerServer {
+		return nil
+	}
+	if len(e.opt.BaseURLs) == 0 {
+		return app.Usagef("--%stokenizer server counts with the endpoint's tokenize API: give --%sbase-url", e.opt.Role, e.opt.Role)
+	}
+	return e.detectTokenizer()
 }
 
 // callFor prepares a record as an online run would: c is nil when the
@@ -128,9 +147,7 @@ func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre boo
 	if err := e.resolveModel(); err != nil {
 		return nil, nil, false, err
 	}
-	if c, re = e.check(body); re != nil {
-		return nil, re, true, nil
-	}
+	c = &call{req: body}
 	if re = e.build(e.r.Ctx, c); re != nil {
 		return nil, re, true, nil
 	}
@@ -256,6 +273,10 @@ func (e *engine) applyOutput(rec *record.Record, c *call, out *batchapi.Output, 
 		record.Unmarshal(out.Response.Body, &v)
 		e.model = v.Model
 	}
-	e.succeed(&item{rec: rec, call: c}, comp, ep, 1)
+	// A batch answers once: a reply apply would ask again for (an empty
+	// judge reply) fails the record, as an online run's last try does.
+	if again := e.succeed(&item{rec: rec, call: c}, comp, ep, 1); again != nil {
+		e.fail(rec, &record.Error{Kind: again.Kind, Message: again.Message, Attempts: 1})
+	}
 	e.model = model
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/batchapi"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
@@ -327,5 +328,30 @@ func TestBatchAPIResumeKeepsOnlineAnswers(t *testing.T) {
 	code, _, stderr := runBatch(t, nil, "--batch-api", "--resume", "--base-url", s.BaseURL(), "--model", sim.DefaultModel, "-o", out, in)
 	if b, _ := os.ReadFile(partial); code != 2 || !strings.Contains(stderr, "online run") || !bytes.Contains(b, []byte("paid")) {
 		t.Fatalf("exit %d, partial %q: %s", code, b, stderr)
+	}
+}
+
+// --tokenizer server counts with the endpoint's tokenize API in the batch
+// modes too; without an endpoint it is a usage error, not a silent estimate.
+func TestBatchTokenizerServer(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	os.WriteFile(in, []byte(`{"id":"a","request":{"messages":[{"role":"user","content":"hi there"}]}}`+"\n"), 0o644)
+	res := filepath.Join(t.TempDir(), "results.jsonl")
+	os.WriteFile(res, []byte(`{"custom_id":"a","response":{"status_code":200,"body":{"model":"m","choices":[{"message":{"content":"Hello."},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":2}}},"error":null}`+"\n"), 0o644)
+	for _, args := range [][]string{{"--batch-export", "--model", "m"}, {"--batch-import", res}} {
+		code, out, stderr := runBatch(t, nil, append(args, "--tokenizer", "server", in)...)
+		if code != app.ExitUsage || len(out) != 0 || !strings.Contains(stderr, "--base-url") {
+			t.Errorf("%v without an endpoint: exit %d: %s", args, code, stderr)
+		}
+	}
+	s := startSim(t, sim.DefaultOptions())
+	code, out, stderr := runBatch(t, nil, "--batch-import", res, "--tokenizer", "server", "--base-url", s.BaseURL(), in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var resp record.Response
+	parseLines(t, out)[0].Decode("response", &resp)
+	if resp.Tokenizer != TokenizerServer || resp.PromptTokensSent <= 0 || s.Stats().ByPath["/tokenize"] == 0 {
+		t.Fatalf("counted %d by %q, /tokenize calls %v", resp.PromptTokensSent, resp.Tokenizer, s.Stats().ByPath)
 	}
 }

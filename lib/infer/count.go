@@ -77,8 +77,8 @@ func (e *engine) encoder() *tokens.Encoder {
 // stops answering /tokenize mid-run leaves the estimate, with one warning.
 func (e *engine) count(ctx context.Context, c *call, messages json.RawMessage, texts []string, prompt string) {
 	if e.srv != nil {
-		if n, tmpl, err := e.serverCount(ctx, c, messages, texts, prompt); err == nil {
-			c.promptTokens, c.tokenizer, c.exact, c.template = n, TokenizerServer, true, tmpl
+		if n, err := e.serverCount(ctx, c, messages, texts, prompt); err == nil {
+			c.promptTokens, c.tokenizer, c.exact = n, TokenizerServer, true
 			return
 		} else if ctx.Err() == nil {
 			e.countWarn.Do(func() {
@@ -89,17 +89,17 @@ func (e *engine) count(ctx context.Context, c *call, messages json.RawMessage, t
 	enc := e.encoder()
 	c.tokenizer, c.exact = enc.Label(), enc.Exact
 	if c.path != oai.PathChat {
-		c.promptTokens, c.template = enc.Count(prompt), true
+		c.promptTokens = enc.Count(prompt)
 		return
 	}
 	n := 3 // the assistant's reply header
 	for _, t := range texts {
 		n += enc.Count(t) + perMessageTokens
 	}
-	c.promptTokens, c.template = n, false
+	c.promptTokens = n
 }
 
-func (e *engine) serverCount(ctx context.Context, c *call, messages json.RawMessage, texts []string, prompt string) (int, bool, error) {
+func (e *engine) serverCount(ctx context.Context, c *call, messages json.RawMessage, texts []string, prompt string) (int, error) {
 	h := sha256.New()
 	if c.path == oai.PathChat {
 		h.Write([]byte{'c'})
@@ -112,23 +112,17 @@ func (e *engine) serverCount(ctx context.Context, c *call, messages json.RawMess
 	var key [sha256.Size]byte
 	h.Sum(key[:0])
 	if v, ok := e.counts.Load(key); ok {
-		cc := v.(cachedCount)
-		return cc.n, cc.template, nil
+		return v.(int), nil
 	}
 	n, tmpl, err := e.client.CountTokens(ctx, e.srv, e.model, messages, texts, prompt, max(e.opt.ConnectTimeout, time.Minute))
 	if err != nil {
-		return 0, false, err
+		return 0, err
 	}
 	if c.path == oai.PathChat && !tmpl {
 		n += 3 + perMessageTokens*len(texts) // the template, estimated
 	}
-	e.counts.Store(key, cachedCount{n, tmpl || c.path != oai.PathChat})
-	return n, tmpl || c.path != oai.PathChat, nil
-}
-
-type cachedCount struct {
-	n        int
-	template bool
+	e.counts.Store(key, n)
+	return n, nil
 }
 
 // detectTokenizer finds the endpoints' tokenize API for --tokenizer server:

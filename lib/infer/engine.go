@@ -36,7 +36,7 @@ type engine struct {
 	encOnce   sync.Once
 	enc       *tokens.Encoder
 	srv       *oai.TokenizeAPI // --tokenizer server
-	counts    sync.Map         // content hash → cachedCount, for srv
+	counts    sync.Map         // content hash → prompt tokens, for srv
 	countWarn sync.Once
 	tmplWarn  sync.Once
 	st        *stats
@@ -413,13 +413,7 @@ func (e *engine) prepareItem(it *item) error {
 	if err := e.resolveModel(); err != nil {
 		return err
 	}
-	c, re := e.check(body)
-	if re != nil {
-		e.st.preflight()
-		e.fail(it.rec, re)
-		return nil
-	}
-	it.call = c
+	it.call = &call{req: body}
 	return nil
 }
 
@@ -601,7 +595,10 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 			re = &record.Error{Kind: "apply", Message: err.Error(), Attempts: attempts}
 		}
 		e.fail(it.rec, re)
-	} else if res.Response.ServerTruncated {
+		return nil
+	}
+	e.st.ok.Add(1)
+	if res.Response.ServerTruncated {
 		e.noteTruncated(it.rec, c, comp, ep)
 	}
 	return nil

@@ -118,12 +118,13 @@ func TestApplyAsksAgain(t *testing.T) {
 				fmt.Fprintf(w, `{"choices":[{"message":{"content":%q},"finish_reason":"stop"}]}`, text)
 			}))
 			defer srv.Close()
+			stats := filepath.Join(t.TempDir(), "stats.json")
 			code, b, stderr, _ := runJudgeTool(t, func(rec *record.Record, res *Result) error {
 				if res.Response.Text == "" {
 					return &oai.Error{Kind: "empty_reply", Message: "empty", Retryable: true}
 				}
 				return rec.Set("judgement", map[string]any{"reply": res.Response.Text})
-			}, nil, `{"id":"a","kind":"llm"}`+"\n", "--judge-base-url", srv.URL, "--judge-model", "m", "--max-retries", "2", "--retry-base", "1ms", "--max-failures", "100%")
+			}, nil, `{"id":"a","kind":"llm"}`+"\n", "--judge-base-url", srv.URL, "--judge-model", "m", "--max-retries", "2", "--retry-base", "1ms", "--max-failures", "100%", "--stats", stats)
 			recs := parseLines(t, b)
 			if code != 0 || len(recs) != 1 {
 				t.Fatalf("exit %d, %d records: %s", code, len(recs), stderr)
@@ -136,6 +137,41 @@ func TestApplyAsksAgain(t *testing.T) {
 			if e.Kind != tc.kind || recs[0].Has("judgement") == (tc.kind != "") {
 				t.Errorf("record %s: error %+v, want kind %q", b, e, tc.kind)
 			}
+			// records.ok counts the record once, when apply kept its answer:
+			// a rejected reply is a request, not a record.
+			var sum Summary
+			text, _ := os.ReadFile(stats)
+			record.Unmarshal(text, &sum)
+			wantOK := int64(1)
+			if tc.kind != "" {
+				wantOK = 0
+			}
+			if sum.Records.OK != wantOK || sum.Records.OK+sum.Records.Failed != 1 {
+				t.Errorf("records %+v, want ok %d of 1", sum.Records, wantOK)
+			}
 		})
+	}
+}
+
+// A batch answers once: a reply apply rejects as one to ask again fails the
+// record there, with that kind, rather than leaving it with neither a
+// judgement nor an error.
+func TestBatchImportApplyAsksAgain(t *testing.T) {
+	res := filepath.Join(t.TempDir(), "results.jsonl")
+	os.WriteFile(res, []byte(`{"custom_id":"a","response":{"status_code":200,"body":{"model":"m","choices":[{"message":{"content":""},"finish_reason":"stop"}]}},"error":null}`+"\n"), 0o644)
+	code, b, stderr, _ := runJudgeTool(t, func(rec *record.Record, res *Result) error {
+		if res.Response.Text == "" {
+			return &oai.Error{Kind: "empty_reply", Message: "empty", Retryable: true}
+		}
+		return rec.Set("judgement", map[string]any{"reply": res.Response.Text})
+	}, nil, `{"id":"a","kind":"llm"}`+"\n", "--batch-import", res, "--judge-model", "m", "--max-failures", "100%")
+	recs := parseLines(t, b)
+	if code != 0 || len(recs) != 1 {
+		t.Fatalf("exit %d, %d records: %s", code, len(recs), stderr)
+	}
+	var e record.Error
+	recs[0].Decode("error", &e)
+	if e.Kind != "empty_reply" || recs[0].Has("judgement") {
+		t.Errorf("record %s: error %+v, want kind empty_reply", b, e)
 	}
 }

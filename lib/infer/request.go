@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,9 +13,9 @@ import (
 	"github.com/ifkit/ifkit/lib/tokens"
 )
 
-// call is a request: checked when read (check), built and counted by the
-// worker that sends it (build), so token counting, a server's /tokenize
-// included, runs on -j goroutines instead of the reading one.
+// call is a request: read by the reading goroutine, checked, built and
+// counted by the worker that sends it (build), so decoding and token
+// counting, a server's /tokenize included, run on -j goroutines.
 type call struct {
 	req       []byte // the prepared body, without model
 	body      []byte // the body to send, set by build
@@ -28,45 +29,28 @@ type call struct {
 	promptTokens int
 	tokenizer    string
 	exact        bool
-	// template is false when a chat template's tokens were estimated
-	// (perMessageTokens) rather than counted by the server.
-	template bool
 }
 
 // perMessageTokens approximates the chat template's tokens around each
 // message (OpenAI documents 3–4; open models' templates are similar).
 const perMessageTokens = 4
 
-// check is the cheap validation done while reading: the body is a JSON
-// object with messages (chat) or prompt (completions). A 500 KB prompt is
-// not decoded here.
-func (e *engine) check(req []byte) (*call, *record.Error) {
-	var m map[string]json.RawMessage
-	if err := record.Unmarshal(req, &m); err != nil || m == nil {
-		return nil, &record.Error{Kind: oai.KindBadRequest, Message: "request is not a JSON object"}
-	}
-	c := &call{req: req}
-	switch {
-	case m["messages"] != nil:
-		c.path = oai.PathChat
-		if b := m["messages"]; len(b) < 2 || b[0] != '[' {
-			return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not an array`}
-		}
-	case m["prompt"] != nil:
-		c.path = oai.PathCompletions
-	default:
-		return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request has neither "messages" (chat) nor "prompt" (completions)`}
-	}
-	return c, nil
-}
-
-// build turns the checked request into the body to send: it counts the
+// build turns the request into the body to send: it checks that the body
+// is a JSON object with messages (chat) or prompt (completions), counts the
 // prompt's tokens (--tokenizer), checks them against --max-model-len and, if
 // allowed, cuts the context until the count fits.
 func (e *engine) build(ctx context.Context, c *call) *record.Error {
 	var m map[string]json.RawMessage
 	if err := record.Unmarshal(c.req, &m); err != nil || m == nil {
 		return &record.Error{Kind: oai.KindBadRequest, Message: "request is not a JSON object"}
+	}
+	switch {
+	case m["messages"] != nil:
+		c.path = oai.PathChat
+	case m["prompt"] != nil:
+		c.path = oai.PathCompletions
+	default:
+		return &record.Error{Kind: oai.KindBadRequest, Message: `request has neither "messages" (chat) nor "prompt" (completions)`}
 	}
 	var msgs []map[string]json.RawMessage
 	var texts []string
@@ -99,7 +83,9 @@ func (e *engine) build(ctx context.Context, c *call) *record.Error {
 		e.count(ctx, c, m["messages"], texts, prompt)
 	}
 
+	edited := false // the context was cut: m, not c.req, is the request
 	if L := e.opt.MaxModelLen; L > 0 && c.promptTokens+c.maxTokens > L {
+		edited = true
 		// The flags as this role spells them (judge: --judge-max-model-len).
 		mml, tc := "--"+e.opt.Role+"max-model-len", "--"+e.opt.Role+"truncate-context"
 		if !e.opt.TruncateContext {
@@ -155,13 +141,21 @@ func (e *engine) build(ctx context.Context, c *call) *record.Error {
 		c.cut = before - c.promptTokens
 	}
 
+	c.stream = e.opt.Stream || string(m["stream"]) == "true"
+	if !edited && m["model"] == nil && (!e.opt.Stream || m["stream"] == nil && m["stream_options"] == nil) {
+		// Nothing to replace: the keys go in front of the request's bytes, so
+		// a 500 KB prompt is copied once rather than re-encoded.
+		b := append(append(make([]byte, 0, len(c.req)+len(e.model)+64), `{"model":`...), record.Quote(e.model)...)
+		if e.opt.Stream {
+			b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
+		}
+		c.body = append(append(b, ','), bytes.TrimLeft(c.req, " \t\r\n")[1:]...)
+		return nil
+	}
 	m["model"] = record.Quote(e.model)
 	if e.opt.Stream {
-		c.stream = true
 		m["stream"] = json.RawMessage("true")
 		m["stream_options"] = json.RawMessage(`{"include_usage":true}`)
-	} else if string(m["stream"]) == "true" {
-		c.stream = true
 	}
 	b, err := record.Marshal(m)
 	if err != nil {

@@ -83,8 +83,9 @@ func (s *stats) preflight() {
 	s.mu.Unlock()
 }
 
+// success counts an answered request; ok counts records, in succeed, once
+// apply kept the answer.
 func (s *stats) success(c *oai.Completion, cl *call) {
-	s.ok.Add(1)
 	s.promptT.Add(int64(c.Usage.PromptTokens))
 	s.complT.Add(int64(c.Usage.CompletionTokens))
 	s.mu.Lock()

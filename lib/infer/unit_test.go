@@ -201,12 +201,9 @@ func newTestEngine(t *testing.T, mutate func(*Options)) *engine {
 	return &engine{opt: o, model: "m"}
 }
 
-// built checks and builds a request as the engine does.
+// built builds a request as the engine does.
 func (e *engine) built(req []byte) (*call, *record.Error) {
-	c, re := e.check(req)
-	if re != nil {
-		return nil, re
-	}
+	c := &call{req: req}
 	if re := e.build(context.Background(), c); re != nil {
 		return nil, re
 	}
@@ -241,6 +238,38 @@ func TestBuild(t *testing.T) {
 	for _, bad := range []string{`[1]`, `{"max_tokens":3}`, `{"messages":"hi"}`, `{"messages":[]}`} {
 		if _, re := e.built([]byte(bad)); re == nil || re.Kind != oai.KindBadRequest {
 			t.Errorf("%s: got %v", bad, re)
+		}
+	}
+}
+
+// The body is the request with model (and --stream's keys) set, whether
+// they are put in front of the request's bytes or the request is re-encoded.
+func TestBuildBody(t *testing.T) {
+	for _, tt := range []struct {
+		stream   bool
+		req      string
+		want     string
+		isStream bool
+	}{
+		{false, `{"messages":[{"role":"user","content":"<a> & b"}],"n":1}`, `{"messages":[{"content":"<a> & b","role":"user"}],"model":"m","n":1}`, false},
+		{false, " \n\t{ \"prompt\":\"x\" }\n", `{"model":"m","prompt":"x"}`, false},
+		{false, `{"prompt":"x","model":"other"}`, `{"model":"m","prompt":"x"}`, false},
+		{false, `{"prompt":"x","stream":true}`, `{"model":"m","prompt":"x","stream":true}`, true},
+		{true, `{"prompt":"x"}`, `{"model":"m","prompt":"x","stream":true,"stream_options":{"include_usage":true}}`, true},
+		{true, `{"prompt":"x","stream":false}`, `{"model":"m","prompt":"x","stream":true,"stream_options":{"include_usage":true}}`, true},
+	} {
+		e := newTestEngine(t, func(o *Options) { o.Stream = tt.stream })
+		c, re := e.built([]byte(tt.req))
+		if re != nil {
+			t.Fatalf("%s: %v", tt.req, re)
+		}
+		var got any
+		if err := record.Unmarshal(c.body, &got); err != nil {
+			t.Fatalf("%s: body %s: %v", tt.req, c.body, err)
+		}
+		b, _ := record.Marshal(got)
+		if string(b) != tt.want || c.stream != tt.isStream {
+			t.Errorf("--stream=%v %s:\n got %s (stream %v)\nwant %s", tt.stream, tt.req, b, c.stream, tt.want)
 		}
 	}
 }
@@ -412,6 +441,10 @@ func TestTruncationTolerance(t *testing.T) {
 		{"exact: Ollama's chat template on completions", 9, 35, true, false, true},
 		{"estimate: a template on a short raw prompt", 9, 35, false, false, true},
 		{"estimate: another vocabulary on a long prompt", 10000, 13000, false, false, false},
+		// The estimate's margin hides a cut of less than a quarter
+		// (docs/infer-batch.md says so); an exact count catches it.
+		{"estimate: a 5k prompt cut to a 4,096 context passes", 5000, 4096, false, false, false},
+		{"exact: a 5k prompt cut to a 4,096 context", 5000, 4096, true, true, false},
 	} {
 		if got := serverTruncated(tc.sent, tc.got, tc.exact); got != tc.cut {
 			t.Errorf("%s: serverTruncated(%d, %d, %v) = %v", tc.name, tc.sent, tc.got, tc.exact, got)
