@@ -668,3 +668,21 @@ func TestBadInputKeepsRecordsInFlight(t *testing.T) {
 		t.Fatalf("%d of the 12 records before the bad line were answered and kept:\n%s", ok, stderr)
 	}
 }
+
+// A run that fails at start (no endpoint answers) leaves no journal behind:
+// the next run without --resume is not refused for answers it never got.
+func TestFailedStartLeavesNoJournal(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(`{"id":"a","request":{"messages":[{"role":"user","content":"hi"}]}}`+"\n"), 0o644)
+	out := filepath.Join(dir, "out.jsonl")
+	for range 2 {
+		code, _, stderr := runBatch(t, nil, "--base-url", "http://127.0.0.1:1/v1", "--model", "m", "-o", out, in)
+		if code != 1 {
+			t.Fatalf("exit %d, want 1 (no endpoint): %s", code, stderr)
+		}
+		if _, err := os.Stat(journalName(out)); !os.IsNotExist(err) {
+			t.Fatalf("journal left behind: %v", err)
+		}
+	}
+}

@@ -29,6 +29,7 @@ type journal struct {
 	r    *app.Run
 	name string
 	buf  []byte
+	n    int // records written
 }
 
 func journalName(out string) string { return stream.PartialName(out) + ".journal" }
@@ -68,6 +69,9 @@ func (j *journal) add(rec *record.Record) {
 	if err == nil {
 		err = j.enc.Flush()
 	}
+	if err == nil {
+		j.n++
+	}
 	if err != nil {
 		j.r.Log.Warn("journal write failed; continuing without it", "file", j.name, "err", err.Error())
 		j.f.Close()
@@ -88,5 +92,10 @@ func (j *journal) close() {
 		j.enc.Close()
 		j.f.Close()
 		j.f = nil
+		if j.n == 0 {
+			// Nothing was answered (a run that failed at start): no answers
+			// to keep, so no leftover that would refuse the next plain run.
+			os.Remove(j.name)
+		}
 	}
 }
