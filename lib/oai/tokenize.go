@@ -72,7 +72,13 @@ func (c *Client) DetectTokenize(ctx context.Context, base, model string, timeout
 		}
 		tried = append(tried, fmt.Sprintf("%s (%s): %s", kind, root+"/tokenize", what))
 	}
-	return nil, fmt.Errorf("%s has no tokenize API: %s", Label(root), strings.Join(tried, "; "))
+	all := strings.Join(tried, "; ")
+	if strings.Contains(strings.ToLower(all), "model") {
+		// A tokenize API that answered about the model exists: the model
+		// name is what is wrong, not the server.
+		return nil, fmt.Errorf("%s has no tokenize API for model %q (check --model): %s", Label(root), model, all)
+	}
+	return nil, fmt.Errorf("%s has no tokenize API: %s", Label(root), all)
 }
 
 // CountTokens is the server's count of a prompt: chat messages (a JSON

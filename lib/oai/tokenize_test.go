@@ -139,3 +139,17 @@ func TestRoot(t *testing.T) {
 		}
 	}
 }
+
+// A tokenize API that refuses the model name points at --model, not at the
+// server's lack of an API.
+func TestTokenizeWrongModel(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"object":"error","message":"The model `+"`x`"+` does not exist.","type":"NotFoundError","code":404}`)
+	}))
+	defer srv.Close()
+	_, err := New(1, time.Second, "").DetectTokenize(context.Background(), srv.URL+"/v1", "x", time.Second)
+	if err == nil || !strings.Contains(err.Error(), `for model "x" (check --model)`) {
+		t.Fatalf("err = %v", err)
+	}
+}
