@@ -48,11 +48,11 @@ gen=(gen-context eifbench)
 expand=(expand-templates)
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--judge-base-url) judge_url=$2; shift 2 ;;
-	--judge-model) judge_model=$2; shift 2 ;;
-	--official | --subset) gen+=("$1" "$2"); shift 2 ;;
-	--max-tokens) expand+=(--max-tokens "$2"); shift 2 ;;
-	--judge-j) judge_jobs=$2; shift 2 ;;
+	--judge-base-url) ifkit_value "$@"; judge_url=$2; shift 2 ;;
+	--judge-model) ifkit_value "$@"; judge_model=$2; shift 2 ;;
+	--official | --subset) ifkit_value "$@"; gen+=("$1" "$2"); shift 2 ;;
+	--max-tokens) ifkit_value "$@"; expand+=(--max-tokens "$2"); shift 2 ;;
+	--judge-j) ifkit_value "$@"; judge_jobs=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) ifkit_common_flag "$@" || { echo "eifbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac

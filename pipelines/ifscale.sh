@@ -46,9 +46,9 @@ gen=(gen-context ifscale)
 expand=(expand-templates)
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--densities | --seeds | --vocab) gen+=("$1" "$2"); shift 2 ;;
+	--densities | --seeds | --vocab) ifkit_value "$@"; gen+=("$1" "$2"); shift 2 ;;
 	--numpy-compat) gen+=("$1"); shift ;;
-	--template | --max-tokens | --temperature) expand+=("$1" "$2"); shift 2 ;;
+	--template | --max-tokens | --temperature) ifkit_value "$@"; expand+=("$1" "$2"); shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) ifkit_common_flag "$@" || { echo "ifscale.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac

@@ -53,7 +53,15 @@ ifkit_common_flag() {
 	--retry-errors) retry_errors=--retry-errors; ifkit_shift=1 ;;
 	*) return 1 ;;
 	esac
-	if [[ $ifkit_shift == 2 && $# -lt 2 ]]; then
+	if [[ $ifkit_shift == 2 ]]; then
+		ifkit_value "$@"
+	fi
+}
+
+# ifkit_value "$@": a flag given last, without its value, is a usage error
+# (exit 2), not an "unbound variable" at the first use of $2.
+ifkit_value() {
+	if [[ $# -lt 2 ]]; then
 		echo "$(basename "$0"): $1 needs a value" >&2
 		exit 2
 	fi

@@ -33,11 +33,11 @@ max_failures=10%
 official=()
 while [ $# -gt 0 ]; do
   case $1 in
-    --lengths) lengths=$2; shift 2 ;;
-    --seed) seed=$2; shift 2 ;;
-    --templates) templates=$2; shift 2 ;;
-    --rubric) rubric=$2; shift 2 ;;
-    --official) official+=("$2"); shift 2 ;;
+    --lengths) ifkit_value "$@"; lengths=$2; shift 2 ;;
+    --seed) ifkit_value "$@"; seed=$2; shift 2 ;;
+    --templates) ifkit_value "$@"; templates=$2; shift 2 ;;
+    --rubric) ifkit_value "$@"; rubric=$2; shift 2 ;;
+    --official) ifkit_value "$@"; official+=("$2"); shift 2 ;;
     -h|--help) ifkit_help; exit 0 ;;
     *) ifkit_common_flag "$@" || { echo "lifbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
   esac

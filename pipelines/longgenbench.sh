@@ -48,16 +48,16 @@ model="" judge_model="" judge_mode=llm version=short scenarios=diary,menu,skyscr
 count=100 seed=0 official="" max_tokens="" jobs=16 judge_jobs=32 out=out/longgenbench max_failures=10%
 while [ $# -gt 0 ]; do
 	case $1 in
-	--judge-base-url) judge_url=$2; shift 2 ;;
-	--judge-model) judge_model=$2; shift 2 ;;
-	--judge) judge_mode=$2; shift 2 ;;
-	--version) version=$2; shift 2 ;;
-	--scenarios) scenarios=$2; shift 2 ;;
-	--count) count=$2; shift 2 ;;
-	--seed) seed=$2; shift 2 ;;
-	--official) official=$2; shift 2 ;;
-	--max-tokens) max_tokens=$2; shift 2 ;;
-	--judge-j) judge_jobs=$2; shift 2 ;;
+	--judge-base-url) ifkit_value "$@"; judge_url=$2; shift 2 ;;
+	--judge-model) ifkit_value "$@"; judge_model=$2; shift 2 ;;
+	--judge) ifkit_value "$@"; judge_mode=$2; shift 2 ;;
+	--version) ifkit_value "$@"; version=$2; shift 2 ;;
+	--scenarios) ifkit_value "$@"; scenarios=$2; shift 2 ;;
+	--count) ifkit_value "$@"; count=$2; shift 2 ;;
+	--seed) ifkit_value "$@"; seed=$2; shift 2 ;;
+	--official) ifkit_value "$@"; official=$2; shift 2 ;;
+	--max-tokens) ifkit_value "$@"; max_tokens=$2; shift 2 ;;
+	--judge-j) ifkit_value "$@"; judge_jobs=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) ifkit_common_flag "$@" || { echo "longgenbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac

@@ -49,8 +49,8 @@ gen=(gen-context longins)
 expand=(expand-templates)
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--lengths | --modes | --seed | --error-rate | --tasks | --official) gen+=("$1" "$2"); shift 2 ;;
-	--max-tokens | --temperature) expand+=("$1" "$2"); shift 2 ;;
+	--lengths | --modes | --seed | --error-rate | --tasks | --official) ifkit_value "$@"; gen+=("$1" "$2"); shift 2 ;;
+	--max-tokens | --temperature) ifkit_value "$@"; expand+=("$1" "$2"); shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	*) ifkit_common_flag "$@" || { echo "longins.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac

@@ -137,10 +137,13 @@ func TestScriptsRunFromACleanPath(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out2), "ifscale.sh: judge refused its command line") {
 		t.Errorf("ifscale.sh with JUDGE_ARGS=--no-such-judge-flag: %v, want judge to refuse it (exit 2):\n%s", err, out2)
 	}
-	cmd = exec.Command("./pipelines/ifscale.sh", "--out")
-	cmd.Dir, cmd.Env = co, clean
-	out2, err = cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out2), "--out needs a value") {
-		t.Errorf("ifscale.sh --out: %v, want exit 2 saying --out needs a value:\n%s", err, out2)
+	// A flag given last without its value, common or the script's own.
+	for _, args := range [][]string{{"ifscale", "--out"}, {"ifscale", "--densities"}, {"lifbench", "--lengths"}, {"longins", "--modes"}, {"longgenbench", "--judge-model"}, {"eifbench", "--subset"}} {
+		cmd = exec.Command("./pipelines/"+args[0]+".sh", args[1])
+		cmd.Dir, cmd.Env = co, clean
+		out2, err = cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out2), args[1]+" needs a value") {
+			t.Errorf("%s.sh %s: %v, want exit 2 saying %s needs a value:\n%s", args[0], args[1], err, args[1], out2)
+		}
 	}
 }
