@@ -90,9 +90,6 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	var results []*Result
 	var runs []string // the input run of each result, "" for this run's own
 	var items []item
-	simulated := false
-	var partial partialSets
-	sources := itemSources{}
 	if importKind != "" {
 		imp, ok := reg.Importers[importKind]
 		if !ok {
@@ -105,22 +102,17 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		results = append(results, res)
 	} else {
 		aggs := map[string]Aggregator{}
-		cut := map[string]*truncation{}
+		seen := map[string]*marks{}
 		err := r.Records(func(rec *record.Record) error {
-			if !simulated {
-				simulated = fromSimulator(rec)
-			}
-			partial.add(rec)
 			bench := rec.String("bench")
-			sources.add(bench, rec)
 			// Records of two runs (partitioned folders with their own run id)
 			// are never pooled: each run is aggregated apart.
 			run := r.InputRun()
 			key := run + "\x00" + bench
-			if cut[key] == nil {
-				cut[key] = newTruncation(opt.ExcludeTruncated)
+			if seen[key] == nil {
+				seen[key] = newMarks(opt.ExcludeTruncated)
 			}
-			if cut[key].add(rec) {
+			if seen[key].add(rec) {
 				return nil
 			}
 			if opt.Items != "" {
@@ -149,8 +141,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			if err != nil {
 				return fmt.Errorf("%s: %w", b, err)
 			}
-			sources.mark(b, res)
-			cut[k].mark(res.Tables)
+			seen[k].mark(res)
 			results = append(results, res)
 			runs = append(runs, run)
 		}
@@ -175,10 +166,6 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			items[i].run = own
 		}
 	}
-	if simulated {
-		markSimulated(rows, tables)
-	}
-	partial.mark(rows, tables)
 	if rowsPath != "" {
 		if err := writeRows(rowsPath, rows); err != nil {
 			return err
@@ -238,20 +225,6 @@ func fromSimulator(rec *record.Record) bool {
 		Fingerprint string `json:"system_fingerprint"`
 	}
 	return rec.Decode("response", &resp) == nil && resp.Fingerprint == sim.Fingerprint
-}
-
-// markSimulated says so in every table and as a "simulated" dimension of
-// every row, so no number made with the test double passes for a model's.
-func markSimulated(rows []report.Row, tables []report.Table) {
-	for i := range tables {
-		tables[i].Notes = append(tables[i].Notes, SimulatorNote)
-	}
-	for i := range rows {
-		if rows[i].Dims == nil {
-			rows[i].Dims = map[string]string{}
-		}
-		rows[i].Dims["simulated"] = "true"
-	}
 }
 
 // truncation counts one benchmark's records whose prompt the server cut
