@@ -215,14 +215,18 @@ func longinsFigures(own, ref []report.Row) []Figure {
 }
 
 // positionX is where along the output an adherence bucket lies, in percent:
-// Row.Nums "position" (a fraction in [0,1] or a percent), else the middle of
-// the bucket label "10-20%".
+// Row.Nums "position" (a fraction in [0,1] or a percent) labelled by its
+// "position_range", else the middle of the bucket label "10-20%".
 func positionX(r report.Row) (float64, string, bool) {
 	if v, ok := r.Nums["position"]; ok && !math.IsNaN(v) {
 		if v <= 1 {
 			v = math.Round(v*1e11) / 1e9 // in percent, without the float noise of ×100
 		}
-		return v, r.Dims["position"], true
+		label := r.Dims["position_range"]
+		if label == "" {
+			label = r.Dims["position"]
+		}
+		return v, label, true
 	}
 	lo, hi, ok := strings.Cut(strings.TrimSuffix(r.Dims["position"], "%"), "-")
 	a, okA := atof(lo)

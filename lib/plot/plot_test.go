@@ -315,3 +315,32 @@ func TestHTMLEscapesNames(t *testing.T) {
 		t.Error("the escaped model name is missing")
 	}
 }
+
+// testdata/schema-rows.jsonl.zst is what aggregate-ifs writes today for the
+// demo's sim-strong run of each benchmark (rows in the one schema: numeric
+// dimensions in Nums, LongGenBench's rows per check type without a position,
+// its tenths labelled by position_range). rows.jsonl predates that schema, so
+// it alone cannot show a figure the current rows leave empty.
+func TestSchemaRowsDrawEveryFigure(t *testing.T) {
+	figs := Build(readRows(t, "schema-rows.jsonl.zst"), nil)
+	var ids []string
+	for _, f := range figs {
+		ids = append(ids, f.ID)
+		if !hasData(f) {
+			t.Errorf("%s: nothing to draw from the aggregators' rows", f.ID)
+		}
+		if f.ID != "longgenbench-position" {
+			continue
+		}
+		labels := map[string]bool{}
+		for _, p := range f.Panels[0].Series[0].Points {
+			labels[p.Label] = true
+		}
+		if len(labels) != 10 || labels[""] {
+			t.Errorf("%s: point labels %v, want the ten position_range labels", f.ID, labels)
+		}
+	}
+	if strings.Join(ids, " ") != strings.Join(items, " ") {
+		t.Errorf("figures %v, want %v", ids, items)
+	}
+}
