@@ -109,15 +109,9 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			// are never pooled: each run is aggregated apart.
 			run := r.InputRun()
 			key := run + "\x00" + bench
-			if seen[key] == nil {
-				seen[key] = newMarks(opt.ExcludeTruncated)
-			}
-			if seen[key].add(rec) {
-				return nil
-			}
-			if opt.Items != "" {
-				items = append(items, itemOf(rec, run))
-			}
+			// The aggregator is made before the record can be left out, so
+			// that a bench whose every record is left out still has its
+			// tables, saying why they are empty.
 			a, ok := aggs[key]
 			if !ok {
 				f, known := reg.Aggregators[bench]
@@ -126,6 +120,13 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				}
 				a = f(opt)
 				aggs[key] = a
+				seen[key] = newMarks(opt.ExcludeTruncated)
+			}
+			if seen[key].add(rec) {
+				return nil
+			}
+			if opt.Items != "" {
+				items = append(items, itemOf(rec, run))
 			}
 			if err := a.Add(rec); err != nil {
 				return app.Invalid(err)
@@ -142,6 +143,9 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				return fmt.Errorf("%s: %w", b, err)
 			}
 			seen[k].mark(res)
+			if c := seen[k].cut; c.excluded && len(c.cut) == len(c.sent) && len(res.Tables) == 0 {
+				r.Log.Warn("every record was left out (--exclude-truncated): the server cut every prompt; no table", "bench", b, "records", len(c.sent))
+			}
 			results = append(results, res)
 			runs = append(runs, run)
 		}
