@@ -156,12 +156,13 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	}
 	var rows []report.Row
 	var tables []report.Table
+	several := len(distinct(runs)) > 1
 	for i, res := range results {
 		run := own
 		if i < len(runs) && runs[i] != "" {
 			run = runs[i]
 		}
-		stamp(res, run, r.Created(), len(distinct(runs)) > 1)
+		stamp(res, run, r.Created(), several)
 		rows = append(rows, res.Rows...)
 		tables = append(tables, res.Tables...)
 	}
