@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -342,5 +343,35 @@ func TestSchemaRowsDrawEveryFigure(t *testing.T) {
 	}
 	if strings.Join(ids, " ") != strings.Join(items, " ") {
 		t.Errorf("figures %v, want %v", ids, items)
+	}
+}
+
+// Two runs of one model (a lake read whole) are two series, each with its
+// own run's n, not both runs' points on one line with their n summed.
+func TestRunsOfOneModelApart(t *testing.T) {
+	one := readRows(t, "schema-rows.jsonl.zst")
+	two := slices.Clone(one)
+	for _, r := range one {
+		r.Run = "other"
+		two = append(two, r)
+	}
+	single, double := Build(one, nil), Build(two, nil)
+	for i, f := range double {
+		if got, want := len(f.Counts), 2*len(single[i].Counts); got != want {
+			t.Errorf("%s: %d counts, want %d", f.ID, got, want)
+		}
+		for j, c := range f.Counts {
+			if c.N != single[i].Counts[j%len(single[i].Counts)].N {
+				t.Errorf("%s: %s n = %d, want one run's %d", f.ID, c.Model, c.N, single[i].Counts[0].N)
+			}
+		}
+		for p := range f.Panels {
+			if f.Panels[p].Heat != nil {
+				continue
+			}
+			if got, want := len(f.Panels[p].Series), 2*len(single[i].Panels[p].Series); got != want {
+				t.Errorf("%s panel %d: %d series, want %d", f.ID, p, got, want)
+			}
+		}
 	}
 }
