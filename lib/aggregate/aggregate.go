@@ -90,9 +90,6 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	var results []*Result
 	var runs []string // the input run of each result, "" for this run's own
 	var items []item
-	simulated := false
-	var partial partialSets
-	sources := itemSources{}
 	if importKind != "" {
 		imp, ok := reg.Importers[importKind]
 		if !ok {
@@ -105,27 +102,16 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		results = append(results, res)
 	} else {
 		aggs := map[string]Aggregator{}
-		cut := map[string]*truncation{}
+		seen := map[string]*marks{}
 		err := r.Records(func(rec *record.Record) error {
-			if !simulated {
-				simulated = fromSimulator(rec)
-			}
-			partial.add(rec)
 			bench := rec.String("bench")
-			sources.add(bench, rec)
 			// Records of two runs (partitioned folders with their own run id)
 			// are never pooled: each run is aggregated apart.
 			run := r.InputRun()
 			key := run + "\x00" + bench
-			if cut[key] == nil {
-				cut[key] = newTruncation(opt.ExcludeTruncated)
-			}
-			if cut[key].add(rec) {
-				return nil
-			}
-			if opt.Items != "" {
-				items = append(items, itemOf(rec, run))
-			}
+			// The aggregator is made before the record can be left out, so
+			// that a bench whose every record is left out still has its
+			// tables, saying why they are empty.
 			a, ok := aggs[key]
 			if !ok {
 				f, known := reg.Aggregators[bench]
@@ -134,6 +120,13 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				}
 				a = f(opt)
 				aggs[key] = a
+				seen[key] = newMarks(opt.ExcludeTruncated)
+			}
+			if seen[key].add(rec) {
+				return nil
+			}
+			if opt.Items != "" {
+				items = append(items, itemOf(rec, run))
 			}
 			if err := a.Add(rec); err != nil {
 				return app.Invalid(err)
@@ -149,8 +142,10 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			if err != nil {
 				return fmt.Errorf("%s: %w", b, err)
 			}
-			sources.mark(b, res)
-			cut[k].mark(res.Tables)
+			seen[k].mark(res)
+			if c := seen[k].cut; c.excluded && len(c.cut) == len(c.sent) && len(res.Tables) == 0 {
+				r.Log.Warn("every record was left out (--exclude-truncated): the server cut every prompt; no table", "bench", b, "records", len(c.sent))
+			}
 			results = append(results, res)
 			runs = append(runs, run)
 		}
@@ -161,12 +156,13 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	}
 	var rows []report.Row
 	var tables []report.Table
+	several := len(distinct(runs)) > 1
 	for i, res := range results {
 		run := own
 		if i < len(runs) && runs[i] != "" {
 			run = runs[i]
 		}
-		stamp(res, run, r.Created(), len(distinct(runs)) > 1)
+		stamp(res, run, r.Created(), several)
 		rows = append(rows, res.Rows...)
 		tables = append(tables, res.Tables...)
 	}
@@ -175,10 +171,6 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			items[i].run = own
 		}
 	}
-	if simulated {
-		markSimulated(rows, tables)
-	}
-	partial.mark(rows, tables)
 	if rowsPath != "" {
 		if err := writeRows(rowsPath, rows); err != nil {
 			return err
@@ -238,20 +230,6 @@ func fromSimulator(rec *record.Record) bool {
 		Fingerprint string `json:"system_fingerprint"`
 	}
 	return rec.Decode("response", &resp) == nil && resp.Fingerprint == sim.Fingerprint
-}
-
-// markSimulated says so in every table and as a "simulated" dimension of
-// every row, so no number made with the test double passes for a model's.
-func markSimulated(rows []report.Row, tables []report.Table) {
-	for i := range tables {
-		tables[i].Notes = append(tables[i].Notes, SimulatorNote)
-	}
-	for i := range rows {
-		if rows[i].Dims == nil {
-			rows[i].Dims = map[string]string{}
-		}
-		rows[i].Dims["simulated"] = "true"
-	}
 }
 
 // truncation counts one benchmark's records whose prompt the server cut

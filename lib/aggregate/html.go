@@ -13,9 +13,15 @@ func readReference(path string) ([]report.Row, error) {
 	if path == "" {
 		return nil, nil
 	}
+	return readRowsFile(path)
+}
+
+// readRowsFile reads one file of metric rows; a missing one is bad input,
+// exit 3 (docs/cli.md).
+func readRowsFile(path string) ([]report.Row, error) {
 	in, err := stream.Open(path, nil)
 	if err != nil {
-		return nil, &stream.LineError{File: path, Err: err} // a missing input is bad input, exit 3 (docs/cli.md)
+		return nil, &stream.LineError{File: path, Err: err}
 	}
 	defer in.Close()
 	return report.ReadRows(in)
@@ -32,7 +38,7 @@ func writePage(reg Registry, opt Options, rows, ref []report.Row) error {
 		return err
 	}
 	if err := reg.Page(o, rows, ref, opt); err != nil {
-		o.Abandon()
+		o.Discard() // a page cannot be resumed: leave no FILE.partial
 		return err
 	}
 	return o.Close()
@@ -47,12 +53,7 @@ func ImportRows(files []string, _ Options) (*Result, error) {
 	}
 	res := &Result{}
 	for _, f := range files {
-		in, err := stream.Open(f, nil)
-		if err != nil {
-			return nil, &stream.LineError{File: f, Err: err}
-		}
-		rows, err := report.ReadRows(in)
-		in.Close()
+		rows, err := readRowsFile(f)
 		if err != nil {
 			return nil, err
 		}

@@ -43,14 +43,5 @@ func (p partialSets) mark(rows []report.Row, tables []report.Table) {
 		return
 	}
 	what := strings.Join(p, "; ")
-	note := "Partial: computed from " + what + " (--allow-partial); the missing shards' records are not counted."
-	for i := range tables {
-		tables[i].Notes = append(tables[i].Notes, note)
-	}
-	for i := range rows {
-		if rows[i].Dims == nil {
-			rows[i].Dims = map[string]string{}
-		}
-		rows[i].Dims["shards"] = what
-	}
+	annotate(rows, tables, "Partial: computed from "+what+" (--allow-partial); the missing shards' records are not counted.", "shards", what)
 }

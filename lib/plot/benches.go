@@ -215,14 +215,18 @@ func longinsFigures(own, ref []report.Row) []Figure {
 }
 
 // positionX is where along the output an adherence bucket lies, in percent:
-// Row.Nums "position" (a fraction in [0,1] or a percent), else the middle of
-// the bucket label "10-20%".
+// Row.Nums "position" (a fraction in [0,1] or a percent) labelled by its
+// "position_range", else the middle of the bucket label "10-20%".
 func positionX(r report.Row) (float64, string, bool) {
 	if v, ok := r.Nums["position"]; ok && !math.IsNaN(v) {
 		if v <= 1 {
 			v = math.Round(v*1e11) / 1e9 // in percent, without the float noise of ×100
 		}
-		return v, r.Dims["position"], true
+		label := r.Dims["position_range"]
+		if label == "" {
+			label = r.Dims["position"]
+		}
+		return v, label, true
 	}
 	lo, hi, ok := strings.Cut(strings.TrimSuffix(r.Dims["position"], "%"), "-")
 	a, okA := atof(lo)
@@ -235,6 +239,9 @@ func positionX(r report.Row) (float64, string, bool) {
 
 func longgenbenchFigures(own, ref []report.Row) []Figure {
 	counts := tally(own, ref, func(r report.Row) bool { return r.Metric == "CR" }, nil)
+	// The figures of check accuracy count checks: a failed judge call fails a
+	// check, not a record, so the records' count would show 0 failed.
+	checks := tally(own, ref, func(r report.Row) bool { return r.Metric == "accuracy" && r.Dims["type"] == "average" }, nil)
 	// A model run on both versions (short, long) gets a series per version.
 	versions := map[string]bool{}
 	for _, r := range append(append([]report.Row{}, own...), ref...) {
@@ -260,13 +267,13 @@ func longgenbenchFigures(own, ref []report.Row) []Figure {
 			Measured: "CR (expected entries present), STIC-1 (checks met / checks whose entry exists), STIC-2 (checks met / all checks) and wAvg = CR × STIC-2, in %", NUnit: "records", Counts: counts,
 			Panels: []Panel{{Kind: "bars", X: Axis{Label: "metric"}, Y: Axis{Label: "%", Min: 0, Max: 100}, Cats: metricCats, Series: both(own, ref, headline)}}},
 		{ID: "longgenbench-position", Bench: "longgenbench", Title: "LongGenBench: adherence by entry position along the output",
-			Measured: "share of the judged checks met, by where the entry lies along the output (tenths of the expected entries)", NUnit: "records", Counts: counts,
+			Measured: "share of the judged checks met, by where the entry lies along the output (tenths of the expected entries)", NUnit: "judged checks", Counts: checks,
 			Panels: []Panel{{Kind: "lines", X: Axis{Label: "entry position along the output (%)", Min: 0, Max: 100}, Y: Axis{Label: "accuracy", Min: 0, Max: 1},
 				Series: both(own, ref, func(rows []report.Row, isRef bool) []Series {
 					return lineSeries(match(rows, "accuracy", map[string]string{"type": "all", "position": "*"}), isRef, positionX, split)
 				})}}},
 		{ID: "longgenbench-check-type", Bench: "longgenbench", Title: "LongGenBench: accuracy per check type",
-			Measured: "share of the judged checks met, per instruction type (single, range, periodic) and their mean", NUnit: "records", Counts: counts,
+			Measured: "share of the judged checks met, per instruction type (single, range, periodic) and their mean", NUnit: "judged checks", Counts: checks,
 			Panels: []Panel{{Kind: "bars", X: Axis{Label: "check type"}, Y: Axis{Label: "accuracy", Min: 0, Max: 1}, Cats: types,
 				Series: both(own, ref, func(rows []report.Row, isRef bool) []Series {
 					return barSeries(match(rows, "accuracy", map[string]string{"position": "all"}), isRef, types, func(r report.Row) string { return r.Dims["type"] }, split)

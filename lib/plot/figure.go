@@ -108,11 +108,38 @@ var builders = map[string]func(own, ref []report.Row) []Figure{
 func Build(rows, reference []report.Row) []Figure {
 	var out []Figure
 	for _, b := range Benches {
-		own := ofBench(rows, b)
+		own := apartByRun(ofBench(rows, b))
 		if len(own) == 0 {
 			continue
 		}
 		out = append(out, builders[b](own, ofBench(reference, b))...)
+	}
+	return out
+}
+
+// apartByRun names a model by model and run where the rows hold several runs
+// of it (a lake read whole, --import rows of several days), so that each run
+// is its own series with its own counts in the caption, as aggregate-ifs
+// keeps runs apart in its tables, rather than two runs' points on one line.
+func apartByRun(rows []report.Row) []report.Row {
+	runs := map[string][]string{}
+	for _, r := range rows {
+		if !slices.Contains(runs[r.Model], r.Run) {
+			runs[r.Model] = append(runs[r.Model], r.Run)
+		}
+	}
+	var out []report.Row
+	for i, r := range rows {
+		if len(runs[r.Model]) < 2 {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(rows)
+		}
+		out[i].Model = r.Model + " (run " + r.Run + ")"
+	}
+	if out == nil {
+		return rows
 	}
 	return out
 }
@@ -156,6 +183,12 @@ next:
 				if x, has := r.Nums[k]; has {
 					got, ok = strconv.FormatFloat(x, 'f', -1, 64), true
 				}
+			}
+			if !ok && v == "all" {
+				// A row without the dimension is over all its values: the
+				// aggregators write "all" for some (length) and leave others
+				// out (LongGenBench's position on the rows per check type).
+				got, ok = "all", true
 			}
 			switch {
 			case v == "*" && (!ok || got == "all"):

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -313,5 +314,64 @@ func TestHTMLEscapesNames(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "&lt;b&gt;m&amp;") {
 		t.Error("the escaped model name is missing")
+	}
+}
+
+// testdata/schema-rows.jsonl.zst is what aggregate-ifs writes today for the
+// demo's sim-strong run of each benchmark (rows in the one schema: numeric
+// dimensions in Nums, LongGenBench's rows per check type without a position,
+// its tenths labelled by position_range). rows.jsonl predates that schema, so
+// it alone cannot show a figure the current rows leave empty.
+func TestSchemaRowsDrawEveryFigure(t *testing.T) {
+	figs := Build(readRows(t, "schema-rows.jsonl.zst"), nil)
+	var ids []string
+	for _, f := range figs {
+		ids = append(ids, f.ID)
+		if !hasData(f) {
+			t.Errorf("%s: nothing to draw from the aggregators' rows", f.ID)
+		}
+		if f.ID != "longgenbench-position" {
+			continue
+		}
+		labels := map[string]bool{}
+		for _, p := range f.Panels[0].Series[0].Points {
+			labels[p.Label] = true
+		}
+		if len(labels) != 10 || labels[""] {
+			t.Errorf("%s: point labels %v, want the ten position_range labels", f.ID, labels)
+		}
+	}
+	if strings.Join(ids, " ") != strings.Join(items, " ") {
+		t.Errorf("figures %v, want %v", ids, items)
+	}
+}
+
+// Two runs of one model (a lake read whole) are two series, each with its
+// own run's n, not both runs' points on one line with their n summed.
+func TestRunsOfOneModelApart(t *testing.T) {
+	one := readRows(t, "schema-rows.jsonl.zst")
+	two := slices.Clone(one)
+	for _, r := range one {
+		r.Run = "other"
+		two = append(two, r)
+	}
+	single, double := Build(one, nil), Build(two, nil)
+	for i, f := range double {
+		if got, want := len(f.Counts), 2*len(single[i].Counts); got != want {
+			t.Errorf("%s: %d counts, want %d", f.ID, got, want)
+		}
+		for j, c := range f.Counts {
+			if c.N != single[i].Counts[j%len(single[i].Counts)].N {
+				t.Errorf("%s: %s n = %d, want one run's %d", f.ID, c.Model, c.N, single[i].Counts[0].N)
+			}
+		}
+		for p := range f.Panels {
+			if f.Panels[p].Heat != nil {
+				continue
+			}
+			if got, want := len(f.Panels[p].Series), 2*len(single[i].Panels[p].Series); got != want {
+				t.Errorf("%s panel %d: %d series, want %d", f.ID, p, got, want)
+			}
+		}
 	}
 }

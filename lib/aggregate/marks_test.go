@@ -1,0 +1,63 @@
+package aggregate
+
+import (
+	"testing"
+
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/report"
+)
+
+// marks note on the tables, and as a dimension of the rows, only what their
+// own records showed (Run keeps one per run and bench, so a simulated or
+// partial run beside a real, whole one leaves the real one's notes alone).
+func TestMarksStayWithTheirRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		recs      []string
+		exclude   bool
+		wantNotes int
+		wantDims  map[string]string
+		skipped   int
+	}{
+		{"plain", []string{`{"id":"a","bench":"b","response":{"text":"x"}}`}, false, 0, map[string]string{}, 0},
+		{"simulated", []string{`{"id":"a","bench":"b","response":{"text":"x","system_fingerprint":"llm-sim"}}`}, false, 1, map[string]string{"simulated": "true"}, 0},
+		{"source", []string{`{"id":"a","bench":"b","source":"s1"}`, `{"id":"b","bench":"b","source":"s2"}`, `{"id":"c","bench":"b","source":"s1"}`}, false, 1, map[string]string{"source": "s1; s2"}, 0},
+		{"partial", []string{`{"id":"a","bench":"b","partial_shards":{"present":1,"of":2,"missing":[1]}}`}, false, 1, map[string]string{"shards": "1 of 2 shards (missing 1)"}, 0},
+		{"cut kept", []string{`{"id":"a","bench":"b","response":{"server_truncated":true}}`, `{"id":"b","bench":"b"}`}, false, 1, map[string]string{}, 0},
+		{"cut left out", []string{`{"id":"a","bench":"b","response":{"server_truncated":true}}`, `{"id":"b","bench":"b"}`}, true, 1, map[string]string{}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMarks(tc.exclude)
+			skipped := 0
+			for _, line := range tc.recs {
+				rec, err := record.Parse([]byte(line))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.add(rec) {
+					skipped++
+				}
+			}
+			res := &Result{Tables: []report.Table{{Title: "t"}}, Rows: []report.Row{{Metric: "x"}}}
+			m.mark(res)
+			if len(res.Tables[0].Notes) != tc.wantNotes {
+				t.Errorf("notes %q, want %d", res.Tables[0].Notes, tc.wantNotes)
+			}
+			got := res.Rows[0].Dims
+			if got == nil {
+				got = map[string]string{}
+			}
+			for k, v := range tc.wantDims {
+				if got[k] != v {
+					t.Errorf("dim %s = %q, want %q", k, got[k], v)
+				}
+			}
+			if len(got) != len(tc.wantDims) {
+				t.Errorf("dims %v, want %v", got, tc.wantDims)
+			}
+			if skipped != tc.skipped {
+				t.Errorf("left out %d records, want %d", skipped, tc.skipped)
+			}
+		})
+	}
+}
