@@ -1,10 +1,12 @@
 package infer
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,9 +70,7 @@ func TestOutageIsHeld(t *testing.T) {
 // No endpoint answering at start-up ends the run at once (exit 1), naming
 // each endpoint and why, instead of every record retrying a mistyped URL.
 func TestNoEndpointAnswersAtStart(t *testing.T) {
-	refused := httptest.NewServer(http.NotFoundHandler())
-	refusedURL := refused.URL
-	refused.Close() // nothing listens there now: connection refused
+	refusedURL := refusedAddr(t)
 	unauthorized := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"invalid key"}}`, http.StatusUnauthorized)
 	}))
@@ -85,6 +85,26 @@ func TestNoEndpointAnswersAtStart(t *testing.T) {
 			t.Errorf("stderr does not name %q:\n%s", want, stderr)
 		}
 	}
+}
+
+// refusedAddr returns the URL of a port that refuses connections for the
+// whole test: a socket is bound there but never listens, so no other server
+// (another test package runs in parallel) can take the port meanwhile, as
+// happened when the test closed a server and reused its address.
+func refusedAddr(t *testing.T) string {
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }
 
 func tail(s string) string {
