@@ -121,7 +121,7 @@ func main() {
 			&cli.Float64Flag{Name: "skill", Value: d.Skill, Usage: "base skill in [0,1]: the probability that a solver answers an item correctly"},
 			&cli.Float64Flag{Name: "skill-decay", Usage: "skill lost at long context, in [0,1] (see above)"},
 			&cli.IntFlag{Name: "skill-decay-tokens", Value: d.DecayTokens, Usage: "prompt tokens at which --skill-decay has its full effect"},
-			&cli.DurationFlag{Name: "latency", Usage: "time to first token"},
+			&cli.DurationFlag{Name: "latency", Usage: "time to first token, from the request's arrival (or from when a slot freed for a queued one)"},
 			&cli.Float64Flag{Name: "prefill-tokens-per-sec", Usage: "prompt tokens processed per second before the first token (0: free)"},
 			&cli.IntFlag{Name: "prefix-cache-tokens", Usage: "prefix cache capacity in tokens (LRU over 512-byte prompt blocks, like vLLM's automatic prefix caching): cached prompt tokens cost no prefill; GET /metrics counts hits (0: no cache)"},
 			&cli.Float64Flag{Name: "tokens-per-sec", Usage: "generation speed per request (0: instant)"},
