@@ -151,6 +151,7 @@ func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre boo
 	if re = e.build(e.r.Ctx, c); re != nil {
 		return nil, re, true, nil
 	}
+	c.head, c.body = nil, c.joined() // a Batch line holds the body whole
 	if c.stream {
 		// A batch answers whole: a stream asked for by the request is dropped.
 		var m map[string]json.RawMessage

@@ -164,6 +164,9 @@ func (e *engine) resolveModel() error {
 		return nil
 	}
 	e.checked = true
+	// The first requests count their prompts with it: load the vocabulary
+	// (~0.15 s) while the endpoints are checked and the window fills.
+	go e.encoder()
 	if len(e.opt.BaseURLs) == 0 {
 		return e.noEndpoint()
 	}
@@ -481,7 +484,7 @@ func (e *engine) work(it *item) {
 		e.jr.add(it.rec)
 		return
 	}
-	defer func() { c.body, c.req = nil, nil }() // the window keeps the item, not its bodies
+	defer func() { c.head, c.body, c.req = nil, nil, nil }() // the window keeps the item, not its bodies
 	var last *oai.Error
 	var avoid *endpoint
 	attempts := 0
@@ -506,7 +509,7 @@ func (e *engine) work(it *item) {
 		tries++
 		ep := e.eps.pick(avoid, time.Now())
 		e.st.sent()
-		comp, err := e.client.Complete(e.reqCtx, oai.Call{Base: ep.base, Path: c.path, Body: c.body, Stream: c.stream,
+		comp, err := e.client.Complete(e.reqCtx, oai.Call{Base: ep.base, Path: c.path, Head: c.head, Body: c.body, Stream: c.stream,
 			FirstByte: e.opt.FirstByte, Idle: e.opt.IdleTimeout, Total: e.opt.Timeout})
 		e.st.returned()
 		now := time.Now()

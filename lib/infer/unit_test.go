@@ -217,11 +217,11 @@ func TestBuild(t *testing.T) {
 		t.Fatal(re)
 	}
 	var got map[string]any
-	if err := record.Unmarshal(c.body, &got); err != nil {
+	if err := record.Unmarshal(c.joined(), &got); err != nil {
 		t.Fatal(err)
 	}
 	if c.path != oai.PathChat || got["model"] != "m" || got["top_k"] != float64(3) || got["max_tokens"] != float64(5) || c.maxTokens != 5 || c.stream {
-		t.Fatalf("%s %s", c.path, c.body)
+		t.Fatalf("%s %s", c.path, c.joined())
 	}
 	c, re = e.built([]byte(`{"prompt":"2+2=","max_completion_tokens":7,"stream":true}`))
 	if re != nil || c.path != oai.PathCompletions || c.maxTokens != 7 || !c.stream {
@@ -229,8 +229,8 @@ func TestBuild(t *testing.T) {
 	}
 	es := newTestEngine(t, func(o *Options) { o.Stream = true })
 	c, _ = es.built([]byte(`{"prompt":"x"}`))
-	if !c.stream || !strings.Contains(string(c.body), `"stream_options":{"include_usage":true}`) {
-		t.Fatalf("stream body %s", c.body)
+	if !c.stream || !strings.Contains(string(c.joined()), `"stream_options":{"include_usage":true}`) {
+		t.Fatalf("stream body %s", c.joined())
 	}
 	if c.tokenizer != "o200k_base~" || c.exact || c.promptTokens != 1 {
 		t.Errorf("a prompt is counted with the estimate: %d by %q", c.promptTokens, c.tokenizer)
@@ -264,8 +264,8 @@ func TestBuildBody(t *testing.T) {
 			t.Fatalf("%s: %v", tt.req, re)
 		}
 		var got any
-		if err := record.Unmarshal(c.body, &got); err != nil {
-			t.Fatalf("%s: body %s: %v", tt.req, c.body, err)
+		if err := record.Unmarshal(c.joined(), &got); err != nil {
+			t.Fatalf("%s: body %s: %v", tt.req, c.joined(), err)
 		}
 		b, _ := record.Marshal(got)
 		if string(b) != tt.want || c.stream != tt.isStream {
@@ -297,7 +297,7 @@ func TestPreflight(t *testing.T) {
 	var sent struct {
 		Messages []struct{ Content string } `json:"messages"`
 	}
-	record.Unmarshal(c.body, &sent)
+	record.Unmarshal(c.joined(), &sent)
 	user := sent.Messages[1].Content
 	if !strings.HasSuffix(user, "\n\nInstruction: answer with the id of the fox.\n") || !strings.HasPrefix(user, "Read the documents.\nThe quick") {
 		t.Fatalf("instruction or head lost: %q ... %q", user[:40], user[len(user)-60:])
@@ -318,7 +318,7 @@ func TestPreflight(t *testing.T) {
 		t.Fatal(re)
 	}
 	enc := tokens.MustGet(hf.opt.Tokenizer)
-	record.Unmarshal(c.body, &sent)
+	record.Unmarshal(c.joined(), &sent)
 	n := 3 + 2*perMessageTokens + enc.Count(sent.Messages[0].Content) + enc.Count(sent.Messages[1].Content)
 	if c.tokenizer != "hf:tiny-sentencepiece.json" || !c.exact || c.promptTokens != n || n+100 > 1000 || n+100 < 990 {
 		t.Fatalf("tokenizer.json: %d tokens by %q (exact %v), recounted %d", c.promptTokens, c.tokenizer, c.exact, n)

@@ -99,7 +99,8 @@ func Label(base string) string {
 type Call struct {
 	Base   string // normalized base URL, e.g. http://127.0.0.1:8000/v1
 	Path   string // PathChat or PathCompletions
-	Body   []byte // the full JSON body, model included
+	Head   []byte // sent before Body, which is then not copied (infer-batch's keys in front of a record's request)
+	Body   []byte // the JSON body, model included (after Head)
 	Stream bool   // the body asks for SSE
 
 	// Deadlines of this attempt; zero means none. FirstByte runs until the
@@ -211,6 +212,13 @@ func (c *Client) Complete(ctx context.Context, call Call) (*Completion, error) {
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, call.Base+call.Path, bytes.NewReader(call.Body))
 	if err != nil {
 		return nil, &Error{Kind: KindClient, Message: redact.String(err.Error())}
+	}
+	if call.Head != nil {
+		req.GetBody = func() (io.ReadCloser, error) {
+			return io.NopCloser(io.MultiReader(bytes.NewReader(call.Head), bytes.NewReader(call.Body))), nil
+		}
+		req.Body, _ = req.GetBody()
+		req.ContentLength = int64(len(call.Head) + len(call.Body))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if call.Stream {
