@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -58,6 +59,10 @@ type engine struct {
 type item struct {
 	rec  *record.Record
 	call *call
+	// built is closed when call is built (or failed to be: buildErr), ahead
+	// of its slot (buildAhead).
+	built    chan struct{}
+	buildErr *record.Error
 	done chan struct{} // closed when the record is ready (ordered mode)
 	drop bool          // interrupted before it had an answer: not written; --resume sends it
 	old  bool          // an earlier output's record, written as it was
@@ -273,6 +278,7 @@ func (e *engine) run() error {
 			complete(it)
 		}()
 	}
+	builds, buildersDone := e.buildAhead()
 	var disp *dispatcher // --dispatch prefix (dispatch.go)
 	dispatched := make(chan struct{})
 	if e.opt.Dispatch == DispatchPrefix {
@@ -325,6 +331,10 @@ func (e *engine) run() error {
 				return e.stopErr()
 			}
 		}
+		if it.call != nil {
+			it.built = make(chan struct{})
+			builds <- it
+		}
 		if it.call == nil {
 			if it.old {
 				e.st.resumed.Add(1)
@@ -352,6 +362,7 @@ func (e *engine) run() error {
 		start(it)
 		return nil
 	})
+	close(builds)
 	var bad *stream.LineError
 	switch {
 	case err == nil, errors.Is(err, context.Canceled):
@@ -372,6 +383,7 @@ func (e *engine) run() error {
 		}
 	}
 	wg.Wait()
+	<-buildersDone
 	if e.opt.Unordered {
 		close(finished)
 	} else {
@@ -397,6 +409,49 @@ func (e *engine) run() error {
 		}
 	}
 	return err
+}
+
+// buildAhead starts the goroutines that build the calls (decode, count,
+// check; build) of records admitted to the window, in input order, before
+// their slot frees: when a wave of answers comes back, the next requests go
+// out at once instead of each being counted first (on 2 cores, 64 prompts of
+// 100k tokens arriving together would otherwise be counted while their
+// slots wait). Close the channel after the last record; done is closed when
+// every call is built. The builders are the cores, or -j when the server
+// counts (the work is a /tokenize round trip).
+func (e *engine) buildAhead() (chan<- *item, <-chan struct{}) {
+	n := runtime.GOMAXPROCS(0)
+	if e.opt.Tokenizer == TokenizerServer {
+		n = max(n, e.opt.Concurrency)
+	}
+	// As large as the window: a record admitted to it never waits here.
+	builds := make(chan *item, e.opt.window())
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for it := range builds {
+				it.buildErr = e.safeBuild(it)
+				close(it.built)
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return builds, done
+}
+
+// safeBuild turns a panic in build into the record's error, as work does.
+func (e *engine) safeBuild(it *item) (re *record.Error) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.r.Log.Error("panic while building a request", "id", it.rec.ID(), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			re = &record.Error{Kind: "internal", Message: fmt.Sprintf("panic: %v", p)}
+		}
+	}()
+	return e.build(e.reqCtx, it.call)
 }
 
 // prepareItem builds a new record's call; it.call stays nil when prepare
@@ -474,12 +529,15 @@ func (e *engine) work(it *item) {
 		}
 	}()
 	c := it.call
-	if re := e.build(e.reqCtx, c); re != nil {
+	<-it.built
+	if re := it.buildErr; re != nil {
 		if e.reqCtx.Err() != nil {
 			it.drop = true
 			return
 		}
-		e.st.preflight()
+		if re.Kind != "internal" {
+			e.st.preflight()
+		}
 		e.fail(it.rec, re)
 		e.jr.add(it.rec)
 		return
