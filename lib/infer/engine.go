@@ -63,9 +63,9 @@ type item struct {
 	// of its slot (buildAhead).
 	built    chan struct{}
 	buildErr *record.Error
-	done chan struct{} // closed when the record is ready (ordered mode)
-	drop bool          // interrupted before it had an answer: not written; --resume sends it
-	old  bool          // an earlier output's record, written as it was
+	done     chan struct{} // closed when the record is ready (ordered mode)
+	drop     bool          // interrupted before it had an answer: not written; --resume sends it
+	old      bool          // an earlier output's record, written as it was
 }
 
 // Process runs all input records of r through the endpoints and writes them,
