@@ -154,12 +154,17 @@ func run(r *app.Run) error {
 	if opt.Profile, err = sim.ParseProfile(r.String("profile")); err != nil {
 		return app.Usagef("--profile %v", err)
 	}
+	opt.MaxModelLen = r.Int("max-model-len")
 	if o := r.String("overflow"); o != "" {
 		if opt.Overflow, err = sim.ParseOverflow(o); err != nil {
 			return app.Usagef("--overflow %v", err)
 		}
+		if opt.MaxModelLen == 0 {
+			// Without a context nothing overflows: a test meant to see
+			// truncation would silently see none.
+			return app.Usagef("--overflow %s needs --max-model-len N (without a context length nothing overflows)", o)
+		}
 	}
-	opt.MaxModelLen = r.Int("max-model-len")
 	opt.Addr = r.String("addr")
 	opt.Skill, opt.SkillDecay, opt.DecayTokens = r.Float64("skill"), r.Float64("skill-decay"), r.Int("skill-decay-tokens")
 	opt.Latency, opt.PrefillTPS, opt.TokensPerSec = r.Duration("latency"), r.Float64("prefill-tokens-per-sec"), r.Float64("tokens-per-sec")
