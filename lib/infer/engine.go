@@ -63,6 +63,7 @@ type item struct {
 	// of its slot (buildAhead).
 	built    chan struct{}
 	buildErr *record.Error
+	fp       uint64 // the record's fingerprint (resume.go), for the journal
 	done     chan struct{} // closed when the record is ready (ordered mode)
 	drop     bool          // interrupted before it had an answer: not written; --resume sends it
 	old      bool          // an earlier output's record, written as it was
@@ -451,6 +452,9 @@ func (e *engine) safeBuild(it *item) (re *record.Error) {
 			re = &record.Error{Kind: "internal", Message: fmt.Sprintf("panic: %v", p)}
 		}
 	}()
+	if e.jr != nil {
+		it.fp = e.fingerprint(it.rec)
+	}
 	return e.build(e.reqCtx, it.call)
 }
 
@@ -539,7 +543,7 @@ func (e *engine) work(it *item) {
 			e.st.preflight()
 		}
 		e.fail(it.rec, re)
-		e.jr.add(it.rec)
+		e.jr.add(it.rec, it.fp)
 		return
 	}
 	defer func() { c.head, c.body, c.req = nil, nil, nil }() // the window keeps the item, not its bodies
@@ -579,7 +583,7 @@ func (e *engine) work(it *item) {
 				if again != nil {
 					e.fail(it.rec, &record.Error{Kind: again.Kind, Message: again.Message, Attempts: attempts})
 				}
-				e.jr.add(it.rec)
+				e.jr.add(it.rec, it.fp)
 				return
 			}
 			// The server answered, but the reply cannot be used (an empty
@@ -621,7 +625,7 @@ func (e *engine) work(it *item) {
 		}
 	}
 	e.fail(it.rec, &record.Error{Kind: last.Kind, Status: last.Status, Message: last.Message, Attempts: attempts})
-	e.jr.add(it.rec)
+	e.jr.add(it.rec, it.fp)
 }
 
 // succeed applies a completion. It returns the error when apply rejected

@@ -255,6 +255,15 @@ func (x *earlier) take(e *engine, rec *record.Record) (old *record.Record, c can
 	if err != nil {
 		return nil, c, false, fmt.Errorf("--resume: read back %s: %w", x.f.Name(), err)
 	}
+	if old.Raw(journalFP) != nil {
+		// A journal line: what the earlier run added, onto this record.
+		for _, k := range old.Keys() {
+			if k != "id" && k != journalFP {
+				rec.SetRaw(k, old.Raw(k))
+			}
+		}
+		old = rec
+	}
 	return old, c, false, nil
 }
 
@@ -336,8 +345,13 @@ func (e *engine) fingerprintFields() []string {
 }
 
 // fingerprint is FNV-1a over the fingerprinted fields' exact bytes, 0 when
-// the record has none of them.
+// the record has none of them; a journal line says the one it answered.
 func (e *engine) fingerprint(rec *record.Record) uint64 {
+	if raw := rec.Raw(journalFP); raw != nil {
+		s, _ := record.Unquote(raw)
+		fp, _ := strconv.ParseUint(s, 16, 64)
+		return fp
+	}
 	h := fnv.New64a()
 	has := false
 	for _, k := range e.fingerprintFields() {

@@ -18,6 +18,7 @@ type member struct {
 	key    string // unescaped
 	rawKey []byte
 	val    []byte
+	set    bool // by Set or SetRaw, not as parsed
 }
 
 // Record is one parsed line. Values are kept as the exact bytes they arrived in;
@@ -26,6 +27,7 @@ type Record struct {
 	line    []byte // the original line, reused while unmodified
 	members []member
 	dirty   bool
+	deleted bool // a parsed field was deleted (AppendChanges cannot say so)
 	id      string
 }
 
@@ -335,11 +337,11 @@ func (r *Record) setRaw(key string, raw []byte) {
 	r.dirty = true
 	for i := len(r.members) - 1; i >= 0; i-- {
 		if r.members[i].key == key {
-			r.members[i].val = raw
+			r.members[i].val, r.members[i].set = raw, true
 			return
 		}
 	}
-	r.members = append(r.members, member{key: key, rawKey: quote(key), val: raw})
+	r.members = append(r.members, member{key: key, rawKey: quote(key), val: raw, set: true})
 }
 
 // Delete removes a field.
@@ -350,6 +352,7 @@ func (r *Record) Delete(key string) {
 			out = append(out, m)
 		} else {
 			r.dirty = true
+			r.deleted = r.deleted || !m.set
 		}
 	}
 	r.members = out
@@ -357,9 +360,9 @@ func (r *Record) Delete(key string) {
 
 // Clone returns a deep copy that can be changed independently.
 func (r *Record) Clone() *Record {
-	c := &Record{id: r.id, dirty: true, members: make([]member, len(r.members))}
+	c := &Record{id: r.id, dirty: true, deleted: r.deleted, members: make([]member, len(r.members))}
 	for i, m := range r.members {
-		c.members[i] = member{key: m.key, rawKey: bytes.Clone(m.rawKey), val: bytes.Clone(m.val)}
+		c.members[i] = member{key: m.key, rawKey: bytes.Clone(m.rawKey), val: bytes.Clone(m.val), set: m.set}
 	}
 	return c
 }
@@ -379,6 +382,25 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 		dst = append(dst, m.val...)
 	}
 	return append(dst, '}')
+}
+
+// AppendChanges appends one JSON object: the id, the fields set since the
+// record was parsed, and key with the already-encoded value raw. It is what
+// a stage added to a record it read, without the fields that passed through
+// (infer-batch's journal keeps answers, not 455 KB prompts again). ok is
+// false, and nothing is appended, when a parsed field was deleted: the
+// changes cannot say so.
+func (r *Record) AppendChanges(dst []byte, key string, raw []byte) (out []byte, ok bool) {
+	if r.deleted {
+		return dst, false
+	}
+	dst = append(append(append(dst, `{"id":`...), r.Raw("id")...), ',')
+	for _, m := range r.members {
+		if m.set && m.key != "id" && m.key != key {
+			dst = append(append(append(append(dst, m.rawKey...), ':'), m.val...), ',')
+		}
+	}
+	return append(append(append(append(dst, quote(key)...), ':'), raw...), '}'), true
 }
 
 // MarshalJSON makes a Record embeddable in other JSON values.
