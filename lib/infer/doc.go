@@ -53,7 +53,7 @@
 // otherwise it is sent. Earlier ids that are not in the input are dropped and
 // counted in the log.
 //
-// The fingerprint is FNV-1a (64 bit) over the exact bytes of fields that
+// The fingerprint is two CRC-32s (64 bits) over the exact bytes of fields that
 // pass unchanged from input to output, so no field is added to records. For
 // infer-batch it is "request", which is the body prepare returns (the engine
 // adds "model" and may cut the context: those depend on flags, not on the

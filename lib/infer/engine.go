@@ -63,7 +63,7 @@ type item struct {
 	// of its slot (buildAhead).
 	built    chan struct{}
 	buildErr *record.Error
-	fp       uint64 // the record's fingerprint (resume.go), for the journal
+	fp       uint64        // the record's fingerprint (resume.go), for the journal
 	done     chan struct{} // closed when the record is ready (ordered mode)
 	drop     bool          // interrupted before it had an answer: not written; --resume sends it
 	old      bool          // an earlier output's record, written as it was
