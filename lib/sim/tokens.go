@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
 )
@@ -29,11 +31,79 @@ const letterRun = 9
 // EstimateTokens returns the server's token estimate for s.
 func EstimateTokens(s string) int {
 	n := 0
-	for i := 0; i < len(s); i = nextPiece(s, i) {
+	for i := 0; i < len(s); {
+		if i+proseWindow <= len(s) {
+			if j, m := proseSpan(s, i); j > i {
+				i, n = j, n+m
+				continue
+			}
+		}
+		i = nextPiece(s, i)
 		n++
 	}
 	return n
 }
+
+// proseWindow is how many bytes proseSpan looks at: one bit each in a word.
+const proseWindow = 64
+
+// proseSpan counts the pieces of plain prose (ASCII words of up to letterRun
+// letters, one space between them) at the start of the window s[i:i+64],
+// where a piece starts, without cutting them one by one: a 455 KB prompt,
+// counted on every request, is 90,000 pieces. Each space there starts a
+// piece (glued to the word after it), and so does a first letter at i. It
+// returns the end of the counted pieces, where the next piece starts (a
+// space, or a byte after a letter that is neither), and their number; end
+// is i when the window does not start with such prose.
+func proseSpan(s string, i int) (end, pieces int) {
+	// One bit per byte of the window, up to the first word that is not all
+	// letters and spaces (the bits after it are neither).
+	var letters, spaces uint64
+	for k := 0; k < proseWindow; k += 8 {
+		l, sp := letterSpaceBytes(binary.LittleEndian.Uint64([]byte(s[i+k : i+k+8])))
+		lb := gatherBits(l)
+		letters |= lb << k
+		if l|sp != 0x8080808080808080 {
+			spaces |= gatherBits(sp) << k
+			break
+		}
+		spaces |= (^lb & 0xff) << k
+	}
+	// The prose stops at a byte that is neither, at the first of two spaces
+	// (a run of whitespace), or at a run of more than letterRun letters
+	// (bit p of long: p and the letterRun bytes after it are letters; the
+	// shifts hold for a letterRun of 9 to 15).
+	stop := bits.TrailingZeros64(^(letters | spaces) | spaces&(spaces>>1))
+	long := letters & (letters >> 1)
+	long &= long >> 2
+	long &= long >> 4
+	long &= long >> (letterRun - 7) // 8 letters, then 10
+	stop = min(stop, bits.TrailingZeros64(long))
+	// The last piece start in (0, stop]: a space, or a byte after a letter
+	// that is not one.
+	starts := (spaces | letters<<1&^letters) & (2<<stop - 1) &^ 1
+	if starts == 0 {
+		return i, 0
+	}
+	k := bits.Len64(starts) - 1
+	return i + k, bits.OnesCount64(spaces&(1<<k-1)) + int(letters&1)
+}
+
+// letterSpaceBytes has the top bit of byte k set in letters when byte k of
+// w (little-endian) is an ASCII letter (isLetter), in spaces when it is ' '.
+func letterSpaceBytes(w uint64) (letters, spaces uint64) {
+	const ones, high uint64 = 0x0101010101010101, 0x8080808080808080
+	// Lower-cased 7-bit bytes, so that the sums carry into no other byte:
+	// the top bit of a sum says the byte is >= 'a', or >= 'z'+1.
+	y := (w | 0x20*ones) &^ high
+	letters = (y + (0x80-'a')*ones) &^ (y + (0x80-'z'-1)*ones) &^ w & high
+	x := w ^ ' '*ones // 0 where w has a space
+	spaces = ^((x&^high + ^high) | x) & high
+	return letters, spaces
+}
+
+// gatherBits moves the top bit of byte k of m to bit k.
+func gatherBits(m uint64) uint64 { return (m >> 7) * 0x0102040810204080 >> 56 }
 
 // Pieces cuts s into the pieces EstimateTokens counts; joined they are s.
 func Pieces(s string) []string {
