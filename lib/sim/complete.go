@@ -65,7 +65,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		s.unknownModel(w, req.Model)
 		return
 	}
-	pt := s.promptTokens(req)
+	pt, hash := s.measure(req)
 	if s.overflow(pt, req.MaxTokens) {
 		if s.opt.Overflow == OverflowError {
 			s.contextError(w, req, pt)
@@ -73,6 +73,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		}
 		if pt > s.opt.MaxModelLen {
 			req, pt = s.truncatePrompt(req, pt)
+			hash = requestHash(req, nil)
 			s.count(func(st *Stats) { st.PromptsCut++ })
 		}
 	}
@@ -115,7 +116,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	}
 	defer release()
 
-	rep := s.generate(req, co, pt)
+	rep := s.generate(req, co, pt, hash)
 	if fault == FaultAbort {
 		rep = aborted(rep, req.MaxTokens)
 	}
@@ -160,10 +161,11 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	return nil, false
 }
 
-// generate answers the request (of pt prompt tokens): the first solver that
-// recognises it, else filler; then stop and max_tokens apply, and the
-// context: without max_tokens, a reply ends where the context is full.
-func (s *Server) generate(req *Request, co callOptions, pt int) reply {
+// generate answers the request (of pt prompt tokens and requestHash hash):
+// the first solver that recognises it, else filler; then stop and
+// max_tokens apply, and the context: without max_tokens, a reply ends where
+// the context is full.
+func (s *Server) generate(req *Request, co callOptions, pt int, hash uint64) reply {
 	limit := req.MaxTokens
 	if L := s.opt.MaxModelLen; limit == 0 && L > 0 && s.opt.Overflow == OverflowError {
 		limit = max(1, L-pt)
@@ -173,7 +175,7 @@ func (s *Server) generate(req *Request, co callOptions, pt int) reply {
 		skill = v
 	}
 	skill = EffectiveSkill(skill, s.opt.SkillDecay, pt, s.opt.DecayTokens)
-	seed := replySeed(req, co)
+	seed := replySeed(hash, co)
 	// Every solver gets a fresh RNG, so one that declines leaves no trace.
 	newRand := func() *rand.Rand { return rand.New(rand.NewPCG(s.opt.Seed, seed)) }
 	var rep reply

@@ -30,18 +30,28 @@ const letterRun = 9
 
 // EstimateTokens returns the server's token estimate for s.
 func EstimateTokens(s string) int {
+	n, _ := hashPieces(s, 0, len(s))
+	return n
+}
+
+// hashPieces counts the pieces of s (EstimateTokens) and folds the bytes of
+// s from hashed on into the FNV-1a state h (fnv1a): hashed 0 hashes all of
+// s, len(s) none. FNV-1a is a chain of multiplications, one per byte, that
+// leaves the CPU room for the counting when the two are interleaved (see
+// proseSpan): a 455 KB prompt, counted and hashed for the reply seed on
+// every request, costs about what the hash alone does.
+func hashPieces(s string, h uint64, hashed int) (int, uint64) {
 	n := 0
 	for i := 0; i < len(s); {
-		if i+proseWindow <= len(s) {
-			if j, m := proseSpan(s, i); j > i {
-				i, n = j, n+m
-				continue
-			}
+		var j, m int
+		if j, m, h, hashed = proseSpan(s, i, h, hashed); j > i {
+			i, n = j, n+m
+		} else {
+			i = nextPiece(s, i)
+			n++
 		}
-		i = nextPiece(s, i)
-		n++
 	}
-	return n
+	return n, fnv1a(h, s[hashed:])
 }
 
 // proseWindow is how many bytes proseSpan looks at: one bit each in a word.
@@ -54,12 +64,21 @@ const proseWindow = 64
 // piece (glued to the word after it), and so does a first letter at i. It
 // returns the end of the counted pieces, where the next piece starts (a
 // space, or a byte after a letter that is neither), and their number; end
-// is i when the window does not start with such prose.
-func proseSpan(s string, i int) (end, pieces int) {
+// is i when the window does not start with such prose, or s ends before
+// the window does. On the way it folds a word of s[hashed:i] into the hash
+// h for each word of the window it looks at (see hashPieces).
+func proseSpan(s string, i int, h uint64, hashed int) (end, pieces int, _ uint64, _ int) {
+	if i+proseWindow > len(s) {
+		return i, 0, h, hashed
+	}
 	// One bit per byte of the window, up to the first word that is not all
 	// letters and spaces (the bits after it are neither).
 	var letters, spaces uint64
 	for k := 0; k < proseWindow; k += 8 {
+		if hashed+8 <= i {
+			h = fnv1aWord(h, binary.LittleEndian.Uint64([]byte(s[hashed:hashed+8])))
+			hashed += 8
+		}
 		l, sp := letterSpaceBytes(binary.LittleEndian.Uint64([]byte(s[i+k : i+k+8])))
 		lb := gatherBits(l)
 		letters |= lb << k
@@ -83,10 +102,10 @@ func proseSpan(s string, i int) (end, pieces int) {
 	// that is not one.
 	starts := (spaces | letters<<1&^letters) & (2<<stop - 1) &^ 1
 	if starts == 0 {
-		return i, 0
+		return i, 0, h, hashed
 	}
 	k := bits.Len64(starts) - 1
-	return i + k, bits.OnesCount64(spaces&(1<<k-1)) + int(letters&1)
+	return i + k, bits.OnesCount64(spaces&(1<<k-1)) + int(letters&1), h, hashed
 }
 
 // letterSpaceBytes has the top bit of byte k set in letters when byte k of

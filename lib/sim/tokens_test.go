@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"hash/fnv"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -72,7 +73,7 @@ func refPieces(s string) []string {
 }
 
 // checkPieces compares the server's pieces of s, its count and its cuts
-// with the reference's.
+// with the reference's, and the hash taken with the count with hash/fnv's.
 func checkPieces(t *testing.T, s string) {
 	t.Helper()
 	want := refPieces(s)
@@ -81,6 +82,11 @@ func checkPieces(t *testing.T, s string) {
 	}
 	if n := EstimateTokens(s); n != len(want) {
 		t.Fatalf("EstimateTokens(%q) = %d, want %d", s, n, len(want))
+	}
+	ref := fnv.New64a()
+	ref.Write([]byte(s))
+	if n, h := hashPieces(s, fnvOffset64, 0); n != len(want) || h != ref.Sum64() {
+		t.Fatalf("hashPieces(%q) = %d, %x, want %d, %x (hash/fnv)", s, n, h, len(want), ref.Sum64())
 	}
 	for _, n := range []int{0, 1, len(want) / 2, max(len(want)-1, 0), len(want)} {
 		kept, cut := truncateTokens(s, n)
@@ -136,14 +142,27 @@ func TestPiecesMatchReferenceInProse(t *testing.T) {
 	}
 }
 
-// BenchmarkEstimateTokens counts the pieces of a 455 KB prompt; refNextPiece
-// is the byte-by-byte baseline.
+// BenchmarkEstimateTokens counts the pieces of a 455 KB prompt, alone and
+// with the reply seed's hash (fast+hash should cost about what hash does);
+// refNextPiece is the byte-by-byte baseline.
 func BenchmarkEstimateTokens(b *testing.B) {
 	text := strings.Repeat("the quick brown fox jumps over a lazy dog near the river bank ", 455000/62+1)[:455000]
 	b.Run("fast", func(b *testing.B) {
 		b.SetBytes(int64(len(text)))
 		for b.Loop() {
 			EstimateTokens(text)
+		}
+	})
+	b.Run("fast+hash", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			hashPieces(text, fnvOffset64, 0)
+		}
+	})
+	b.Run("hash", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			fnv1a(fnvOffset64, text)
 		}
 	})
 	b.Run("reference", func(b *testing.B) {
