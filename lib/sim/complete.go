@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/record"
@@ -44,6 +45,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		return
 	}
 	req, co, err := parseRequest(b, chat, s.quirks)
+	putBody(b)
 	if err != nil {
 		s.count(func(st *Stats) { st.ClientErrors++ })
 		d := errorDetail{Message: err.Error(), Type: "invalid_request_error"}
@@ -145,13 +147,23 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 // readBody reads a request body up to maxBody; when it cannot, it answers
 // the request itself and returns false. The buffer has the declared length:
 // a 455 KB prompt read by io.ReadAll is copied and cleared a dozen times as
-// the buffer doubles, on the cores the client under test shares.
+// the buffer doubles, on the cores the client under test shares. It comes
+// from bodyBufs, where the caller puts it back (putBody) once the body is
+// decoded.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), maxBody)+bytes.MinRead))
+	need := int(min(max(r.ContentLength, 0), maxBody)) + bytes.MinRead
+	var b []byte
+	if p, _ := bodyBufs.Get().(*[]byte); p != nil && cap(*p) >= need {
+		b = (*p)[:0]
+	} else {
+		b = make([]byte, 0, need)
+	}
+	buf := bytes.NewBuffer(b)
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBody))
 	if err == nil {
 		return buf.Bytes(), true
 	}
+	putBody(buf.Bytes())
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		s.clientError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxBody), "invalid_request_error", "request_too_large")
@@ -159,6 +171,17 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 		s.clientError(w, http.StatusBadRequest, "reading the body: "+err.Error(), "invalid_request_error", "")
 	}
 	return nil, false
+}
+
+// bodyBufs holds the buffers of bodies decoded (*[]byte): a new one of
+// 455 KB is cleared by the runtime before it is read into, and is garbage
+// as soon as the body is decoded (the decoded strings are copies).
+var bodyBufs sync.Pool
+
+// putBody gives the buffer of a body from readBody back to bodyBufs; the
+// caller keeps nothing of it.
+func putBody(b []byte) {
+	bodyBufs.Put(&b)
 }
 
 // generate answers the request (of pt prompt tokens and requestHash hash):
