@@ -221,7 +221,9 @@ func messagesTokens(msgs []Message, generationPrompt bool) int {
 }
 
 // measure is promptTokens and requestHash(req) together: the texts are
-// counted and hashed in one pass (countPieces).
+// counted and hashed in one pass (hashPieces), for about the cost of the
+// hash alone. The hash is then taken for requests that get no reply too
+// (faults, context errors); the pass a reply needs costs half as much.
 func (s *Server) measure(req *Request) (tokens int, hash uint64) {
 	if req.Chat && s.quirks.chatML {
 		return chatMLTokens(req.Messages), requestHash(req, nil)

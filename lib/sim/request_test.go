@@ -55,3 +55,19 @@ func FuzzMeasureMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// TestParsedRequestOwnsItsStrings: the body's buffer goes back to bodyBufs
+// once parsed, so nothing parsed may point into it.
+func TestParsedRequestOwnsItsStrings(t *testing.T) {
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"plain text"},{"role":"user","content":"with\nescape"}],"stop":["end"]}`)
+	req, _, err := parseRequest(body, true, quirks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range body {
+		body[i] = 'x'
+	}
+	if req.Model != "m" || req.Messages[0] != (Message{"user", "plain text"}) || req.Messages[1].Content != "with\nescape" || req.Stop[0] != "end" || req.Body["model"] != "m" {
+		t.Fatalf("the parsed request changed with its body's buffer: %+v", req)
+	}
+}
