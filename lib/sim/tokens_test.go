@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"slices"
@@ -142,34 +143,65 @@ func TestPiecesMatchReferenceInProse(t *testing.T) {
 	}
 }
 
-// BenchmarkEstimateTokens counts the pieces of a 455 KB prompt, alone and
-// with the reply seed's hash (fast+hash should cost about what hash does);
-// refNextPiece is the byte-by-byte baseline.
+var (
+	hashSink  uint64
+	countSink int
+)
+
+// BenchmarkEstimateTokens counts the pieces of 455 KB prompts (the one of
+// bench/batch/run.sh long; prose with punctuation, numbers, capitals and
+// paragraphs; Japanese; JSON, where the prose path never applies), alone and with the reply seed's hash (fast+hash should
+// cost about what hash does); refNextPiece is the byte-by-byte baseline.
 func BenchmarkEstimateTokens(b *testing.B) {
-	text := strings.Repeat("the quick brown fox jumps over a lazy dog near the river bank ", 455000/62+1)[:455000]
-	b.Run("fast", func(b *testing.B) {
-		b.SetBytes(int64(len(text)))
-		for b.Loop() {
-			EstimateTokens(text)
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := strings.Fields("the a of and to in is was that for it with as his on be at by had are but from or have an they which one you were all her she there would their we him been has when who will more no if out so said what up its about into than them can only other new some could time these two may then do first any my now such like our over man me even most made after also did many before must through back years where much your way well down should because each just those people Mr how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three")
+	long := strings.Fields("instruction internationalisation responsibilities understanding")
+	var sb strings.Builder
+	for n := 0; sb.Len() < 455000; n++ {
+		switch w := words[rng.IntN(len(words))]; {
+		case n%90 == 89:
+			sb.WriteString(".\n\n")
+		case n%12 == 11:
+			sb.WriteString(". " + strings.ToUpper(w[:1]) + w[1:])
+		case n%7 == 6:
+			sb.WriteString(", " + w)
+		case n%31 == 30:
+			fmt.Fprintf(&sb, " %d", rng.IntN(100000))
+		case n%17 == 16:
+			sb.WriteString(" " + long[rng.IntN(len(long))])
+		default:
+			sb.WriteString(" " + w)
 		}
-	})
-	b.Run("fast+hash", func(b *testing.B) {
-		b.SetBytes(int64(len(text)))
-		for b.Loop() {
-			hashPieces(text, fnvOffset64, 0)
+	}
+	fill := func(s string) string { return strings.Repeat(s, 455000/len(s)+1)[:455000] }
+	for _, tc := range []struct{ name, text string }{
+		{"repeated", fill("the quick brown fox jumps over a lazy dog near the river bank ")},
+		{"prose", sb.String()[:455000]},
+		{"cjk", fill("長い文脈の中から指示に従って答えを書く。")},
+		{"json", fill(`{"id": 1234, "tags": ["a-b", "c_d"], "v": [0.25, -3e7, null]},` + "\n")},
+	} {
+		text := tc.text
+		for _, v := range []struct {
+			name string
+			f    func()
+		}{
+			{"fast", func() { countSink = EstimateTokens(text) }},
+			{"fast+hash", func() { hashPieces(text, fnvOffset64, 0) }},
+			{"hash", func() { hashSink = fnv1a(fnvOffset64, text) }},
+			{"reference", func() {
+				n := 0
+				for i := 0; i < len(text); i = refNextPiece(text, i) {
+					n++
+				}
+				countSink = n
+			}},
+		} {
+			b.Run(tc.name+"/"+v.name, func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					v.f()
+				}
+			})
 		}
-	})
-	b.Run("hash", func(b *testing.B) {
-		b.SetBytes(int64(len(text)))
-		for b.Loop() {
-			fnv1a(fnvOffset64, text)
-		}
-	})
-	b.Run("reference", func(b *testing.B) {
-		b.SetBytes(int64(len(text)))
-		for b.Loop() {
-			for i := 0; i < len(text); i = refNextPiece(text, i) {
-			}
-		}
-	})
+	}
 }
