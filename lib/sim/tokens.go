@@ -100,7 +100,7 @@ func proseSpan(s string, i int, h uint64, hashed int) (end, pieces int, _ uint64
 		l, sp := letterSpaceBytes(w)
 		lb := gatherBits(l)
 		letters |= lb << k
-		if l|sp == high {
+		if l|sp == swarHigh {
 			spaces |= (^lb & 0xff) << k
 			continue
 		}
@@ -108,7 +108,7 @@ func proseSpan(s string, i int, h uint64, hashed int) (end, pieces int, _ uint64
 		m := markBytes(w, l)
 		marks |= gatherBits(m) << k
 		spaces |= gatherBits(sp) << k
-		if l|sp|m != high {
+		if l|sp|m != swarHigh {
 			break
 		}
 	}
@@ -140,23 +140,23 @@ func proseSpan(s string, i int, h uint64, hashed int) (end, pieces int, _ uint64
 func letterSpaceBytes(w uint64) (letters, spaces uint64) {
 	// Lower-cased 7-bit bytes, so that the sums carry into no other byte:
 	// the top bit of a sum says the byte is >= the bound subtracted from 0x80.
-	y := (w | 0x20*ones) &^ high
-	letters = (y + (0x80-'a')*ones) &^ (y + (0x80-'z'-1)*ones) &^ w & high
-	z := w ^ ' '*ones // 0 where w has a space
-	spaces = ^((z&^high + ^high) | z) & high
+	y := (w | 0x20*swarOnes) &^ swarHigh
+	letters = (y + (0x80-'a')*swarOnes) &^ (y + (0x80-'z'-1)*swarOnes) &^ w & swarHigh
+	z := w ^ ' '*swarOnes // 0 where w has a space
+	spaces = ^((z&^swarHigh + ^swarHigh) | z) & swarHigh
 	return letters, spaces
 }
 
 // markBytes has the top bit of byte k set when byte k of w is printable
 // ASCII but a letter (letters, from letterSpaceBytes), a digit or a space.
 func markBytes(w, letters uint64) uint64 {
-	x := w &^ high // as in letterSpaceBytes
-	printable := (x + (0x80-'!')*ones) &^ (x + (0x80-'~'-1)*ones)
-	digits := (x + (0x80-'0')*ones) &^ (x + (0x80-'9'-1)*ones)
-	return printable &^ digits &^ letters &^ w & high
+	x := w &^ swarHigh // as in letterSpaceBytes
+	printable := (x + (0x80-'!')*swarOnes) &^ (x + (0x80-'~'-1)*swarOnes)
+	digits := (x + (0x80-'0')*swarOnes) &^ (x + (0x80-'9'-1)*swarOnes)
+	return printable &^ digits &^ letters &^ w & swarHigh
 }
 
-const ones, high uint64 = 0x0101010101010101, 0x8080808080808080
+const swarOnes, swarHigh uint64 = 0x0101010101010101, 0x8080808080808080
 
 // gatherBits moves the top bit of byte k of m to bit k.
 func gatherBits(m uint64) uint64 { return (m >> 7) * 0x0102040810204080 >> 56 }
