@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/record"
@@ -50,6 +51,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		return
 	}
 	req, co, err := parseRequest(b, chat, s.quirks)
+	putBody(b)
 	if err != nil {
 		s.count(func(st *Stats) { st.ClientErrors++ })
 		d := errorDetail{Message: err.Error(), Type: "invalid_request_error"}
@@ -71,7 +73,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		s.unknownModel(w, req.Model)
 		return
 	}
-	pt := s.promptTokens(req)
+	pt, hash := s.measure(req)
 	if s.overflow(pt, req.MaxTokens) {
 		if s.opt.Overflow == OverflowError {
 			s.contextError(w, req, pt)
@@ -79,6 +81,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		}
 		if pt > s.opt.MaxModelLen {
 			req, pt = s.truncatePrompt(req, pt)
+			hash = requestHash(req, nil)
 			s.count(func(st *Stats) { st.PromptsCut++ })
 		}
 	}
@@ -125,7 +128,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		begin = time.Now() // a waiting request's latency starts with its slot
 	}
 
-	rep := s.generate(req, co, pt)
+	rep := s.generate(req, co, pt, hash)
 	if fault == FaultAbort {
 		rep = aborted(rep, req.MaxTokens)
 	}
@@ -155,13 +158,23 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 // readBody reads a request body up to maxBody; when it cannot, it answers
 // the request itself and returns false. The buffer has the declared length:
 // a 455 KB prompt read by io.ReadAll is copied and cleared a dozen times as
-// the buffer doubles, on the cores the client under test shares.
+// the buffer doubles, on the cores the client under test shares. It comes
+// from bodyBufs, where the caller puts it back (putBody) once the body is
+// decoded.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), maxBody)+bytes.MinRead))
+	need := int(min(max(r.ContentLength, 0), maxBody)) + bytes.MinRead
+	var b []byte
+	if p, _ := bodyBufs.Get().(*[]byte); p != nil && cap(*p) >= need {
+		b = (*p)[:0]
+	} else {
+		b = make([]byte, 0, need)
+	}
+	buf := bytes.NewBuffer(b)
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBody))
 	if err == nil {
 		return buf.Bytes(), true
 	}
+	putBody(buf.Bytes())
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		s.clientError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxBody), "invalid_request_error", "request_too_large")
@@ -171,10 +184,22 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	return nil, false
 }
 
-// generate answers the request (of pt prompt tokens): the first solver that
-// recognises it, else filler; then stop and max_tokens apply, and the
-// context: without max_tokens, a reply ends where the context is full.
-func (s *Server) generate(req *Request, co callOptions, pt int) reply {
+// bodyBufs holds the buffers of bodies decoded (*[]byte): a new one of
+// 455 KB is cleared by the runtime before it is read into, and is garbage
+// as soon as the body is decoded (the decoded strings are copies).
+var bodyBufs sync.Pool
+
+// putBody gives the buffer of a body from readBody back to bodyBufs; the
+// caller keeps nothing of it.
+func putBody(b []byte) {
+	bodyBufs.Put(&b)
+}
+
+// generate answers the request (of pt prompt tokens and requestHash hash):
+// the first solver that recognises it, else filler; then stop and
+// max_tokens apply, and the context: without max_tokens, a reply ends where
+// the context is full.
+func (s *Server) generate(req *Request, co callOptions, pt int, hash uint64) reply {
 	limit := req.MaxTokens
 	if L := s.opt.MaxModelLen; limit == 0 && L > 0 && s.opt.Overflow == OverflowError {
 		limit = max(1, L-pt)
@@ -184,7 +209,7 @@ func (s *Server) generate(req *Request, co callOptions, pt int) reply {
 		skill = v
 	}
 	skill = EffectiveSkill(skill, s.opt.SkillDecay, pt, s.opt.DecayTokens)
-	seed := replySeed(req, co)
+	seed := replySeed(hash, co)
 	// Every solver gets a fresh RNG, so one that declines leaves no trace.
 	newRand := func() *rand.Rand { return rand.New(rand.NewPCG(s.opt.Seed, seed)) }
 	var rep reply

@@ -880,3 +880,22 @@ func BenchmarkChatCompletion(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLongPrompt measures the server's own CPU per request for a
+// 455 KB (~100k-token) chat prompt, the load of bench/batch/run.sh long:
+// on a 2-core machine every microsecond here is taken from the client
+// under test.
+func BenchmarkLongPrompt(b *testing.B) {
+	s := New(Options{Skill: 1})
+	text := strings.Repeat("the quick brown fox jumps over a lazy dog near the river bank ", 455000/62+1)[:455000]
+	body := chatBody("7 "+text+"\n\nInstruction: summarise.", `"max_tokens":8`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
+		if w.Code != 200 {
+			b.Fatal(w.Code, w.Body.String())
+		}
+	}
+}
