@@ -1,0 +1,365 @@
+package tokens
+
+import (
+	"math"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// o200k encodes like tiktoken-go's o200k_base without its regular
+// expression: tiktoken-go pre-tokenizes with regexp2, a backtracking engine
+// that runs at ~5 MB/s and was the largest cost of counting long prompts.
+// o200kPiece below is that pattern, as regexp2 matches it, written out by
+// hand; the byte-pair merge is tiktoken-go's, on the same rank map.
+type o200k struct {
+	ranks map[string]int
+}
+
+// encode appends the ids of s to out; they are tiktoken-go's
+// Encode(s, nil, nil) (special-token text is ordinary text).
+func (o *o200k) encode(s string, out []int) []int {
+	var parts []bpePart
+	s = runeText(s)
+	for p := 0; p < len(s); {
+		e := o200kPiece(s, p)
+		piece := s[p:e]
+		p = e
+		if id, ok := o.ranks[piece]; ok {
+			out = append(out, id)
+			continue
+		}
+		parts = bytePairMerge(piece, o.ranks, parts[:0])
+		for i := 0; i+1 < len(parts); i++ {
+			out = append(out, o.ranks[piece[parts[i].start:parts[i+1].start]])
+		}
+	}
+	return out
+}
+
+// count is len(encode(s, nil)) without building the ids.
+func (o *o200k) count(s string) int {
+	var parts []bpePart
+	n := 0
+	s = runeText(s)
+	for p := 0; p < len(s); {
+		e := o200kPiece(s, p)
+		piece := s[p:e]
+		p = e
+		if _, ok := o.ranks[piece]; ok {
+			n++
+			continue
+		}
+		parts = bytePairMerge(piece, o.ranks, parts[:0])
+		n += len(parts) - 1
+	}
+	return n
+}
+
+// runeText is s as tiktoken-go sees it: it converts the text to runes, so
+// each byte of an invalid UTF-8 sequence becomes U+FFFD (strings.ToValidUTF8
+// would replace a whole run of them with one).
+func runeText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return string([]rune(s))
+}
+
+// bpePart is where a part of a piece starts and the rank of the merge of it
+// with the next part (math.MaxInt: none).
+type bpePart struct {
+	start, rank int
+}
+
+// bytePairMerge is tiktoken-go's bytePairMerge, reusing parts: merge the
+// adjacent pair with the lowest rank (the leftmost of equal ones) until no
+// pair is in the vocabulary. The parts left, with a final one at
+// len(piece), bound the tokens.
+func bytePairMerge(piece string, ranks map[string]int, parts []bpePart) []bpePart {
+	for i := 0; i <= len(piece); i++ {
+		parts = append(parts, bpePart{i, math.MaxInt})
+	}
+	rank := func(i, skip int) int {
+		if i+skip+2 < len(parts) {
+			if r, ok := ranks[piece[parts[i].start:parts[i+skip+2].start]]; ok {
+				return r
+			}
+		}
+		return math.MaxInt
+	}
+	for i := 0; i < len(parts)-2; i++ {
+		parts[i].rank = rank(i, 0)
+	}
+	for len(parts) > 1 {
+		min, at := math.MaxInt, -1
+		for i := 0; i < len(parts)-1; i++ {
+			if parts[i].rank < min {
+				min, at = parts[i].rank, i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		parts[at].rank = rank(at, 1)
+		if at > 0 {
+			parts[at-1].rank = rank(at-1, 1)
+		}
+		parts = append(parts[:at+1], parts[at+2:]...)
+	}
+	return parts
+}
+
+// runeClass is what the o200k pattern asks of a rune, with regexp2's
+// definitions: \s is unicode.IsSpace, \p{..} Go's unicode category tables.
+type runeClass uint8
+
+const (
+	cLetter  runeClass = 1 << iota // \p{L}
+	cNumber                        // \p{N}
+	cSpace                         // \s
+	cUpper                         // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+	cLower                         // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+	cNewline                       // [\r\n]
+)
+
+// notLetterOrNumber is [^\r\n\p{L}\p{N}], the optional character before a word.
+func (c runeClass) notLetterOrNumber() bool { return c&(cLetter|cNumber|cNewline) == 0 }
+
+// other is [^\s\p{L}\p{N}]: punctuation, symbols, marks, controls.
+func (c runeClass) other() bool { return c&(cSpace|cLetter|cNumber) == 0 }
+
+func classify(r rune) runeClass {
+	var c runeClass
+	switch {
+	case unicode.IsLetter(r):
+		c = cLetter
+		switch {
+		case unicode.Is(unicode.Lu, r) || unicode.Is(unicode.Lt, r):
+			c |= cUpper
+		case unicode.Is(unicode.Ll, r):
+			c |= cLower
+		default: // Lm, Lo
+			c |= cUpper | cLower
+		}
+	case unicode.Is(unicode.M, r):
+		c = cUpper | cLower
+	case unicode.Is(unicode.N, r):
+		c = cNumber
+	}
+	if unicode.IsSpace(r) {
+		c |= cSpace
+	}
+	if r == '\r' || r == '\n' {
+		c |= cNewline
+	}
+	return c
+}
+
+var (
+	bmpOnce    sync.Once
+	bmpClasses *[1 << 16]runeClass
+)
+
+// classes is the class table of the Basic Multilingual Plane, built on
+// first use (~2 ms); rarer runes are classified as they come.
+func classes() *[1 << 16]runeClass {
+	bmpOnce.Do(func() {
+		t := new([1 << 16]runeClass)
+		for r := range t {
+			t[r] = classify(rune(r))
+		}
+		bmpClasses = t
+	})
+	return bmpClasses
+}
+
+// classAt is the class and size of the rune at s[i:] (valid UTF-8), or
+// 0, 0 at the end of s.
+func classAt(t *[1 << 16]runeClass, s string, i int) (runeClass, int) {
+	if i >= len(s) {
+		return 0, 0
+	}
+	if b := s[i]; b < utf8.RuneSelf {
+		return t[b], 1
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if r < 1<<16 {
+		return t[r], n
+	}
+	return classify(r), n
+}
+
+// o200kPiece returns the end of the piece that starts at s[p] (p < len(s),
+// s valid UTF-8): the match regexp2 finds there for
+//
+//	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	|\p{N}{1,3}
+//	| ?[^\s\p{L}\p{N}]+[\r\n/]*
+//	|\s*[\r\n]+
+//	|\s+(?!\S)
+//	|\s+
+//
+// trying the alternatives in order and, within one, the backtracking
+// engine's choices (greedy first). Every rune starts some alternative, so
+// the pieces cover the text.
+func o200kPiece(s string, p int) int {
+	t := classes()
+	c, n := classAt(t, s, p)
+	// Alternatives 1 and 2, each first with the optional leading character
+	// taken, then without it.
+	lead := c.notLetterOrNumber()
+	if lead {
+		if e := wordLowerEnd(t, s, p+n); e > 0 {
+			return e
+		}
+	}
+	if e := wordLowerEnd(t, s, p); e > 0 {
+		return e
+	}
+	if lead {
+		if e := wordUpperEnd(t, s, p+n); e > 0 {
+			return e
+		}
+	}
+	if e := wordUpperEnd(t, s, p); e > 0 {
+		return e
+	}
+	if c&cNumber != 0 {
+		e := p + n
+		for k := 1; k < 3; k++ {
+			c, n := classAt(t, s, e)
+			if c&cNumber == 0 {
+				break
+			}
+			e += n
+		}
+		return e
+	}
+	q := p
+	if s[p] == ' ' {
+		q++
+	}
+	if c, n := classAt(t, s, q); n > 0 && c.other() {
+		e := q + n
+		for {
+			c, n := classAt(t, s, e)
+			if n == 0 || !c.other() {
+				break
+			}
+			e += n
+		}
+		for e < len(s) && (s[e] == '\r' || s[e] == '\n' || s[e] == '/') {
+			e++
+		}
+		return e
+	}
+	// A run of whitespace: up to its last line break (\s*[\r\n]+ backtracks
+	// to it), else all of it at the end of the text or before more
+	// whitespace, else all but its last rune (\s+(?!\S) backtracks one rune
+	// so that a following word or punctuation takes it), else the one rune.
+	e, last, newline := p+n, p, -1
+	if c&cNewline != 0 {
+		newline = e
+	}
+	for {
+		c, n := classAt(t, s, e)
+		if c&cSpace == 0 {
+			break
+		}
+		last = e
+		e += n
+		if c&cNewline != 0 {
+			newline = e
+		}
+	}
+	switch {
+	case newline > 0:
+		return newline
+	case e == len(s) || last == p:
+		return e
+	}
+	return last
+}
+
+// wordLowerEnd matches [upper]*[lower]+ and a contraction at s[q:], where
+// the classes overlap (Lm, Lo and marks are both): the engine takes all the
+// upper run, then gives back runes until a lower one can start, so the
+// lower run starts right after the upper run when a \p{Ll} is there, else
+// at the last rune of the upper run that is also lower. It returns 0 for no
+// match.
+func wordLowerEnd(t *[1 << 16]runeClass, s string, q int) int {
+	e, both := q, -1
+	for {
+		c, n := classAt(t, s, e)
+		if c&cUpper == 0 {
+			if c&cLower == 0 {
+				if both < 0 {
+					return 0
+				}
+				// Only the rune at both is lower: the runes after it in
+				// the upper run are not, nor is the one after the run.
+				_, n := classAt(t, s, both)
+				return contractionEnd(s, both+n)
+			}
+			break
+		}
+		if c&cLower != 0 {
+			both = e
+		}
+		e += n
+	}
+	return lowerRunEnd(t, s, e)
+}
+
+// wordUpperEnd matches [upper]+[lower]* and a contraction at s[q:], or
+// returns 0.
+func wordUpperEnd(t *[1 << 16]runeClass, s string, q int) int {
+	e := q
+	for {
+		c, n := classAt(t, s, e)
+		if c&cUpper == 0 {
+			break
+		}
+		e += n
+	}
+	if e == q {
+		return 0
+	}
+	return lowerRunEnd(t, s, e)
+}
+
+// lowerRunEnd takes [lower]* from s[e:] and then a contraction.
+func lowerRunEnd(t *[1 << 16]runeClass, s string, e int) int {
+	for {
+		c, n := classAt(t, s, e)
+		if c&cLower == 0 {
+			break
+		}
+		e += n
+	}
+	return contractionEnd(s, e)
+}
+
+// contractionEnd takes (?i:'s|'t|'re|'ve|'m|'ll|'d) at s[e:] if it is there.
+// regexp2 compares unicode.ToLower of the text, and no rune but these ASCII
+// letters lowers to them, so ASCII case folding is exact.
+func contractionEnd(s string, e int) int {
+	if e+1 >= len(s) || s[e] != '\'' {
+		return e
+	}
+	switch s[e+1] | 0x20 {
+	case 's', 't', 'm', 'd':
+		return e + 2
+	case 'r', 'v':
+		if e+2 < len(s) && s[e+2]|0x20 == 'e' {
+			return e + 3
+		}
+	case 'l':
+		if e+2 < len(s) && s[e+2]|0x20 == 'l' {
+			return e + 3
+		}
+	}
+	return e
+}
