@@ -14,6 +14,24 @@ import (
 // hand; the byte-pair merge is tiktoken-go's, on the same rank map.
 type o200k struct {
 	ranks map[string]int
+	// pairs holds the ranks of the two-byte tokens (math.MaxInt32: none):
+	// every merge starts by looking up each pair of adjacent bytes, and this
+	// 256 KB table answers those from cache rather than the map's 200k
+	// entries.
+	pairs *[1 << 16]int32
+}
+
+func newO200k(ranks map[string]int) *o200k {
+	o := &o200k{ranks: ranks, pairs: new([1 << 16]int32)}
+	for i := range o.pairs {
+		o.pairs[i] = math.MaxInt32
+	}
+	for tok, r := range ranks {
+		if len(tok) == 2 {
+			o.pairs[int(tok[0])<<8|int(tok[1])] = int32(r)
+		}
+	}
+	return o
 }
 
 // encode appends the ids of s to out; they are tiktoken-go's
@@ -29,7 +47,7 @@ func (o *o200k) encode(s string, out []int) []int {
 			out = append(out, id)
 			continue
 		}
-		parts = bytePairMerge(piece, o.ranks, parts[:0])
+		parts = o.bytePairMerge(piece, parts[:0])
 		for i := 0; i+1 < len(parts); i++ {
 			out = append(out, o.ranks[piece[parts[i].start:parts[i+1].start]])
 		}
@@ -50,7 +68,7 @@ func (o *o200k) count(s string) int {
 			n++
 			continue
 		}
-		parts = bytePairMerge(piece, o.ranks, parts[:0])
+		parts = o.bytePairMerge(piece, parts[:0])
 		n += len(parts) - 1
 	}
 	return n
@@ -76,20 +94,22 @@ type bpePart struct {
 // adjacent pair with the lowest rank (the leftmost of equal ones) until no
 // pair is in the vocabulary. The parts left, with a final one at
 // len(piece), bound the tokens.
-func bytePairMerge(piece string, ranks map[string]int, parts []bpePart) []bpePart {
+func (o *o200k) bytePairMerge(piece string, parts []bpePart) []bpePart {
 	for i := 0; i <= len(piece); i++ {
 		parts = append(parts, bpePart{i, math.MaxInt})
 	}
 	rank := func(i, skip int) int {
 		if i+skip+2 < len(parts) {
-			if r, ok := ranks[piece[parts[i].start:parts[i+skip+2].start]]; ok {
+			if r, ok := o.ranks[piece[parts[i].start:parts[i+skip+2].start]]; ok {
 				return r
 			}
 		}
 		return math.MaxInt
 	}
-	for i := 0; i < len(parts)-2; i++ {
-		parts[i].rank = rank(i, 0)
+	for i := 0; i+1 < len(piece); i++ {
+		if r := o.pairs[int(piece[i])<<8|int(piece[i+1])]; r != math.MaxInt32 {
+			parts[i].rank = int(r)
+		}
 	}
 	for len(parts) > 1 {
 		min, at := math.MaxInt, -1

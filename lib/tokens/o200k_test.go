@@ -185,7 +185,7 @@ func mixedText(n int) string {
 		}
 		w := words[k][r.IntN(len(words[k]))]
 		if r.IntN(12) == 0 {
-			w = strings.ToUpper(w[:1]) + w[1:]
+			w = strings.ToUpper(w)
 		}
 		b.WriteString(w)
 		b.WriteString(seps[r.IntN(len(seps))])

@@ -98,7 +98,7 @@ func Get(name string) (*Encoder, error) {
 			if !ok {
 				return nil, fmt.Errorf("tokenizer %q: tiktoken-go loaded its ranks before this package set its loader", name)
 			}
-			t.fast = &o200k{ranks: ranks}
+			t.fast = newO200k(ranks)
 		}
 		e = &Encoder{Name: name, c: t}
 	} else {
