@@ -113,6 +113,35 @@ func FuzzO200kEqualsTiktoken(f *testing.F) {
 	})
 }
 
+// Random strings over runes of every class the pattern tells apart (cased
+// letters, contraction letters, Lt, Lm, Lo, the three kinds of mark and of
+// number, each kind of whitespace, invalid bytes) meet the backtracking
+// cases far more often than the fuzzer's mutations do.
+func TestO200kRandomRuneMix(t *testing.T) {
+	c, fast := fastO200k(t)
+	alphabet := []string{
+		"a", "z", "s", "S", "t", "T", "r", "R", "e", "E", "v", "V", "m", "M", "l", "L", "d", "D", "'", "'",
+		"É", "é", "ǅ", "ʰ", "あ", "日", "\u0301", "\u0903", "\u20dd", "7", "٣", "Ⅻ", "½",
+		" ", " ", " ", "\t", "\n", "\r", "\v", "\f", "\u0085", "\u00a0", "\u2028", "\u3000", "\u200b", "\ufeff",
+		"/", "!", ".", "😀", "𝐀", "𝐚", "\xff", "\xe6\x97", "\x00",
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for range 20000 {
+		b.Reset()
+		for range 1 + r.IntN(24) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		s := b.String()
+		if got, want := handPieces(s), regexpPieces(s); !slices.Equal(got, want) {
+			t.Fatalf("pieces of %q:\n got %q\nwant %q", s, got, want)
+		}
+		if got, want := fast.encode(s, nil), c.tk.Encode(s, nil, nil); !slices.Equal(got, want) {
+			t.Fatalf("ids of %q:\n got %v\nwant %v", s, got, want)
+		}
+	}
+}
+
 var o200kSeeds = []string{
 	"",
 	"The committee's report, published on Tuesday, didn't say much.\nIt'll be discussed again.",
