@@ -95,6 +95,15 @@ type bpePart struct {
 // pair is in the vocabulary. The parts left, with a final one at
 // len(piece), bound the tokens.
 func (o *o200k) bytePairMerge(piece string, parts []bpePart) []bpePart {
+	if len(piece) > longPiece {
+		return o.mergeLong(piece, parts)
+	}
+	return o.mergeScan(piece, parts)
+}
+
+// mergeScan is tiktoken-go's loop: find the lowest rank by scanning all
+// parts, for each merge.
+func (o *o200k) mergeScan(piece string, parts []bpePart) []bpePart {
 	for i := 0; i <= len(piece); i++ {
 		parts = append(parts, bpePart{i, math.MaxInt})
 	}
@@ -128,6 +137,123 @@ func (o *o200k) bytePairMerge(piece string, parts []bpePart) []bpePart {
 		parts = append(parts[:at+1], parts[at+2:]...)
 	}
 	return parts
+}
+
+// longPiece is about the length above which mergeLong's heap beats the
+// quadratic scan (a 4 KB run of spaces or of letters takes ~25 ms by
+// scanning, <1 ms with the heap).
+const longPiece = 64
+
+// mergeLong is bytePairMerge in O(n log n): the candidate merges wait in a
+// heap ordered by rank, then position, which is the scan's choice; an entry
+// whose part has since been merged away or re-ranked is skipped. A part's
+// rank only ever names a longer string, so a stale entry never matches the
+// current rank by chance.
+func (o *o200k) mergeLong(piece string, parts []bpePart) []bpePart {
+	const none = math.MaxInt32
+	n := len(piece)
+	// Parts are named by their first byte; n ends the last one.
+	next := make([]int32, n+1)
+	prev := make([]int32, n+1)
+	rank := make([]int32, n)
+	gone := make([]bool, n)
+	var h mergeHeap
+	joined := func(i int32) int32 {
+		j := next[i]
+		if int(j) >= n {
+			return none
+		}
+		if r, ok := o.ranks[piece[i:next[j]]]; ok {
+			return int32(r)
+		}
+		return none
+	}
+	for i := range n + 1 {
+		next[i], prev[i] = int32(i+1), int32(i-1)
+	}
+	for i := range n {
+		rank[i] = none
+		if i+1 < n {
+			rank[i] = o.pairs[int(piece[i])<<8|int(piece[i+1])]
+		}
+		if rank[i] != none {
+			h = append(h, uint64(rank[i])<<32|uint64(i))
+		}
+	}
+	h.init()
+	for len(h) > 0 {
+		e := h.pop()
+		r, i := int32(e>>32), int32(e)
+		if gone[i] || rank[i] != r {
+			continue
+		}
+		j := next[i]
+		gone[j] = true
+		next[i] = next[j]
+		prev[next[j]] = i
+		if rank[i] = joined(i); rank[i] != none {
+			h.push(uint64(rank[i])<<32 | uint64(i))
+		}
+		if p := prev[i]; p >= 0 {
+			if rank[p] = joined(p); rank[p] != none {
+				h.push(uint64(rank[p])<<32 | uint64(p))
+			}
+		}
+	}
+	for i := int32(0); ; i = next[i] {
+		parts = append(parts, bpePart{int(i), none})
+		if int(i) == n {
+			return parts
+		}
+	}
+}
+
+// mergeHeap is a binary min-heap of rank<<32 | position.
+type mergeHeap []uint64
+
+func (h mergeHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *mergeHeap) push(x uint64) {
+	*h = append(*h, x)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p] <= s[i] {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *mergeHeap) pop() uint64 {
+	s := *h
+	x := s[0]
+	s[0] = s[len(s)-1]
+	*h = s[:len(s)-1]
+	h.down(0)
+	return x
+}
+
+func (h mergeHeap) down(i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1] < h[c] {
+			c++
+		}
+		if h[i] <= h[c] {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
 
 // runeClass is what the o200k pattern asks of a rune, with regexp2's

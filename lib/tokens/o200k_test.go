@@ -142,6 +142,24 @@ func TestO200kRandomRuneMix(t *testing.T) {
 	}
 }
 
+// The heap merge of long pieces gives the scan's tokens.
+func TestO200kMergeLongEqualsScan(t *testing.T) {
+	_, fast := fastO200k(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabets := []string{"abcdefghijklmnopqrstuvwxyz", "aab ", " ", "ab\n \t", "日本語のテキスト", "0123456789", "\x00\x80\xff\xe3\x81"}
+	for k := range 3000 {
+		a := alphabets[k%len(alphabets)]
+		b := make([]byte, 1+r.IntN(300))
+		for i := range b {
+			b[i] = a[r.IntN(len(a))]
+		}
+		piece := string(b)
+		if got, want := fast.mergeLong(piece, nil), fast.mergeScan(piece, nil); !slices.EqualFunc(got, want, func(x, y bpePart) bool { return x.start == y.start }) {
+			t.Fatalf("merges of %q:\n heap %v\n scan %v", piece, got, want)
+		}
+	}
+}
+
 var o200kSeeds = []string{
 	"",
 	"The committee's report, published on Tuesday, didn't say much.\nIt'll be discussed again.",
@@ -162,6 +180,7 @@ var o200kSeeds = []string{
 	"İstanbul ΣΊΣΥΦΟΣ ß ẞ ﬁ Kelvin K ſ",
 	" !!!\n\n/ ?? /\r\n\t---\t",
 	"x'S x's x'Ss x'LL x'llama x're x'REd x'",
+	"qwertyuiopasdfghjklzxcvbnmqwertyuiopasdfghjklzxcvbnmqwertyuiopasdfghjklzxcvbnm0123 " + strings.Repeat(" ", 200) + "x",
 	"ABCdef ABC DEF GHi jKL ÀÉÎõü",
 }
 
