@@ -2,7 +2,6 @@ package tokens
 
 import (
 	"math"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -10,7 +9,7 @@ import (
 // o200k encodes like tiktoken-go's o200k_base without its regular
 // expression: tiktoken-go pre-tokenizes with regexp2, a backtracking engine
 // that runs at ~5 MB/s and was the largest cost of counting long prompts.
-// o200kPiece below is that pattern, as regexp2 matches it, written out by
+// piece below is that pattern, as regexp2 matches it, written out by
 // hand; the byte-pair merge is tiktoken-go's, on the same rank map.
 type o200k struct {
 	ranks map[string]int
@@ -19,10 +18,16 @@ type o200k struct {
 	// 256 KB table answers those from cache rather than the map's 200k
 	// entries.
 	pairs *[1 << 16]int32
+	// classes are the runeClasses of the Basic Multilingual Plane; rarer
+	// runes are classified as they come.
+	classes *[1 << 16]runeClass
 }
 
 func newO200k(ranks map[string]int) *o200k {
-	o := &o200k{ranks: ranks, pairs: new([1 << 16]int32)}
+	o := &o200k{ranks: ranks, pairs: new([1 << 16]int32), classes: new([1 << 16]runeClass)}
+	for r := range o.classes {
+		o.classes[r] = classify(rune(r))
+	}
 	for i := range o.pairs {
 		o.pairs[i] = math.MaxInt32
 	}
@@ -40,7 +45,7 @@ func (o *o200k) encode(s string, out []int) []int {
 	var parts []bpePart
 	s = runeText(s)
 	for p := 0; p < len(s); {
-		e := o200kPiece(s, p)
+		e := o.piece(s, p)
 		piece := s[p:e]
 		p = e
 		if id, ok := o.ranks[piece]; ok {
@@ -61,7 +66,7 @@ func (o *o200k) count(s string) int {
 	n := 0
 	s = runeText(s)
 	for p := 0; p < len(s); {
-		e := o200kPiece(s, p)
+		e := o.piece(s, p)
 		piece := s[p:e]
 		p = e
 		if _, ok := o.ranks[piece]; ok {
@@ -302,32 +307,18 @@ func classify(r rune) runeClass {
 	return c
 }
 
-var (
-	bmpOnce    sync.Once
-	bmpClasses *[1 << 16]runeClass
-)
-
-// classes is the class table of the Basic Multilingual Plane, built on
-// first use (~2 ms); rarer runes are classified as they come.
-func classes() *[1 << 16]runeClass {
-	bmpOnce.Do(func() {
-		t := new([1 << 16]runeClass)
-		for r := range t {
-			t[r] = classify(rune(r))
-		}
-		bmpClasses = t
-	})
-	return bmpClasses
-}
-
 // classAt is the class and size of the rune at s[i:] (valid UTF-8), or
 // 0, 0 at the end of s.
 func classAt(t *[1 << 16]runeClass, s string, i int) (runeClass, int) {
+	if i < len(s) && s[i] < utf8.RuneSelf {
+		return t[s[i]], 1
+	}
+	return classAtMultibyte(t, s, i)
+}
+
+func classAtMultibyte(t *[1 << 16]runeClass, s string, i int) (runeClass, int) {
 	if i >= len(s) {
 		return 0, 0
-	}
-	if b := s[i]; b < utf8.RuneSelf {
-		return t[b], 1
 	}
 	r, n := utf8.DecodeRuneInString(s[i:])
 	if r < 1<<16 {
@@ -336,7 +327,7 @@ func classAt(t *[1 << 16]runeClass, s string, i int) (runeClass, int) {
 	return classify(r), n
 }
 
-// o200kPiece returns the end of the piece that starts at s[p] (p < len(s),
+// piece returns the end of the piece that starts at s[p] (p < len(s),
 // s valid UTF-8): the match regexp2 finds there for
 //
 //	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
@@ -350,8 +341,8 @@ func classAt(t *[1 << 16]runeClass, s string, i int) (runeClass, int) {
 // trying the alternatives in order and, within one, the backtracking
 // engine's choices (greedy first). Every rune starts some alternative, so
 // the pieces cover the text.
-func o200kPiece(s string, p int) int {
-	t := classes()
+func (o *o200k) piece(s string, p int) int {
+	t := o.classes
 	c, n := classAt(t, s, p)
 	// Alternatives 1 and 2, each first with the optional leading character
 	// taken, then without it.
@@ -388,14 +379,7 @@ func o200kPiece(s string, p int) int {
 		q++
 	}
 	if c, n := classAt(t, s, q); n > 0 && c.other() {
-		e := q + n
-		for {
-			c, n := classAt(t, s, e)
-			if n == 0 || !c.other() {
-				break
-			}
-			e += n
-		}
+		e := runEnd(t, s, q+n, cSpace|cLetter|cNumber, 0)
 		for e < len(s) && (s[e] == '\r' || s[e] == '\n' || s[e] == '/') {
 			e++
 		}
@@ -462,14 +446,7 @@ func wordLowerEnd(t *[1 << 16]runeClass, s string, q int) int {
 // wordUpperEnd matches [upper]+[lower]* and a contraction at s[q:], or
 // returns 0.
 func wordUpperEnd(t *[1 << 16]runeClass, s string, q int) int {
-	e := q
-	for {
-		c, n := classAt(t, s, e)
-		if c&cUpper == 0 {
-			break
-		}
-		e += n
-	}
+	e := runEnd(t, s, q, cUpper, cUpper)
 	if e == q {
 		return 0
 	}
@@ -478,14 +455,28 @@ func wordUpperEnd(t *[1 << 16]runeClass, s string, q int) int {
 
 // lowerRunEnd takes [lower]* from s[e:] and then a contraction.
 func lowerRunEnd(t *[1 << 16]runeClass, s string, e int) int {
-	for {
-		c, n := classAt(t, s, e)
-		if c&cLower == 0 {
+	return contractionEnd(s, runEnd(t, s, e, cLower, cLower))
+}
+
+// runEnd is the end of the run of runes at s[e:] whose class&mask is want.
+// ASCII is looked up here rather than by classAt, which is too big for the
+// compiler to inline.
+func runEnd(t *[1 << 16]runeClass, s string, e int, mask, want runeClass) int {
+	for e < len(s) {
+		if b := s[e]; b < utf8.RuneSelf {
+			if t[b]&mask != want {
+				break
+			}
+			e++
+			continue
+		}
+		c, n := classAtMultibyte(t, s, e)
+		if c&mask != want {
 			break
 		}
 		e += n
 	}
-	return contractionEnd(s, e)
+	return e
 }
 
 // contractionEnd takes (?i:'s|'t|'re|'ve|'m|'ll|'d) at s[e:] if it is there.
