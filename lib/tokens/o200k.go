@@ -42,6 +42,34 @@ func newO200k(ranks map[string]int) *o200k {
 // encode appends the ids of s to out; they are tiktoken-go's
 // Encode(s, nil, nil) (special-token text is ordinary text).
 func (o *o200k) encode(s string, out []int) []int {
+	o.each(s, func(piece string, id int, parts []bpePart) {
+		if parts == nil {
+			out = append(out, id)
+			return
+		}
+		for i := 0; i+1 < len(parts); i++ {
+			out = append(out, o.ranks[piece[parts[i].start:parts[i+1].start]])
+		}
+	})
+	return out
+}
+
+// count is len(encode(s, nil)) without building the ids.
+func (o *o200k) count(s string) int {
+	n := 0
+	o.each(s, func(_ string, _ int, parts []bpePart) {
+		if parts == nil {
+			n++
+		} else {
+			n += len(parts) - 1
+		}
+	})
+	return n
+}
+
+// each calls f with each piece of s and either its id, when the piece is
+// a token, or its merged parts (valid until the next call).
+func (o *o200k) each(s string, f func(piece string, id int, parts []bpePart)) {
 	var parts []bpePart
 	s = runeText(s)
 	for p := 0; p < len(s); {
@@ -49,34 +77,12 @@ func (o *o200k) encode(s string, out []int) []int {
 		piece := s[p:e]
 		p = e
 		if id, ok := o.ranks[piece]; ok {
-			out = append(out, id)
+			f(piece, id, nil)
 			continue
 		}
 		parts = o.bytePairMerge(piece, parts[:0])
-		for i := 0; i+1 < len(parts); i++ {
-			out = append(out, o.ranks[piece[parts[i].start:parts[i+1].start]])
-		}
+		f(piece, 0, parts)
 	}
-	return out
-}
-
-// count is len(encode(s, nil)) without building the ids.
-func (o *o200k) count(s string) int {
-	var parts []bpePart
-	n := 0
-	s = runeText(s)
-	for p := 0; p < len(s); {
-		e := o.piece(s, p)
-		piece := s[p:e]
-		p = e
-		if _, ok := o.ranks[piece]; ok {
-			n++
-			continue
-		}
-		parts = o.bytePairMerge(piece, parts[:0])
-		n += len(parts) - 1
-	}
-	return n
 }
 
 // runeText is s as tiktoken-go sees it: it converts the text to runes, so

@@ -217,26 +217,15 @@ func mixedText(n int) string {
 		strings.Fields("مرحبا كتاب مدينة العربية שלום עברית Привет мир Ёлка ΑΘΗΝΑ λόγος हिन्दी भाषा ภาษาไทย"),
 		strings.Fields("😀 👍🏽 🇯🇵 ✈️ ★ → ∑ ≤ ≠ © ™ … — « » “ ” ‘ ’ • ° ± ×"),
 	}
+	weights := []int{60, 5, 12, 7, 7, 6, 3} // percent of words from each list
 	seps := []string{" ", " ", " ", " ", " ", ", ", ". ", "\n", "\n\n", "\t", "  ", " (", ") ", ": ", "\r\n", "\u00a0", "\u3000", "/"}
 	r := rand.New(rand.NewPCG(17, 17))
 	var b strings.Builder
 	for b.Len() < n {
-		var k int
-		switch x := r.IntN(100); {
-		case x < 60:
-			k = 0
-		case x < 65:
-			k = 1
-		case x < 77:
-			k = 2
-		case x < 84:
-			k = 3
-		case x < 91:
-			k = 4
-		case x < 97:
-			k = 5
-		default:
-			k = 6
+		k, x := 0, r.IntN(100)
+		for x >= weights[k] {
+			x -= weights[k]
+			k++
 		}
 		w := words[k][r.IntN(len(words[k]))]
 		if r.IntN(12) == 0 {

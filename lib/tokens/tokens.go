@@ -32,7 +32,7 @@ var (
 
 // ranksLoader is tiktoken-go's offline loader keeping the rank maps it
 // loads (by file name), so that the hand-written o200k encoder shares
-// tiktoken-go's map (200k entries, ~15 MB) rather than loading a second. Get
+// tiktoken-go's 200k-entry map rather than loading a second. Get
 // holds mu while tiktoken-go loads, which guards loaded.
 type ranksLoader struct {
 	tiktoken.BpeLoader
@@ -142,7 +142,7 @@ func (e *Encoder) Encode(s string) []int { return e.c.encode(s) }
 
 type tiktokenCodec struct {
 	tk   *tiktoken.Tiktoken
-	fast *o200k // o200k_base without regexp2, ~N× faster; nil for the others
+	fast *o200k // o200k_base without regexp2; nil for the other encodings
 
 	mu     sync.Mutex
 	counts map[uint64]int // chunk hash → tokens
