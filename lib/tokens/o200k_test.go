@@ -196,7 +196,7 @@ var o200kSeeds = []string{
 func TestO200kCountUnchanged(t *testing.T) {
 	c, _ := fastO200k(t)
 	old := &tiktokenCodec{tk: c.tk, counts: map[uint64]int{}}
-	s := mixedText(300 << 10)
+	s := mixedText(300<<10, mixed)
 	if got, want := c.count(s), old.count(s); got != want {
 		t.Errorf("count of %d KB of mixed text: %d, tiktoken-go %d", len(s)>>10, got, want)
 	}
@@ -205,9 +205,16 @@ func TestO200kCountUnchanged(t *testing.T) {
 	}
 }
 
-// mixedText is n bytes (about) of prose, code, numbers and other scripts,
-// the same for every n.
-func mixedText(n int) string {
+// Percent of the words of mixedText from each of its lists: English words,
+// contractions, code, numbers, CJK, other scripts, symbols and emoji.
+var (
+	mixed = []int{60, 5, 12, 7, 7, 6, 3}
+	prose = []int{95, 5, 0, 0, 0, 0, 0}
+)
+
+// mixedText is n bytes (about) of words drawn from its lists with the
+// weights given, the same for every n.
+func mixedText(n int, weights []int) string {
 	words := [][]string{
 		strings.Fields("the a of to and in is was it that for on with as by at an be this which from or had not are but have were they one all their there been has when who will more no if out so said what up its about into than them can only other new some could time these two may then do first any my now such like our over man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three"),
 		strings.Fields("I'm you're we've they'll she'd he's it's don't can't WON'T Isn't THEY'RE O'Neil rock'n'roll"),
@@ -217,7 +224,6 @@ func mixedText(n int) string {
 		strings.Fields("مرحبا كتاب مدينة العربية שלום עברית Привет мир Ёлка ΑΘΗΝΑ λόγος हिन्दी भाषा ภาษาไทย"),
 		strings.Fields("😀 👍🏽 🇯🇵 ✈️ ★ → ∑ ≤ ≠ © ™ … — « » “ ” ‘ ’ • ° ± ×"),
 	}
-	weights := []int{60, 5, 12, 7, 7, 6, 3} // percent of words from each list
 	seps := []string{" ", " ", " ", " ", " ", ", ", ". ", "\n", "\n\n", "\t", "  ", " (", ") ", ": ", "\r\n", "\u00a0", "\u3000", "/"}
 	r := rand.New(rand.NewPCG(17, 17))
 	var b strings.Builder
@@ -237,24 +243,29 @@ func mixedText(n int) string {
 	return b.String()
 }
 
-// BenchmarkCountO200k counts ~1 MB of mixed text that the chunk cache has
-// not seen, with tiktoken-go (regexp2) and with the hand-written encoder.
+// BenchmarkCountO200k counts ~1 MB of text that the chunk cache has not
+// seen, with tiktoken-go (regexp2) and with the hand-written encoder.
 func BenchmarkCountO200k(b *testing.B) {
 	c, _ := fastO200k(b)
-	s := mixedText(1 << 20)
-	for _, bc := range []struct {
-		name string
-		t    *tiktokenCodec
-	}{
-		{"tiktoken-go", &tiktokenCodec{tk: c.tk, counts: map[uint64]int{}}},
-		{"hand-written", &tiktokenCodec{tk: c.tk, fast: c.fast, counts: map[uint64]int{}}},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			b.SetBytes(int64(len(s)))
-			for b.Loop() {
-				clear(bc.t.counts)
-				bc.t.count(s)
-			}
-		})
+	for _, text := range []struct {
+		name    string
+		weights []int
+	}{{"mixed", mixed}, {"prose", prose}} {
+		s := mixedText(1<<20, text.weights)
+		for _, bc := range []struct {
+			name string
+			t    *tiktokenCodec
+		}{
+			{"tiktoken-go", &tiktokenCodec{tk: c.tk, counts: map[uint64]int{}}},
+			{"hand-written", &tiktokenCodec{tk: c.tk, fast: c.fast, counts: map[uint64]int{}}},
+		} {
+			b.Run(text.name+"/"+bc.name, func(b *testing.B) {
+				b.SetBytes(int64(len(s)))
+				for b.Loop() {
+					clear(bc.t.counts)
+					bc.t.count(s)
+				}
+			})
+		}
 	}
 }
