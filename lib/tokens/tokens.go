@@ -7,6 +7,7 @@ package tokens
 import (
 	"fmt"
 	"hash/maphash"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,9 +25,27 @@ var Names = []string{"o200k_base", "cl100k_base", "p50k_base", "r50k_base"}
 
 var (
 	setLoader sync.Once
+	loader    = &ranksLoader{BpeLoader: tiktoken_loader.NewOfflineLoader(), loaded: map[string]map[string]int{}}
 	mu        sync.Mutex
 	encoders  = map[string]*Encoder{}
 )
+
+// ranksLoader is tiktoken-go's offline loader keeping the rank maps it
+// loads (by file name), so that the hand-written o200k encoder shares
+// tiktoken-go's 200k-entry map rather than loading a second. Get
+// holds mu while tiktoken-go loads, which guards loaded.
+type ranksLoader struct {
+	tiktoken.BpeLoader
+	loaded map[string]map[string]int
+}
+
+func (l *ranksLoader) LoadTiktokenBpe(file string) (map[string]int, error) {
+	ranks, err := l.BpeLoader.LoadTiktokenBpe(file)
+	if err == nil {
+		l.loaded[path.Base(file)] = ranks
+	}
+	return ranks, err
+}
 
 // Encoder counts, encodes and decodes with one vocabulary. It is safe for
 // concurrent use; get it once per process with Get.
@@ -68,12 +87,20 @@ func Get(name string) (*Encoder, error) {
 	}
 	var e *Encoder
 	if IsEncoding(name) {
-		setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
+		setLoader.Do(func() { tiktoken.SetBpeLoader(loader) })
 		tk, err := tiktoken.GetEncoding(name)
 		if err != nil {
 			return nil, fmt.Errorf("tokenizer %q: %w", name, err)
 		}
-		e = &Encoder{Name: name, c: &tiktokenCodec{tk: tk, counts: map[uint64]int{}}}
+		t := &tiktokenCodec{tk: tk, counts: map[uint64]int{}}
+		if name == "o200k_base" {
+			ranks, ok := loader.loaded[name+".tiktoken"]
+			if !ok {
+				return nil, fmt.Errorf("tokenizer %q: tiktoken-go loaded its ranks before this package set its loader", name)
+			}
+			t.fast = newO200k(ranks)
+		}
+		e = &Encoder{Name: name, c: t}
 	} else {
 		h, err := LoadHF(name)
 		if err != nil {
@@ -114,7 +141,8 @@ const chunk = 4096
 func (e *Encoder) Encode(s string) []int { return e.c.encode(s) }
 
 type tiktokenCodec struct {
-	tk *tiktoken.Tiktoken
+	tk   *tiktoken.Tiktoken
+	fast *o200k // o200k_base without regexp2; nil for the other encodings
 
 	mu     sync.Mutex
 	counts map[uint64]int // chunk hash → tokens
@@ -122,15 +150,30 @@ type tiktokenCodec struct {
 
 func (t *tiktokenCodec) encode(s string) []int {
 	if len(s) <= chunk {
-		return t.tk.Encode(s, nil, nil)
+		return t.encodeChunk(s, nil)
 	}
 	var out []int
 	for len(s) > 0 {
 		n := cut(s)
-		out = append(out, t.tk.Encode(s[:n], nil, nil)...)
+		out = t.encodeChunk(s[:n], out)
 		s = s[n:]
 	}
 	return out
+}
+
+// encodeChunk appends tiktoken-go's Encode(c, nil, nil) to out.
+func (t *tiktokenCodec) encodeChunk(c string, out []int) []int {
+	if t.fast != nil {
+		return t.fast.encode(c, out)
+	}
+	return append(out, t.tk.Encode(c, nil, nil)...)
+}
+
+func (t *tiktokenCodec) countChunk(c string) int {
+	if t.fast != nil {
+		return t.fast.count(c)
+	}
+	return len(t.tk.Encode(c, nil, nil))
 }
 
 func (t *tiktokenCodec) decode(ids []int) string { return t.tk.Decode(ids) }
@@ -153,7 +196,7 @@ var chunkSeed = maphash.MakeSeed()
 
 func (t *tiktokenCodec) chunkCount(c string) int {
 	if len(c) < 512 {
-		return len(t.tk.Encode(c, nil, nil)) // cheaper than remembering
+		return t.countChunk(c) // cheaper than remembering
 	}
 	h := maphash.String(chunkSeed, c)
 	t.mu.Lock()
@@ -162,7 +205,7 @@ func (t *tiktokenCodec) chunkCount(c string) int {
 	if ok {
 		return n
 	}
-	n = len(t.tk.Encode(c, nil, nil))
+	n = t.countChunk(c)
 	t.mu.Lock()
 	if len(t.counts) >= 1<<16 {
 		clear(t.counts)
