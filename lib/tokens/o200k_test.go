@@ -51,6 +51,9 @@ func fastO200k(t testing.TB) (*tiktokenCodec, *o200k) {
 	if c.fast == nil {
 		t.Fatal("o200k_base has no hand-written encoder")
 	}
+	if _, err := c.tiktoken(); err != nil { // c.tk, the reference
+		t.Fatal(err)
+	}
 	return c, c.fast
 }
 
