@@ -149,7 +149,7 @@ func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre boo
 		return nil, nil, false, err
 	}
 	c = &call{req: body}
-	if re = e.build(e.r.Ctx, c); re != nil {
+	if re = e.build(e.r.Ctx, c, false); re != nil {
 		return c, re, true, nil // c has the counts, for an answer kept anyway
 	}
 	c.head, c.body = nil, c.joined() // a Batch line holds the body whole

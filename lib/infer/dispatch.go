@@ -123,7 +123,11 @@ func (d *dispatcher) take() (*item, bool) {
 	}
 	i := d.pick()
 	p := d.queue[i]
-	d.queue = append(d.queue[:i], d.queue[i+1:]...)
+	if i == 0 {
+		d.queue = d.queue[1:] // not a shift of the whole window (4,096 at -j 256)
+	} else {
+		d.queue = append(d.queue[:i], d.queue[i+1:]...)
+	}
 	d.bytes -= len(p.it.call.req)
 	d.cond.Broadcast() // a reader may wait for room
 	if p.key != 0 {

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
@@ -36,6 +37,7 @@ type engine struct {
 	tpm       *bucket
 	encOnce   sync.Once
 	enc       *tokens.Encoder
+	encReady  atomic.Bool // enc is loaded
 	srv       *oai.TokenizeAPI // --tokenizer server
 	counts    sync.Map         // content hash → prompt tokens, for srv
 	countWarn sync.Once
@@ -455,7 +457,7 @@ func (e *engine) safeBuild(it *item) (re *record.Error) {
 	if e.jr != nil {
 		it.fp = e.fingerprint(it.rec)
 	}
-	return e.build(e.reqCtx, it.call)
+	return e.build(e.reqCtx, it.call, true)
 }
 
 // prepareItem builds a new record's call; it.call stays nil when prepare
@@ -570,6 +572,7 @@ func (e *engine) work(it *item) {
 		attempts++
 		tries++
 		ep := e.eps.pick(avoid, time.Now())
+		e.countWhileSent(c)
 		e.st.sent()
 		comp, err := e.client.Complete(e.reqCtx, oai.Call{Base: ep.base, Path: c.path, Head: c.head, Body: c.body, Stream: c.stream,
 			FirstByte: e.opt.FirstByte, Idle: e.opt.IdleTimeout, Total: e.opt.Timeout})
@@ -633,6 +636,7 @@ func (e *engine) work(it *item) {
 // the record: the caller retries or gives up.
 func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts int) *oai.Error {
 	c := it.call
+	c.awaitCount()
 	res := &Result{Model: e.model, Response: record.Response{
 		Text:             comp.Text,
 		Reasoning:        comp.Reasoning,

@@ -30,6 +30,31 @@ type call struct {
 	promptTokens int
 	tokenizer    string
 	exact        bool
+	// countLater counts the prompt when build left it (nothing checks the
+	// count before sending); counted is closed once it has (countWhileSent).
+	countLater func(context.Context)
+	counted    chan struct{}
+}
+
+// countWhileSent starts the count build left for later, to run while the
+// request is in flight, so the first requests of a run do not wait for the
+// vocabulary to load (~40 ms; a tokenizer.json's ~0.5 s). The reply waits
+// for it (awaitCount).
+func (e *engine) countWhileSent(c *call) {
+	if c.countLater == nil || c.counted != nil {
+		return
+	}
+	c.counted = make(chan struct{})
+	go func() {
+		defer close(c.counted)
+		c.countLater(e.reqCtx)
+	}()
+}
+
+func (c *call) awaitCount() {
+	if c.counted != nil {
+		<-c.counted
+	}
 }
 
 // perMessageTokens approximates the chat template's tokens around each
@@ -39,8 +64,13 @@ const perMessageTokens = 4
 // build turns the request into the body to send: it checks that the body
 // is a JSON object with messages (chat) or prompt (completions), counts the
 // prompt's tokens (--tokenizer), checks them against --max-model-len and, if
-// allowed, cuts the context until the count fits.
-func (e *engine) build(ctx context.Context, c *call) *record.Error {
+// allowed, cuts the context until the count fits. With lazy, a count that
+// nothing checks before sending (no --max-model-len, no --tpm) is left to
+// c.countLater while the local tokenizer is still loading; once it is
+// loaded, counting here (ahead of the slot, on the builders) keeps the work
+// out of the moment a wave of answers returns (measured: 0.92 of capacity
+// and 250 MB against 0.915 and 400 MB when every count ran in flight).
+func (e *engine) build(ctx context.Context, c *call, lazy bool) *record.Error {
 	// The request is read in place: decoding it would copy a 455 KB prompt
 	// several times. Only a request that must change (a cut context, a
 	// model or stream field to replace) is decoded, below.
@@ -85,10 +115,14 @@ func (e *engine) build(ctx context.Context, c *call) *record.Error {
 			}
 		}
 	}
-	if c.path == oai.PathCompletions && !promptIsString {
+	switch {
+	case c.path == oai.PathCompletions && !promptIsString:
 		// Token ids or a batch of prompts: bytes/4 is all we can say.
 		c.promptTokens, c.tokenizer = len(obj.Raw("prompt"))/4, "bytes/4~"
-	} else {
+	case lazy && e.opt.MaxModelLen == 0 && e.tpm == nil && e.srv == nil && !e.encReady.Load():
+		messages := obj.Raw("messages")
+		c.countLater = func(ctx context.Context) { e.count(ctx, c, messages, texts, prompt) }
+	default:
 		e.count(ctx, c, obj.Raw("messages"), texts, prompt)
 	}
 

@@ -204,7 +204,7 @@ func newTestEngine(t *testing.T, mutate func(*Options)) *engine {
 // built builds a request as the engine does.
 func (e *engine) built(req []byte) (*call, *record.Error) {
 	c := &call{req: req}
-	if re := e.build(context.Background(), c); re != nil {
+	if re := e.build(context.Background(), c, false); re != nil {
 		return nil, re
 	}
 	return c, nil
@@ -239,6 +239,38 @@ func TestBuild(t *testing.T) {
 		if _, re := e.built([]byte(bad)); re == nil || re.Kind != oai.KindBadRequest {
 			t.Errorf("%s: got %v", bad, re)
 		}
+	}
+}
+
+// Without a check that needs it before sending, build leaves the count to
+// the time the request is in flight while the vocabulary loads; the reply
+// waits for the same count.
+func TestBuildCountsWhileSent(t *testing.T) {
+	req := []byte(`{"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"` + strings.Repeat("count these words ", 500) + `"}]}`)
+	eager, re := newTestEngine(t, func(*Options) {}).built(req)
+	if re != nil || eager.promptTokens < 1000 || eager.countLater != nil {
+		t.Fatalf("eager: %+v %v", eager, re)
+	}
+	e := newTestEngine(t, func(*Options) {})
+	c := &call{req: req}
+	if re := e.build(context.Background(), c, true); re != nil || c.countLater == nil || c.promptTokens != 0 {
+		t.Fatalf("lazy: counted before sending (%d) or nothing left to count: %v", c.promptTokens, re)
+	}
+	e.countWhileSent(c)
+	c.awaitCount()
+	if c.promptTokens != eager.promptTokens || c.tokenizer != eager.tokenizer {
+		t.Fatalf("counted while sent: %d by %q; before sending: %d by %q", c.promptTokens, c.tokenizer, eager.promptTokens, eager.tokenizer)
+	}
+	// Once the vocabulary is loaded, the builders count ahead of the slot.
+	c = &call{req: req}
+	if re := e.build(context.Background(), c, true); re != nil || c.countLater != nil || c.promptTokens != eager.promptTokens {
+		t.Fatalf("lazy with the vocabulary loaded: %+v %v", c, re)
+	}
+	// --max-model-len checks the count before sending: nothing is left.
+	mml := newTestEngine(t, func(o *Options) { o.MaxModelLen = 100000 })
+	c = &call{req: req}
+	if re := mml.build(context.Background(), c, true); re != nil || c.countLater != nil || c.promptTokens != eager.promptTokens {
+		t.Fatalf("--max-model-len: %+v %v", c, re)
 	}
 }
 

@@ -95,6 +95,39 @@ func Label(base string) string {
 	return u.String()
 }
 
+// twoParts is a request body in two slices, written straight to the
+// connection's buffer (io.MultiReader's WriteTo would copy both through a
+// new 32 KB buffer per request).
+type twoParts struct {
+	parts [2][]byte
+}
+
+func (t *twoParts) Read(p []byte) (int, error) {
+	for i := range t.parts {
+		if len(t.parts[i]) > 0 {
+			n := copy(p, t.parts[i])
+			t.parts[i] = t.parts[i][n:]
+			return n, nil
+		}
+	}
+	return 0, io.EOF
+}
+
+func (t *twoParts) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for i := range t.parts {
+		n, err := w.Write(t.parts[i])
+		total += int64(n)
+		t.parts[i] = t.parts[i][n:]
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+func (*twoParts) Close() error { return nil }
+
 // Call is one request.
 type Call struct {
 	Base   string // normalized base URL, e.g. http://127.0.0.1:8000/v1
@@ -215,7 +248,7 @@ func (c *Client) Complete(ctx context.Context, call Call) (*Completion, error) {
 	}
 	if call.Head != nil {
 		req.GetBody = func() (io.ReadCloser, error) {
-			return io.NopCloser(io.MultiReader(bytes.NewReader(call.Head), bytes.NewReader(call.Body))), nil
+			return &twoParts{parts: [2][]byte{call.Head, call.Body}}, nil
 		}
 		req.Body, _ = req.GetBody()
 		req.ContentLength = int64(len(call.Head) + len(call.Body))
