@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/sim"
 )
 
@@ -41,7 +42,7 @@ type simSub struct {
 
 // parsePrompt reads the sub-instructions back from a Prompt.
 func parsePrompt(text string) ([]simSub, bool) {
-	i := strings.LastIndex(text, "\n"+subsHeading+" (")
+	i := pystr.LastIndex(text, "\n"+subsHeading+" (")
 	if i < 0 || !strings.Contains(text, StartMarker(1)) {
 		return nil, false
 	}
@@ -108,7 +109,7 @@ func (JudgeSolver) Solve(req *sim.Request, _ sim.Params) (string, bool) {
 	if lang == "" {
 		return "", false
 	}
-	ci := strings.LastIndex(text, "\n"+secConstraint+"\n")
+	ci := pystr.LastIndex(text, "\n"+secConstraint+"\n")
 	if ci < 0 {
 		return "", false
 	}

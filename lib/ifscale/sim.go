@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/sim"
 )
 
@@ -45,7 +46,7 @@ func Shape(model string, x float64) float64 {
 
 // ParseKeywords reads the keywords back from a prompt made by Prompt.
 func ParseKeywords(text string) ([]string, bool) {
-	i := strings.LastIndex(text, "\n"+ConstraintsHeader+"\n")
+	i := pystr.LastIndex(text, "\n"+ConstraintsHeader+"\n")
 	if i < 0 {
 		return nil, false
 	}

@@ -106,7 +106,7 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 		if err := res.ReadFiles(opt.Batch.Import); err != nil {
 			return app.Invalid(err)
 		}
-		err = e.importResults(e.r.Records, res, "batch:"+opt.Batch.Import[0])
+		err = e.importResults(e.r.Records, res, "batch:"+opt.Batch.Import[0], nil)
 	default:
 		err = e.batchAPI()
 	}
@@ -133,7 +133,8 @@ func (e *engine) modelKnown() error {
 
 // callFor prepares a record as an online run would: c is nil when the
 // record needs no call or failed before one (re says why; pre when the
-// pre-flight check refused it). Nothing is counted here.
+// pre-flight check refused it, and then c holds what was counted). Nothing
+// is counted in the stats here.
 func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre bool, err error) {
 	body, err := e.safePrepare(rec)
 	switch {
@@ -148,9 +149,10 @@ func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre boo
 		return nil, nil, false, err
 	}
 	c = &call{req: body}
-	if re = e.build(e.r.Ctx, c); re != nil {
-		return nil, re, true, nil
+	if re = e.build(e.r.Ctx, c, false); re != nil {
+		return c, re, true, nil // c has the counts, for an answer kept anyway
 	}
+	c.head, c.body = nil, c.joined() // a Batch line holds the body whole
 	if c.stream {
 		// A batch answers whole: a stream asked for by the request is dropped.
 		var m map[string]json.RawMessage
@@ -162,24 +164,6 @@ func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre boo
 		c.stream = false
 	}
 	return c, nil, false, nil
-}
-
-// batchCall is callFor with the record failed and counted as an online run
-// does it.
-func (e *engine) batchCall(rec *record.Record) (*call, error) {
-	c, re, pre, err := e.callFor(rec)
-	switch {
-	case err != nil:
-		return nil, err
-	case re != nil:
-		if pre {
-			e.st.preflight()
-		}
-		e.fail(rec, re)
-	case c == nil:
-		e.st.passed.Add(1)
-	}
-	return c, nil
 }
 
 func batchURL(c *call) string {
@@ -197,11 +181,11 @@ func (e *engine) export() error {
 	var buf []byte
 	lines, skipped := 0, 0
 	err := e.r.Records(func(rec *record.Record) error {
-		c, _, _, err := e.callFor(rec)
+		c, re, _, err := e.callFor(rec)
 		if err != nil {
 			return err
 		}
-		if c == nil {
+		if c == nil || re != nil {
 			skipped++
 			return nil
 		}
@@ -220,26 +204,52 @@ func (e *engine) export() error {
 
 // importResults writes every input record with its batch result, in input
 // order, as an online run would have written it.
-// each is r.Records, or the records a --batch-api run kept aside.
-func (e *engine) importResults(each func(func(*record.Record) error) error, res *batchapi.Results, label string) error {
+// each is r.Records, or the records a --batch-api run kept aside; built has
+// the calls that run built for its batches (nil: build them again).
+func (e *engine) importResults(each func(func(*record.Record) error) error, res *batchapi.Results, label string, built map[string]*call) error {
 	ep := &endpoint{label: label}
-	missing := 0
+	missing, refused := 0, 0
 	err := each(func(rec *record.Record) error {
-		c, err := e.batchCall(rec)
-		if err != nil {
-			return err
-		}
-		if c != nil {
-			out, ok := res.Take(rec.ID())
-			if !ok {
-				missing++
-				e.fail(rec, &record.Error{Kind: KindNoBatchResult, Message: "no batch result has this custom_id", Attempts: 0})
-			} else {
-				e.applyOutput(rec, c, out, ep)
+		c := built[rec.ID()]
+		if c == nil {
+			var re *record.Error
+			var pre bool
+			var err error
+			if c, re, pre, err = e.callFor(rec); err != nil {
+				return err
 			}
+			if re != nil {
+				if out, ok := res.Take(rec.ID()); ok && pre {
+					// Refused by this run's pre-flight (a stricter
+					// --max-model-len than the export's), but the batch
+					// sent it and its answer is paid for: kept.
+					refused++
+					e.applyOutput(rec, c, out, ep)
+					return e.r.Write(rec)
+				}
+				if pre {
+					e.st.preflight()
+				}
+				e.fail(rec, re)
+				return e.r.Write(rec)
+			}
+			if c == nil {
+				e.st.passed.Add(1)
+				return e.r.Write(rec)
+			}
+		}
+		out, ok := res.Take(rec.ID())
+		if !ok {
+			missing++
+			e.fail(rec, &record.Error{Kind: KindNoBatchResult, Message: "no batch result has this custom_id", Attempts: 0})
+		} else {
+			e.applyOutput(rec, c, out, ep)
 		}
 		return e.r.Write(rec)
 	})
+	if refused > 0 {
+		e.r.Log.Warn("records this run's pre-flight refuses have batch results: their answers are kept (the batch sent them)", "records", refused)
+	}
 	if missing > 0 {
 		e.r.Log.Warn("records without a batch result were written with an error", "records", missing, "kind", KindNoBatchResult)
 	}

@@ -116,6 +116,14 @@ func TestBatchExportSimImportMatchesOnline(t *testing.T) {
 	}
 	sameRuns(t, "export → llm-sim batch → import", want, outcomes(t, parseLines(t, imported)))
 
+	// An import stricter than the export (--max-model-len that every prompt
+	// exceeds) keeps the answers the batch paid for, and says so.
+	code, imported, stderr = runBatch(t, nil, "--max-failures", "inf", "--batch-import", outFile, "--batch-import", errFile, "--model", sim.DefaultModel, "--max-model-len", "20", in)
+	if code != 0 || !strings.Contains(stderr, "answers are kept") {
+		t.Fatalf("stricter import: exit %d: %s", code, stderr)
+	}
+	sameRuns(t, "import with a stricter --max-model-len", want, outcomes(t, parseLines(t, imported)))
+
 	// Drop one result line: that id is reported, not skipped.
 	b, _ := os.ReadFile(outFile)
 	ls := bytes.SplitAfter(b, []byte("\n"))

@@ -103,6 +103,7 @@ func (e *engine) batchAPI() error {
 	defer spill.Close()
 	sw := bufio.NewWriterSize(spill, 1<<20)
 	var chunks []*batchChunk
+	built := map[string]*call{}
 	open := map[string]*batchChunk{} // by url: a batch has one endpoint
 	var buf []byte
 	err = r.Records(func(rec *record.Record) error {
@@ -110,10 +111,12 @@ func (e *engine) batchAPI() error {
 		if _, err := sw.Write(buf); err != nil {
 			return err
 		}
-		c, _, _, err := e.callFor(rec)
-		if err != nil || c == nil {
+		c, re, _, err := e.callFor(rec)
+		if err != nil || c == nil || re != nil {
 			return err
 		}
+		// importResults applies the result to this call: not built twice.
+		built[rec.ID()] = &call{path: c.path, maxTokens: c.maxTokens, cut: c.cut, promptTokens: c.promptTokens, tokenizer: c.tokenizer, exact: c.exact}
 		url := batchURL(c)
 		buf = batchapi.AppendInput(buf[:0], rec.ID(), url, c.body)
 		ch := open[url]
@@ -150,7 +153,7 @@ func (e *engine) batchAPI() error {
 	}
 	if len(chunks) == 0 {
 		r.Log.Info("--batch-api: no record needs a call")
-		return e.writeKept(spill.Name(), batchapi.NewResults())
+		return e.writeKept(spill.Name(), batchapi.NewResults(), built)
 	}
 
 	cl := &batchapi.Client{HTTP: e.client.HTTP, Base: opt.BaseURLs[0], Key: opt.APIKey}
@@ -218,7 +221,7 @@ func (e *engine) batchAPI() error {
 			}
 		}
 	}
-	if err := e.writeKept(spill.Name(), res); err != nil {
+	if err := e.writeKept(spill.Name(), res, built); err != nil {
 		return err
 	}
 	if state != "" {
@@ -360,8 +363,9 @@ func (e *engine) leaveBatches(cl *batchapi.Client, chunks []*batchChunk) error {
 	return e.r.Ctx.Err()
 }
 
-// writeKept writes the records kept aside in pass 1 with their results.
-func (e *engine) writeKept(path string, res *batchapi.Results) error {
+// writeKept writes the records kept aside in pass 1 with their results
+// (built: the calls pass 1 built, by id).
+func (e *engine) writeKept(path string, res *batchapi.Results, built map[string]*call) error {
 	label := "batch"
 	if len(e.opt.BaseURLs) > 0 {
 		label = oai.Label(e.opt.BaseURLs[0])
@@ -389,5 +393,5 @@ func (e *engine) writeKept(path string, res *batchapi.Results) error {
 			}
 		}
 	}
-	return e.importResults(each, res, label)
+	return e.importResults(each, res, label, built)
 }

@@ -68,6 +68,7 @@ func (e *engine) encoder() *tokens.Encoder {
 			name = tokens.Default
 		}
 		e.enc = tokens.MustGet(name) // validate has loaded it once already
+		e.encReady.Store(true)
 	})
 	return e.enc
 }

@@ -28,12 +28,11 @@ const (
 	prefixSlack = 512
 )
 
-// pendingBytes bounds the records waiting to be sent, counted as twice
-// their body (the record and the body both hold the prompt): with 455 KB
-// prompts a window of 16 × 64 records would hold 0.9 GB, so reading waits
-// instead; about 35 such records still wait to be grouped, and any number
-// of short ones up to the window. (At 64 MiB the 455 KB bench took 608 MB of
-// RSS against 316 MB in input order.)
+// pendingBytes bounds the records waiting to be sent, counted by their
+// request (the body sent is that request's bytes, not a copy): with 455 KB
+// prompts a window of 16 × 64 records would hold 0.45 GB, so reading waits
+// instead; about 70 such records (a wave of -j 64 and some) still wait to be
+// grouped and built ahead, and any number of short ones up to the window.
 const pendingBytes = 32 << 20
 
 func dispatchFlag() cli.Flag {
@@ -89,7 +88,7 @@ func newDispatcher(window int) *dispatcher {
 // add queues a record; false when the dispatcher stopped taking any.
 func (d *dispatcher) add(it *item) bool {
 	d.mu.Lock()
-	for !d.closed && len(d.queue) > 0 && d.bytes+2*len(it.call.req) > pendingBytes {
+	for !d.closed && len(d.queue) > 0 && d.bytes+len(it.call.req) > pendingBytes {
 		d.cond.Wait()
 	}
 	if d.closed {
@@ -97,7 +96,7 @@ func (d *dispatcher) add(it *item) bool {
 		return false
 	}
 	d.queue = append(d.queue, pending{it: it, key: prefixKey(it.call.req), seq: d.seq})
-	d.bytes += 2 * len(it.call.req)
+	d.bytes += len(it.call.req)
 	d.seq++
 	d.mu.Unlock()
 	d.cond.Broadcast()
@@ -124,8 +123,12 @@ func (d *dispatcher) take() (*item, bool) {
 	}
 	i := d.pick()
 	p := d.queue[i]
-	d.queue = append(d.queue[:i], d.queue[i+1:]...)
-	d.bytes -= 2 * len(p.it.call.req)
+	if i == 0 {
+		d.queue = d.queue[1:] // not a shift of the whole window (4,096 at -j 256)
+	} else {
+		d.queue = append(d.queue[:i], d.queue[i+1:]...)
+	}
+	d.bytes -= len(p.it.call.req)
 	d.cond.Broadcast() // a reader may wait for room
 	if p.key != 0 {
 		d.last = p.key

@@ -99,7 +99,7 @@ func TestPrefixKey(t *testing.T) {
 // waits for a send, and a stop releases it.
 func TestDispatcherBoundsPendingBytes(t *testing.T) {
 	d := newDispatcher(1000)
-	big := &item{call: &call{req: make([]byte, pendingBytes/6+1)}}
+	big := &item{call: &call{req: make([]byte, pendingBytes/3+1)}}
 	added := make(chan bool, 10)
 	go func() {
 		for range 4 {

@@ -40,7 +40,11 @@
 // are indexed at the start, answers win over errors, and --retry-errors drops
 // the errors so they are sent again. The journal gets each answered record
 // with one write() before its concurrency slot is released, so a kill -9
-// loses at most the -j answers in flight. Earlier records are spilled to a
+// loses at most the -j answers in flight. A journal line is what the run
+// added (model, response or error) with the fingerprint of the request it
+// answered (ifkit_journal_fp), not the request: --resume puts those fields
+// back onto the input record with that id and fingerprint. (An earlier answer
+// set aside because its id left the input keeps that form.) Earlier records are spilled to a
 // plain file (FILE.partial.spill, or a temporary file for stdout; removed at
 // the end) and only id -> offset, length, fingerprint, model stay in memory.
 // An input record takes its id's earlier record, written in the input's
@@ -49,7 +53,7 @@
 // otherwise it is sent. Earlier ids that are not in the input are dropped and
 // counted in the log.
 //
-// The fingerprint is FNV-1a (64 bit) over the exact bytes of fields that
+// The fingerprint is two CRC-32s (64 bits) over the exact bytes of fields that
 // pass unchanged from input to output, so no field is added to records. For
 // infer-batch it is "request", which is the body prepare returns (the engine
 // adds "model" and may cut the context: those depend on flags, not on the

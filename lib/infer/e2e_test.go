@@ -279,6 +279,25 @@ func childBatch(t *testing.T, args ...string) (*exec.Cmd, *lockedBuf) {
 	return cmd, &errb
 }
 
+// journalLines reads the complete lines of a killed run's journal (its
+// last frame may be torn).
+func journalLines(t *testing.T, path string) []string {
+	t.Helper()
+	in, err := stream.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var lines []string
+	for {
+		line, _, err := in.Next()
+		if err != nil {
+			return lines
+		}
+		lines = append(lines, string(line))
+	}
+}
+
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
@@ -312,17 +331,28 @@ func TestKill9Resume(t *testing.T) {
 				if _, err := os.Stat(out); err == nil {
 					t.Fatalf("a killed run left a complete-looking %s; stderr: %s", out, stderr)
 				}
-				// The journal is compressed, and what it holds reads back.
+				// The journal is compressed, and holds answers with the
+				// fingerprint of their request, not the requests again.
 				if b, err := os.ReadFile(journalName(out)); err != nil || !bytes.HasPrefix(b, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
 					t.Fatalf("the killed run's journal is not zstd (%v)", err)
+				}
+				lines := journalLines(t, journalName(out))
+				if len(lines) == 0 || !strings.Contains(lines[0], `"response":`) || !strings.Contains(lines[0], `"`+journalFP+`":`) || strings.Contains(lines[0], `"request":`) {
+					t.Fatalf("journal line %q: want the answer and the request's fingerprint, not the request", lines)
 				}
 			}
 			code, _, stderr := runBatch(t, nil, args...)
 			if code != 0 {
 				t.Fatalf("resume: exit %d: %s", code, stderr)
 			}
-			if ok, _ := exactlyOnce(t, readRecords(t, out), n); ok != n {
+			recs := readRecords(t, out)
+			if ok, _ := exactlyOnce(t, recs, n); ok != n {
 				t.Fatalf("%d answered of %d", ok, n)
+			}
+			for _, r := range recs {
+				if !r.Has("request") || !r.Has("model") {
+					t.Fatalf("a record resumed from the journal is not whole: %s", r.AppendJSON(nil))
+				}
 			}
 			limit := int64(n + j*len(kills))
 			if total := sent(); total > limit {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
@@ -35,6 +37,7 @@ type engine struct {
 	tpm       *bucket
 	encOnce   sync.Once
 	enc       *tokens.Encoder
+	encReady  atomic.Bool // enc is loaded
 	srv       *oai.TokenizeAPI // --tokenizer server
 	counts    sync.Map         // content hash → prompt tokens, for srv
 	countWarn sync.Once
@@ -58,9 +61,14 @@ type engine struct {
 type item struct {
 	rec  *record.Record
 	call *call
-	done chan struct{} // closed when the record is ready (ordered mode)
-	drop bool          // interrupted before it had an answer: not written; --resume sends it
-	old  bool          // an earlier output's record, written as it was
+	// built is closed when call is built (or failed to be: buildErr), ahead
+	// of its slot (buildAhead).
+	built    chan struct{}
+	buildErr *record.Error
+	fp       uint64        // the record's fingerprint (resume.go), for the journal
+	done     chan struct{} // closed when the record is ready (ordered mode)
+	drop     bool          // interrupted before it had an answer: not written; --resume sends it
+	old      bool          // an earlier output's record, written as it was
 }
 
 // Process runs all input records of r through the endpoints and writes them,
@@ -164,6 +172,9 @@ func (e *engine) resolveModel() error {
 		return nil
 	}
 	e.checked = true
+	// The first requests count their prompts with it: load the vocabulary
+	// (~0.15 s) while the endpoints are checked and the window fills.
+	go e.encoder()
 	if len(e.opt.BaseURLs) == 0 {
 		return e.noEndpoint()
 	}
@@ -270,6 +281,7 @@ func (e *engine) run() error {
 			complete(it)
 		}()
 	}
+	builds, buildersDone := e.buildAhead()
 	var disp *dispatcher // --dispatch prefix (dispatch.go)
 	dispatched := make(chan struct{})
 	if e.opt.Dispatch == DispatchPrefix {
@@ -322,6 +334,10 @@ func (e *engine) run() error {
 				return e.stopErr()
 			}
 		}
+		if it.call != nil {
+			it.built = make(chan struct{})
+			builds <- it
+		}
 		if it.call == nil {
 			if it.old {
 				e.st.resumed.Add(1)
@@ -349,6 +365,7 @@ func (e *engine) run() error {
 		start(it)
 		return nil
 	})
+	close(builds)
 	var bad *stream.LineError
 	switch {
 	case err == nil, errors.Is(err, context.Canceled):
@@ -369,6 +386,7 @@ func (e *engine) run() error {
 		}
 	}
 	wg.Wait()
+	<-buildersDone
 	if e.opt.Unordered {
 		close(finished)
 	} else {
@@ -394,6 +412,52 @@ func (e *engine) run() error {
 		}
 	}
 	return err
+}
+
+// buildAhead starts the goroutines that build the calls (decode, count,
+// check; build) of records admitted to the window, in input order, before
+// their slot frees: when a wave of answers comes back, the next requests go
+// out at once instead of each being counted first (on 2 cores, 64 prompts of
+// 100k tokens arriving together would otherwise be counted while their
+// slots wait). Close the channel after the last record; done is closed when
+// every call is built. The builders are the cores, or -j when the server
+// counts (the work is a /tokenize round trip).
+func (e *engine) buildAhead() (chan<- *item, <-chan struct{}) {
+	n := runtime.GOMAXPROCS(0)
+	if e.opt.Tokenizer == TokenizerServer {
+		n = max(n, e.opt.Concurrency)
+	}
+	// As large as the window: a record admitted to it never waits here.
+	builds := make(chan *item, e.opt.window())
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for it := range builds {
+				it.buildErr = e.safeBuild(it)
+				close(it.built)
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return builds, done
+}
+
+// safeBuild turns a panic in build into the record's error, as work does.
+func (e *engine) safeBuild(it *item) (re *record.Error) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.r.Log.Error("panic while building a request", "id", it.rec.ID(), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			re = &record.Error{Kind: "internal", Message: fmt.Sprintf("panic: %v", p)}
+		}
+	}()
+	if e.jr != nil {
+		it.fp = e.fingerprint(it.rec)
+	}
+	return e.build(e.reqCtx, it.call, true)
 }
 
 // prepareItem builds a new record's call; it.call stays nil when prepare
@@ -471,17 +535,20 @@ func (e *engine) work(it *item) {
 		}
 	}()
 	c := it.call
-	if re := e.build(e.reqCtx, c); re != nil {
+	<-it.built
+	if re := it.buildErr; re != nil {
 		if e.reqCtx.Err() != nil {
 			it.drop = true
 			return
 		}
-		e.st.preflight()
+		if re.Kind != "internal" {
+			e.st.preflight()
+		}
 		e.fail(it.rec, re)
-		e.jr.add(it.rec)
+		e.jr.add(it.rec, it.fp)
 		return
 	}
-	defer func() { c.body, c.req = nil, nil }() // the window keeps the item, not its bodies
+	defer func() { c.head, c.body, c.req = nil, nil, nil }() // the window keeps the item, not its bodies
 	var last *oai.Error
 	var avoid *endpoint
 	attempts := 0
@@ -505,8 +572,9 @@ func (e *engine) work(it *item) {
 		attempts++
 		tries++
 		ep := e.eps.pick(avoid, time.Now())
+		e.countWhileSent(c)
 		e.st.sent()
-		comp, err := e.client.Complete(e.reqCtx, oai.Call{Base: ep.base, Path: c.path, Body: c.body, Stream: c.stream,
+		comp, err := e.client.Complete(e.reqCtx, oai.Call{Base: ep.base, Path: c.path, Head: c.head, Body: c.body, Stream: c.stream,
 			FirstByte: e.opt.FirstByte, Idle: e.opt.IdleTimeout, Total: e.opt.Timeout})
 		e.st.returned()
 		now := time.Now()
@@ -518,7 +586,7 @@ func (e *engine) work(it *item) {
 				if again != nil {
 					e.fail(it.rec, &record.Error{Kind: again.Kind, Message: again.Message, Attempts: attempts})
 				}
-				e.jr.add(it.rec)
+				e.jr.add(it.rec, it.fp)
 				return
 			}
 			// The server answered, but the reply cannot be used (an empty
@@ -560,7 +628,7 @@ func (e *engine) work(it *item) {
 		}
 	}
 	e.fail(it.rec, &record.Error{Kind: last.Kind, Status: last.Status, Message: last.Message, Attempts: attempts})
-	e.jr.add(it.rec)
+	e.jr.add(it.rec, it.fp)
 }
 
 // succeed applies a completion. It returns the error when apply rejected
@@ -568,6 +636,7 @@ func (e *engine) work(it *item) {
 // the record: the caller retries or gives up.
 func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts int) *oai.Error {
 	c := it.call
+	c.awaitCount()
 	res := &Result{Model: e.model, Response: record.Response{
 		Text:             comp.Text,
 		Reasoning:        comp.Reasoning,

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"os"
+	"strconv"
 	"sync"
 
 	"github.com/ifkit/ifkit/lib/app"
@@ -12,7 +13,13 @@ import (
 
 // journal is FILE.partial.journal: every record that got an answer (or a
 // final error) from an endpoint is appended here, with one write as soon as
-// it completes. It is one zstd frame flushed after each record: a flushed
+// it completes. A line holds what this run added to the record (model,
+// response or error; record.AppendChanges) and the fingerprint of the
+// request it answered (journalFP), not the request: the slot of the next
+// request waits for this write, and compressing a 455 KB prompt again
+// under the journal's lock cost up to a millisecond per answer. --resume
+// puts the line's fields back onto the input record whose id and
+// fingerprint match (earlier.take). It is one zstd frame flushed after each record: a flushed
 // block is complete on disk, so a kill -9 loses nothing that was written
 // (the reader takes every record before the cut), while the encoder's window
 // still sees the records before, so long prompts that repeat one context do
@@ -55,7 +62,11 @@ func openJournal(r *app.Run, name string) *journal {
 	return j
 }
 
-func (j *journal) add(rec *record.Record) {
+// journalFP is the journal's field with the fingerprint (hex) of the
+// request a line answered.
+const journalFP = "ifkit_journal_fp"
+
+func (j *journal) add(rec *record.Record, fp uint64) {
 	if j == nil {
 		return
 	}
@@ -64,7 +75,12 @@ func (j *journal) add(rec *record.Record) {
 	if j.f == nil {
 		return
 	}
-	j.buf = append(rec.AppendJSON(j.buf[:0]), '\n')
+	var ok bool
+	j.buf, ok = rec.AppendChanges(j.buf[:0], journalFP, strconv.AppendQuote(nil, strconv.FormatUint(fp, 16)))
+	if !ok {
+		j.buf = rec.AppendJSON(j.buf) // a field was deleted: the whole record
+	}
+	j.buf = append(j.buf, '\n')
 	_, err := j.enc.Write(j.buf)
 	if err == nil {
 		err = j.enc.Flush()

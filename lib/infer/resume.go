@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -255,6 +255,15 @@ func (x *earlier) take(e *engine, rec *record.Record) (old *record.Record, c can
 	if err != nil {
 		return nil, c, false, fmt.Errorf("--resume: read back %s: %w", x.f.Name(), err)
 	}
+	if old.Raw(journalFP) != nil {
+		// A journal line: what the earlier run added, onto this record.
+		for _, k := range old.Keys() {
+			if k != "id" && k != journalFP {
+				rec.SetRaw(k, old.Raw(k))
+			}
+		}
+		old = rec
+	}
 	return old, c, false, nil
 }
 
@@ -335,24 +344,37 @@ func (e *engine) fingerprintFields() []string {
 	return []string{"request"}
 }
 
-// fingerprint is FNV-1a over the fingerprinted fields' exact bytes, 0 when
-// the record has none of them.
+// fingerprint is two CRC-32s (Castagnoli's and IEEE's polynomials, 64 bits
+// together) over the fingerprinted fields' exact bytes, 0 when the record
+// has none of them; a journal line says the one it answered. Every answer
+// is fingerprinted for the journal: both run in hardware at ~30 GB/s, where
+// FNV-1a took half a millisecond per 455 KB prompt.
 func (e *engine) fingerprint(rec *record.Record) uint64 {
-	h := fnv.New64a()
+	if raw := rec.Raw(journalFP); raw != nil {
+		s, _ := record.Unquote(raw)
+		fp, _ := strconv.ParseUint(s, 16, 64)
+		return fp
+	}
+	var a, b uint32
+	add := func(p []byte) {
+		a, b = crc32.Update(a, castagnoli, p), crc32.Update(b, crc32.IEEETable, p)
+	}
 	has := false
 	for _, k := range e.fingerprintFields() {
 		if rec.Has(k) {
 			has = true
-			h.Write([]byte(k))
-			h.Write(rec.Raw(k))
+			add([]byte(k))
+			add(rec.Raw(k))
 		}
-		h.Write([]byte{0})
+		add([]byte{0})
 	}
 	if !has {
 		return 0
 	}
-	return max(h.Sum64(), 1)
+	return max(uint64(a)<<32|uint64(b), 1)
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // modelOf is the model that answered an earlier record: "model" for
 // infer-batch; for a judge "model" is the model under test, and its own is

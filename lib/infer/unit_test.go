@@ -204,7 +204,7 @@ func newTestEngine(t *testing.T, mutate func(*Options)) *engine {
 // built builds a request as the engine does.
 func (e *engine) built(req []byte) (*call, *record.Error) {
 	c := &call{req: req}
-	if re := e.build(context.Background(), c); re != nil {
+	if re := e.build(context.Background(), c, false); re != nil {
 		return nil, re
 	}
 	return c, nil
@@ -217,11 +217,11 @@ func TestBuild(t *testing.T) {
 		t.Fatal(re)
 	}
 	var got map[string]any
-	if err := record.Unmarshal(c.body, &got); err != nil {
+	if err := record.Unmarshal(c.joined(), &got); err != nil {
 		t.Fatal(err)
 	}
 	if c.path != oai.PathChat || got["model"] != "m" || got["top_k"] != float64(3) || got["max_tokens"] != float64(5) || c.maxTokens != 5 || c.stream {
-		t.Fatalf("%s %s", c.path, c.body)
+		t.Fatalf("%s %s", c.path, c.joined())
 	}
 	c, re = e.built([]byte(`{"prompt":"2+2=","max_completion_tokens":7,"stream":true}`))
 	if re != nil || c.path != oai.PathCompletions || c.maxTokens != 7 || !c.stream {
@@ -229,8 +229,8 @@ func TestBuild(t *testing.T) {
 	}
 	es := newTestEngine(t, func(o *Options) { o.Stream = true })
 	c, _ = es.built([]byte(`{"prompt":"x"}`))
-	if !c.stream || !strings.Contains(string(c.body), `"stream_options":{"include_usage":true}`) {
-		t.Fatalf("stream body %s", c.body)
+	if !c.stream || !strings.Contains(string(c.joined()), `"stream_options":{"include_usage":true}`) {
+		t.Fatalf("stream body %s", c.joined())
 	}
 	if c.tokenizer != "o200k_base~" || c.exact || c.promptTokens != 1 {
 		t.Errorf("a prompt is counted with the estimate: %d by %q", c.promptTokens, c.tokenizer)
@@ -239,6 +239,38 @@ func TestBuild(t *testing.T) {
 		if _, re := e.built([]byte(bad)); re == nil || re.Kind != oai.KindBadRequest {
 			t.Errorf("%s: got %v", bad, re)
 		}
+	}
+}
+
+// Without a check that needs it before sending, build leaves the count to
+// the time the request is in flight while the vocabulary loads; the reply
+// waits for the same count.
+func TestBuildCountsWhileSent(t *testing.T) {
+	req := []byte(`{"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"` + strings.Repeat("count these words ", 500) + `"}]}`)
+	eager, re := newTestEngine(t, func(*Options) {}).built(req)
+	if re != nil || eager.promptTokens < 1000 || eager.countLater != nil {
+		t.Fatalf("eager: %+v %v", eager, re)
+	}
+	e := newTestEngine(t, func(*Options) {})
+	c := &call{req: req}
+	if re := e.build(context.Background(), c, true); re != nil || c.countLater == nil || c.promptTokens != 0 {
+		t.Fatalf("lazy: counted before sending (%d) or nothing left to count: %v", c.promptTokens, re)
+	}
+	e.countWhileSent(c)
+	c.awaitCount()
+	if c.promptTokens != eager.promptTokens || c.tokenizer != eager.tokenizer {
+		t.Fatalf("counted while sent: %d by %q; before sending: %d by %q", c.promptTokens, c.tokenizer, eager.promptTokens, eager.tokenizer)
+	}
+	// Once the vocabulary is loaded, the builders count ahead of the slot.
+	c = &call{req: req}
+	if re := e.build(context.Background(), c, true); re != nil || c.countLater != nil || c.promptTokens != eager.promptTokens {
+		t.Fatalf("lazy with the vocabulary loaded: %+v %v", c, re)
+	}
+	// --max-model-len checks the count before sending: nothing is left.
+	mml := newTestEngine(t, func(o *Options) { o.MaxModelLen = 100000 })
+	c = &call{req: req}
+	if re := mml.build(context.Background(), c, true); re != nil || c.countLater != nil || c.promptTokens != eager.promptTokens {
+		t.Fatalf("--max-model-len: %+v %v", c, re)
 	}
 }
 
@@ -264,8 +296,8 @@ func TestBuildBody(t *testing.T) {
 			t.Fatalf("%s: %v", tt.req, re)
 		}
 		var got any
-		if err := record.Unmarshal(c.body, &got); err != nil {
-			t.Fatalf("%s: body %s: %v", tt.req, c.body, err)
+		if err := record.Unmarshal(c.joined(), &got); err != nil {
+			t.Fatalf("%s: body %s: %v", tt.req, c.joined(), err)
 		}
 		b, _ := record.Marshal(got)
 		if string(b) != tt.want || c.stream != tt.isStream {
@@ -297,7 +329,7 @@ func TestPreflight(t *testing.T) {
 	var sent struct {
 		Messages []struct{ Content string } `json:"messages"`
 	}
-	record.Unmarshal(c.body, &sent)
+	record.Unmarshal(c.joined(), &sent)
 	user := sent.Messages[1].Content
 	if !strings.HasSuffix(user, "\n\nInstruction: answer with the id of the fox.\n") || !strings.HasPrefix(user, "Read the documents.\nThe quick") {
 		t.Fatalf("instruction or head lost: %q ... %q", user[:40], user[len(user)-60:])
@@ -318,7 +350,7 @@ func TestPreflight(t *testing.T) {
 		t.Fatal(re)
 	}
 	enc := tokens.MustGet(hf.opt.Tokenizer)
-	record.Unmarshal(c.body, &sent)
+	record.Unmarshal(c.joined(), &sent)
 	n := 3 + 2*perMessageTokens + enc.Count(sent.Messages[0].Content) + enc.Count(sent.Messages[1].Content)
 	if c.tokenizer != "hf:tiny-sentencepiece.json" || !c.exact || c.promptTokens != n || n+100 > 1000 || n+100 < 990 {
 		t.Fatalf("tokenizer.json: %d tokens by %q (exact %v), recounted %d", c.promptTokens, c.tokenizer, c.exact, n)

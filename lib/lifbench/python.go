@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/ifkit/ifkit/lib/pystr"
 )
 
 // Python semantics the official scorer depends on: len() in code points,
@@ -175,7 +177,7 @@ func pyFind(s, sub string) int {
 }
 
 func pyRFind(s, sub string) int {
-	i := strings.LastIndex(s, sub)
+	i := pystr.LastIndex(s, sub)
 	if i < 0 {
 		return -1
 	}

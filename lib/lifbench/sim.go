@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/sim"
 )
@@ -112,7 +113,7 @@ func (s Solver) Solve(req *sim.Request, p sim.Params) (string, bool) {
 			continue
 		}
 		rest := text[len(sm.pre) : len(text)-len(sm.tail)]
-		i := strings.LastIndex(rest, sm.mid)
+		i := pystr.LastIndex(rest, sm.mid)
 		if i < 0 {
 			continue
 		}

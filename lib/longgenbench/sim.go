@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/sim"
 )
 
@@ -35,7 +36,7 @@ var (
 // prefix after the start marker, and the requirement lines this package
 // writes, or those of the official short prompts (see parseOfficial).
 func parseTask(prompt string) (scenario, []requirement, bool) {
-	i := strings.LastIndex(prompt, StartMarker)
+	i := pystr.LastIndex(prompt, StartMarker)
 	if i < 0 {
 		return scenario{}, nil, false
 	}
@@ -156,13 +157,13 @@ func (JudgeSolver) Name() string { return "longgenbench-judge" }
 // Solve implements sim.Solver.
 func (JudgeSolver) Solve(req *sim.Request, p sim.Params) (string, bool) {
 	text := req.Text()
-	q := strings.LastIndex(text, questionLead)
+	q := pystr.LastIndex(text, questionLead)
 	if q < 0 {
 		return "", false
 	}
 	rest := text[q+len(questionLead):]
 	end := strings.Index(rest, questionTail)
-	c := strings.LastIndex(text[:q], "Context: ")
+	c := pystr.LastIndex(text[:q], "Context: ")
 	if end < 0 || c < 0 {
 		return "", false
 	}

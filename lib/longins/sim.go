@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/sim"
 )
 
@@ -40,7 +41,7 @@ type SimQuestion struct {
 // ParsePrompt reads the questions back from a Prompt.
 func ParsePrompt(text string) ([]SimQuestion, bool) {
 	start := strings.Index(text, Opening+"\n")
-	end := strings.LastIndex(text, "\n\n"+Closing)
+	end := pystr.LastIndex(text, "\n\n"+Closing)
 	if start < 0 || end < start {
 		return nil, false
 	}
@@ -73,7 +74,7 @@ func ParsePrompt(text string) ([]SimQuestion, bool) {
 			}
 			q.Instruction, rest = instr, r
 		}
-		i := strings.LastIndex(rest, " Answer: ")
+		i := pystr.LastIndex(rest, " Answer: ")
 		if i < 0 {
 			continue
 		}

@@ -150,3 +150,23 @@ func Atoi(s string) (n int, ok bool) {
 	}
 	return n, true
 }
+
+// LastIndex is strings.LastIndex (str.rfind in bytes), found scanning
+// forward: strings.Index is vectorised while strings.LastIndex hashes every
+// byte, and on a 455 KB prompt that does not hold sub (llm-sim asks each
+// benchmark's solver whether a prompt is its own) the forward search is
+// tens of times faster.
+func LastIndex(s, sub string) int {
+	if sub == "" {
+		return len(s)
+	}
+	last := -1
+	for i := 0; ; {
+		j := strings.Index(s[i:], sub)
+		if j < 0 {
+			return last
+		}
+		last = i + j
+		i = last + 1
+	}
+}

@@ -2,6 +2,7 @@ package pystr
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"unicode"
 )
@@ -87,4 +88,15 @@ func TestDecimalRuns(t *testing.T) {
 	for _, r := range unicode.Nd.R32 {
 		check(r.Lo, r.Hi, r.Stride)
 	}
+}
+
+func FuzzLastIndex(f *testing.F) {
+	for _, c := range [][2]string{{"", ""}, {"abc", ""}, {"aaaa", "aa"}, {"a\n\nb\n\nc", "\n\n"}, {"héllo", "l"}, {"x", "xy"}} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, s, sub string) {
+		if got, want := LastIndex(s, sub), strings.LastIndex(s, sub); got != want {
+			t.Fatalf("LastIndex(%q, %q) = %d, want %d", s, sub, got, want)
+		}
+	})
 }

@@ -3,6 +3,9 @@ package record
 import (
 	"bytes"
 	"testing"
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
 )
 
 // The record scanner takes any line: it parses or errors, never panics, and a
@@ -27,6 +30,63 @@ func FuzzParse(f *testing.F) {
 		}
 		if again.ID() != rec.ID() || !bytes.Equal(again.AppendJSON(nil), out) {
 			t.Fatalf("%q: round trip changed it: %q then %q", line, out, again.AppendJSON(nil))
+		}
+	})
+}
+
+// Unquote is json.Unmarshal into a string, value and error, for any input.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{
+		`"plain"`, `"a\nb\t\"q\"\\\/"`, `"\u00e9\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\ud83d\u0041"`,
+		`"\udc00\ud800"`, `"\u004A\u004a"`, "\"\xff\"", "\"caf\xc3\xa9\"", `"\x"`, `"a`, `"\u12"`, "\"\x01\"", `""`, `"\b\f\r"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, err := Unquote(raw)
+		var want string
+		werr := json.Unmarshal(raw, &want)
+		if (err == nil) != (werr == nil) || err == nil && got != want {
+			t.Fatalf("Unquote(%q) = %q, %v; json.Unmarshal gives %q, %v", raw, got, err, want, werr)
+		}
+	})
+}
+
+// Object and Elements give the raw members and elements a decoder gives
+// (for valid UTF-8: the scanner keeps a key's invalid bytes, which the
+// decoder turns into U+FFFD).
+func FuzzObjectElements(f *testing.F) {
+	for _, s := range []string{
+		`{"messages":[{"role":"user","content":"hi\n"}],"max_tokens":8}`, `{}`, `[]`, ` [1, "a", {"b":[null]}] `,
+		`{"a":1,"a":2}`, `{"a":1,}`, `[1,]`, `[1 2]`, `{"a" 1}`, `{"a":1} x`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !utf8.Valid(b) {
+			return
+		}
+		var m map[string]json.RawMessage
+		if obj, err := Object(b); err == nil {
+			if json.Unmarshal(b, &m) != nil {
+				t.Fatalf("Object(%q) read an object the decoder rejects", b)
+			}
+			for k, v := range m {
+				if got := obj.Raw(k); !bytes.Equal(got, bytes.TrimSpace(v)) {
+					t.Fatalf("Object(%q).Raw(%q) = %q, want %q", b, k, got, v)
+				}
+			}
+		}
+		var a []json.RawMessage
+		if els, err := Elements(b); err == nil {
+			if json.Unmarshal(b, &a) != nil || len(a) != len(els) {
+				t.Fatalf("Elements(%q) = %d elements; the decoder gives %d", b, len(els), len(a))
+			}
+			for i := range a {
+				if !bytes.Equal(els[i], bytes.TrimSpace(a[i])) {
+					t.Fatalf("Elements(%q)[%d] = %q, want %q", b, i, els[i], a[i])
+				}
+			}
 		}
 	})
 }

@@ -313,3 +313,34 @@ func TestFail(t *testing.T) {
 		t.Errorf("decoded error %q, %v", e.Error(), err)
 	}
 }
+
+func TestAppendChanges(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		edit func(*Record)
+		want string // "" when the changes cannot say it
+	}{
+		{"untouched", func(*Record) {}, `{"id":"a","k":1}`},
+		{"added", func(r *Record) { r.Set("response", map[string]int{"n": 2}) }, `{"id":"a","response":{"n":2},"k":1}`},
+		{"replaced", func(r *Record) { r.Set("model", "m2") }, `{"id":"a","model":"m2","k":1}`},
+		{"added then deleted", func(r *Record) { r.Set("x", 1); r.Delete("x") }, `{"id":"a","k":1}`},
+		{"parsed field deleted", func(r *Record) { r.Delete("request") }, ""},
+		{"clone keeps what was set", func(r *Record) { r.Set("y", true); *r = *r.Clone() }, `{"id":"a","y":true,"k":1}`},
+	} {
+		r, err := Parse([]byte(`{"id":"a","model":"m","request":{"prompt":"long"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tt.edit(r)
+		got, ok := r.AppendChanges([]byte("x"), "k", []byte("1"))
+		if tt.want == "" {
+			if ok || string(got) != "x" {
+				t.Errorf("%s: %s, %v; want nothing, false", tt.name, got, ok)
+			}
+			continue
+		}
+		if !ok || string(got) != "x"+tt.want {
+			t.Errorf("%s: %s, %v; want %s", tt.name, got, ok, tt.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/record"
@@ -39,11 +40,18 @@ type usageDetails struct {
 
 func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	seq := s.seq.Add(1)
+	// The time to first token counts from here, as a real server's does: its
+	// own work (reading and parsing the body, counting, the reply) is inside
+	// the latency, not added to it. On the 2 cores it shares with the client
+	// under test, llm-sim's work on 64 long prompts arriving at once would
+	// otherwise stretch every wave and be charged to the client.
+	begin := time.Now()
 	b, ok := s.readBody(w, r)
 	if !ok {
 		return
 	}
 	req, co, err := parseRequest(b, chat, s.quirks)
+	putBody(b)
 	if err != nil {
 		s.count(func(st *Stats) { st.ClientErrors++ })
 		d := errorDetail{Message: err.Error(), Type: "invalid_request_error"}
@@ -65,7 +73,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		s.unknownModel(w, req.Model)
 		return
 	}
-	pt := s.promptTokens(req)
+	pt, hash := s.measure(req)
 	if s.overflow(pt, req.MaxTokens) {
 		if s.opt.Overflow == OverflowError {
 			s.contextError(w, req, pt)
@@ -73,6 +81,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		}
 		if pt > s.opt.MaxModelLen {
 			req, pt = s.truncatePrompt(req, pt)
+			hash = requestHash(req, nil)
 			s.count(func(st *Stats) { st.PromptsCut++ })
 		}
 	}
@@ -107,15 +116,19 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 			s.interrupted(ctx, w)
 			return
 		}
+		begin = time.Now()
 	}
 
-	release, ok := s.admit(ctx, w)
+	release, queued, ok := s.admit(ctx, w)
 	if !ok {
 		return
 	}
 	defer release()
+	if queued {
+		begin = time.Now() // a waiting request's latency starts with its slot
+	}
 
-	rep := s.generate(req, co, pt)
+	rep := s.generate(req, co, pt, hash)
 	if fault == FaultAbort {
 		rep = aborted(rep, req.MaxTokens)
 	}
@@ -123,6 +136,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	if pre := s.prefillTokens(req, pt); s.opt.PrefillTPS > 0 {
 		ttft += time.Duration(float64(pre) / s.opt.PrefillTPS * float64(time.Second))
 	}
+	ttft = max(ttft-time.Since(begin), 0)
 	var done bool
 	if co.stream {
 		done = s.writeStream(ctx, w, req, co, rep, seq, ttft, fault == FaultTruncate)
@@ -144,13 +158,23 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 // readBody reads a request body up to maxBody; when it cannot, it answers
 // the request itself and returns false. The buffer has the declared length:
 // a 455 KB prompt read by io.ReadAll is copied and cleared a dozen times as
-// the buffer doubles, on the cores the client under test shares.
+// the buffer doubles, on the cores the client under test shares. It comes
+// from bodyBufs, where the caller puts it back (putBody) once the body is
+// decoded.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), maxBody)+bytes.MinRead))
+	need := int(min(max(r.ContentLength, 0), maxBody)) + bytes.MinRead
+	var b []byte
+	if p, _ := bodyBufs.Get().(*[]byte); p != nil && cap(*p) >= need {
+		b = (*p)[:0]
+	} else {
+		b = make([]byte, 0, need)
+	}
+	buf := bytes.NewBuffer(b)
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBody))
 	if err == nil {
 		return buf.Bytes(), true
 	}
+	putBody(buf.Bytes())
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		s.clientError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxBody), "invalid_request_error", "request_too_large")
@@ -160,10 +184,22 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool)
 	return nil, false
 }
 
-// generate answers the request (of pt prompt tokens): the first solver that
-// recognises it, else filler; then stop and max_tokens apply, and the
-// context: without max_tokens, a reply ends where the context is full.
-func (s *Server) generate(req *Request, co callOptions, pt int) reply {
+// bodyBufs holds the buffers of bodies decoded (*[]byte): a new one of
+// 455 KB is cleared by the runtime before it is read into, and is garbage
+// as soon as the body is decoded (the decoded strings are copies).
+var bodyBufs sync.Pool
+
+// putBody gives the buffer of a body from readBody back to bodyBufs; the
+// caller keeps nothing of it.
+func putBody(b []byte) {
+	bodyBufs.Put(&b)
+}
+
+// generate answers the request (of pt prompt tokens and requestHash hash):
+// the first solver that recognises it, else filler; then stop and
+// max_tokens apply, and the context: without max_tokens, a reply ends where
+// the context is full.
+func (s *Server) generate(req *Request, co callOptions, pt int, hash uint64) reply {
 	limit := req.MaxTokens
 	if L := s.opt.MaxModelLen; limit == 0 && L > 0 && s.opt.Overflow == OverflowError {
 		limit = max(1, L-pt)
@@ -173,7 +209,7 @@ func (s *Server) generate(req *Request, co callOptions, pt int) reply {
 		skill = v
 	}
 	skill = EffectiveSkill(skill, s.opt.SkillDecay, pt, s.opt.DecayTokens)
-	seed := replySeed(req, co)
+	seed := replySeed(hash, co)
 	// Every solver gets a fresh RNG, so one that declines leaves no trace.
 	newRand := func() *rand.Rand { return rand.New(rand.NewPCG(s.opt.Seed, seed)) }
 	var rep reply
@@ -200,9 +236,10 @@ func (s *Server) generate(req *Request, co callOptions, pt int) reply {
 	return rep
 }
 
-// admit waits for a concurrency slot. It answers the request itself (and
-// returns false) when the queue is full or the wait was cut short.
-func (s *Server) admit(ctx context.Context, w http.ResponseWriter) (release func(), ok bool) {
+// admit waits for a concurrency slot (queued: it had to wait). It answers
+// the request itself (and returns false) when the queue is full or the wait
+// was cut short.
+func (s *Server) admit(ctx context.Context, w http.ResponseWriter) (release func(), queued, ok bool) {
 	enter := func() func() {
 		n := int(s.inflight.Add(1))
 		s.count(func(st *Stats) { st.MaxConcurrent = max(st.MaxConcurrent, n) })
@@ -214,11 +251,11 @@ func (s *Server) admit(ctx context.Context, w http.ResponseWriter) (release func
 		}
 	}
 	if s.sem == nil {
-		return enter(), true
+		return enter(), false, true
 	}
 	select {
 	case s.sem <- struct{}{}:
-		return enter(), true
+		return enter(), false, true
 	default:
 	}
 	q := int(s.queued.Add(1))
@@ -227,18 +264,18 @@ func (s *Server) admit(ctx context.Context, w http.ResponseWriter) (release func
 		s.count(func(st *Stats) { st.QueueFull++ })
 		s.retryAfter(w)
 		s.writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("llm-sim: %d requests are running and %d waiting (--max-queue)", s.opt.MaxConcurrency, s.opt.MaxQueue), "server_error", "overloaded")
-		return nil, false
+		return nil, false, false
 	}
 	s.count(func(st *Stats) { st.QueuePeak = max(st.QueuePeak, q) })
 	defer s.queued.Add(-1)
 	select {
 	case s.sem <- struct{}{}:
-		return enter(), true
+		return enter(), true, true
 	case <-ctx.Done():
 	case <-s.closing:
 	}
 	s.interrupted(ctx, w)
-	return nil, false
+	return nil, false, false
 }
 
 // sleep waits d; false when the client left or the server is closing.

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"strings"
 
@@ -221,27 +220,74 @@ func messagesTokens(msgs []Message, generationPrompt bool) int {
 	return n
 }
 
-// replySeed hashes what makes two requests "the same" for the reply RNG: the
-// model, the endpoint, the roles and texts, and the body's seed.
-func replySeed(req *Request, co callOptions) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(req.Model))
+// measure is promptTokens and requestHash(req) together: the texts are
+// counted and hashed in one pass (hashPieces), for about the cost of the
+// hash alone. The hash is then taken for requests that get no reply too
+// (faults, context errors); the pass a reply needs costs half as much.
+func (s *Server) measure(req *Request) (tokens int, hash uint64) {
+	if req.Chat && s.quirks.chatML {
+		return chatMLTokens(req.Messages), requestHash(req, nil)
+	}
+	n := 0
+	hash = requestHash(req, &n)
+	if !req.Chat {
+		return s.quirks.completionsTemplate + n, hash
+	}
+	return replyPriming + len(req.Messages)*messageFraming + n, hash // messagesTokens
+}
+
+// requestHash is FNV-1a (as hash/fnv's New64a) over what makes two requests
+// "the same" for the reply RNG: the model, the endpoint, the roles and
+// texts. With tokens set, it adds the texts' EstimateTokens to *tokens.
+func requestHash(req *Request, tokens *int) uint64 {
+	h := fnv1a(fnvOffset64, req.Model)
+	text := func(s string) {
+		if tokens == nil {
+			h = fnv1a(h, s)
+		} else {
+			n, sum := hashPieces(s, h, 0)
+			*tokens, h = *tokens+n, sum
+		}
+	}
 	if req.Chat {
 		for _, m := range req.Messages {
-			h.Write([]byte{0})
-			h.Write([]byte(m.Role))
-			h.Write([]byte{1})
-			h.Write([]byte(m.Content))
+			h = fnv1a(fnv1a(fnv1a(h, "\x00"), m.Role), "\x01")
+			text(m.Content)
 		}
 	} else {
-		h.Write([]byte{2})
-		h.Write([]byte(req.Prompt))
+		h = fnv1a(h, "\x02")
+		text(req.Prompt)
 	}
-	sum := h.Sum64()
+	return h
+}
+
+// replySeed seeds the reply RNG: the request's hash (requestHash), and the
+// body's seed.
+func replySeed(hash uint64, co callOptions) uint64 {
 	if co.hasSeed {
-		sum ^= co.seed * 0x9e3779b97f4a7c15
+		hash ^= co.seed * 0x9e3779b97f4a7c15
 	}
-	return sum
+	return hash
+}
+
+const fnvOffset64, fnvPrime64 = 14695981039346656037, 1099511628211
+
+// fnv1a folds s into the FNV-1a state h; from fnvOffset64 it is hash/fnv's
+// New64a, which wants a []byte and an interface call for each piece.
+func fnv1a(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime64
+	}
+	return h
+}
+
+// fnv1aWord folds the 8 bytes of w, little-endian, into h.
+func fnv1aWord(h, w uint64) uint64 {
+	for range 8 {
+		h = (h ^ w&0xff) * fnvPrime64
+		w >>= 8
+	}
+	return h
 }
 
 // applyLimits cuts a generated reply as a server would while generating it:

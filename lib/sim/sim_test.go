@@ -644,6 +644,43 @@ func TestConcurrencyCapAndQueue(t *testing.T) {
 	}
 }
 
+// slowSolver stands for llm-sim's own work on a request (reading, parsing
+// and counting a long prompt).
+type slowSolver struct{ d time.Duration }
+
+func (slowSolver) Name() string { return "slow" }
+
+func (s slowSolver) Solve(*Request, Params) (string, bool) {
+	time.Sleep(s.d)
+	return "", false
+}
+
+// The latency counts from a request's arrival, so the server's own work is
+// inside it, not added; a request that waited for a slot gets its whole
+// latency from when the slot freed, so the capacity stays --max-concurrency
+// per --latency.
+func TestLatencyCountsFromArrival(t *testing.T) {
+	const work, latency = 600 * time.Millisecond, 700 * time.Millisecond
+	_, url := start(t, Options{Skill: 1, Latency: latency, MaxConcurrency: 1, Solvers: []Solver{slowSolver{work}}})
+	begin := time.Now()
+	var second time.Duration
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		time.Sleep(50 * time.Millisecond) // queued behind the first
+		post(t, url, "/completions", `{"model":"llm-sim","prompt":"b"}`)
+		second = time.Since(begin)
+	})
+	post(t, url, "/completions", `{"model":"llm-sim","prompt":"a"}`)
+	first := time.Since(begin)
+	wg.Wait()
+	if first < latency || first >= work+latency-150*time.Millisecond {
+		t.Errorf("first request took %s: want its %s latency with the %s of work inside it", first, latency, work)
+	}
+	if second < first+latency {
+		t.Errorf("the queued request ended %s after the first: want at least its whole latency %s after the slot freed", second-first, latency)
+	}
+}
+
 func TestQueueBound(t *testing.T) {
 	g := gateSolver{make(chan struct{})}
 	s, url := start(t, Options{Skill: 1, MaxConcurrency: 1, MaxQueue: 1, Solvers: []Solver{g}})
@@ -841,5 +878,24 @@ func BenchmarkChatCompletion(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkLongPrompt measures the server's own CPU per request for a
+// 455 KB (~100k-token) chat prompt, the load of bench/batch/run.sh long:
+// on a 2-core machine every microsecond here is taken from the client
+// under test.
+func BenchmarkLongPrompt(b *testing.B) {
+	s := New(Options{Skill: 1})
+	text := strings.Repeat("the quick brown fox jumps over a lazy dog near the river bank ", 455000/62+1)[:455000]
+	body := chatBody("7 "+text+"\n\nInstruction: summarise.", `"max_tokens":8`)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
+		if w.Code != 200 {
+			b.Fatal(w.Code, w.Body.String())
+		}
 	}
 }

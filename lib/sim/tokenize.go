@@ -86,7 +86,9 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body map[string]any
-	if err := record.Unmarshal(b, &body); err != nil || body == nil {
+	err := record.Unmarshal(b, &body)
+	putBody(b)
+	if err != nil || body == nil {
 		s.clientError(w, http.StatusBadRequest, "the body is not a JSON object", "invalid_request_error", "")
 		return
 	}
@@ -215,6 +217,7 @@ func (s *Server) applyTemplate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, _, err := parseRequest(b, true, quirks{})
+	putBody(b)
 	if err != nil {
 		s.clientError(w, http.StatusBadRequest, err.Error(), "invalid_request_error", "")
 		return

@@ -5,15 +5,19 @@
 package tokens
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
 	"hash/maphash"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go"
-	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
 
 // Default is the encoding LIFBench counts with.
@@ -24,9 +28,81 @@ var Names = []string{"o200k_base", "cl100k_base", "p50k_base", "r50k_base"}
 
 var (
 	setLoader sync.Once
+	loader    = &ranksLoader{loaded: map[string]map[string]int{}}
 	mu        sync.Mutex
 	encoders  = map[string]*Encoder{}
 )
+
+// ranksLoader reads the vocabularies tiktoken-go-loader embeds, once each:
+// the hand-written o200k encoder and tiktoken-go (built later, for Decode)
+// share one 200k-entry map. It parses the file itself: the offline loader's
+// generic parse took 60 ms, and with tiktoken-go's own setup 150 ms that
+// the first requests of a run waited for.
+type ranksLoader struct {
+	mu     sync.Mutex
+	loaded map[string]map[string]int
+}
+
+func (l *ranksLoader) LoadTiktokenBpe(file string) (map[string]int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	name := path.Base(file)
+	if r, ok := l.loaded[name]; ok {
+		return r, nil
+	}
+	b, err := assets.Assets.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := parseRanks(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	l.loaded[name] = r
+	return r, nil
+}
+
+// parseRanks reads "base64(token) rank" lines. The tokens are decoded into
+// one string, which the keys share: one allocation instead of 200k.
+func parseRanks(b []byte) (map[string]int, error) {
+	lines := bytes.Count(b, []byte{'\n'}) + 1
+	ranks := make(map[string]int, lines)
+	buf := make([]byte, 0, len(b)*3/4)
+	type entry struct{ from, to, rank int }
+	entries := make([]entry, 0, lines)
+	for n := 1; len(b) > 0; n++ {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(line) == 0 {
+			continue
+		}
+		sp := bytes.IndexByte(line, ' ')
+		if sp < 0 {
+			return nil, fmt.Errorf("line %d: no rank", n)
+		}
+		from := len(buf)
+		buf = buf[:from+base64.StdEncoding.DecodedLen(sp)]
+		k, err := base64.StdEncoding.Decode(buf[from:], line[:sp])
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		buf = buf[:from+k]
+		rank, err := strconv.Atoi(string(line[sp+1:]))
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		entries = append(entries, entry{from, from + k, rank})
+	}
+	all := string(buf)
+	for _, e := range entries {
+		ranks[all[e.from:e.to]] = e.rank
+	}
+	return ranks, nil
+}
 
 // Encoder counts, encodes and decodes with one vocabulary. It is safe for
 // concurrent use; get it once per process with Get.
@@ -68,12 +144,20 @@ func Get(name string) (*Encoder, error) {
 	}
 	var e *Encoder
 	if IsEncoding(name) {
-		setLoader.Do(func() { tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader()) })
-		tk, err := tiktoken.GetEncoding(name)
-		if err != nil {
+		setLoader.Do(func() { tiktoken.SetBpeLoader(loader) })
+		t := &tiktokenCodec{name: name, counts: map[uint64]int{}}
+		if name == "o200k_base" {
+			// Counting and encoding need only the ranks; tiktoken-go is
+			// built on the first Decode.
+			ranks, err := loader.LoadTiktokenBpe(name + ".tiktoken")
+			if err != nil {
+				return nil, fmt.Errorf("tokenizer %q: %w", name, err)
+			}
+			t.fast = newO200k(ranks)
+		} else if _, err := t.tiktoken(); err != nil {
 			return nil, fmt.Errorf("tokenizer %q: %w", name, err)
 		}
-		e = &Encoder{Name: name, c: &tiktokenCodec{tk: tk, counts: map[uint64]int{}}}
+		e = &Encoder{Name: name, c: t}
 	} else {
 		h, err := LoadHF(name)
 		if err != nil {
@@ -114,7 +198,11 @@ const chunk = 4096
 func (e *Encoder) Encode(s string) []int { return e.c.encode(s) }
 
 type tiktokenCodec struct {
-	tk *tiktoken.Tiktoken
+	name  string
+	tkSet sync.Once
+	tk    *tiktoken.Tiktoken // by tiktoken(), on first use
+	tkErr error
+	fast  *o200k // o200k_base without regexp2; nil for the other encodings
 
 	mu     sync.Mutex
 	counts map[uint64]int // chunk hash → tokens
@@ -122,18 +210,45 @@ type tiktokenCodec struct {
 
 func (t *tiktokenCodec) encode(s string) []int {
 	if len(s) <= chunk {
-		return t.tk.Encode(s, nil, nil)
+		return t.encodeChunk(s, nil)
 	}
 	var out []int
 	for len(s) > 0 {
 		n := cut(s)
-		out = append(out, t.tk.Encode(s[:n], nil, nil)...)
+		out = t.encodeChunk(s[:n], out)
 		s = s[n:]
 	}
 	return out
 }
 
-func (t *tiktokenCodec) decode(ids []int) string { return t.tk.Decode(ids) }
+// encodeChunk appends tiktoken-go's Encode(c, nil, nil) to out.
+func (t *tiktokenCodec) encodeChunk(c string, out []int) []int {
+	if t.fast != nil {
+		return t.fast.encode(c, out)
+	}
+	return append(out, t.tk.Encode(c, nil, nil)...) // tk is built for the other encodings
+}
+
+func (t *tiktokenCodec) countChunk(c string) int {
+	if t.fast != nil {
+		return t.fast.count(c)
+	}
+	return len(t.tk.Encode(c, nil, nil)) // tk is built for the other encodings
+}
+
+// tiktoken is tiktoken-go's encoder, built once (the ranks are shared).
+func (t *tiktokenCodec) tiktoken() (*tiktoken.Tiktoken, error) {
+	t.tkSet.Do(func() { t.tk, t.tkErr = tiktoken.GetEncoding(t.name) })
+	return t.tk, t.tkErr
+}
+
+func (t *tiktokenCodec) decode(ids []int) string {
+	tk, err := t.tiktoken()
+	if err != nil {
+		panic(fmt.Sprintf("tokenizer %q: %v", t.name, err)) // embedded, and its ranks loaded: cannot happen
+	}
+	return tk.Decode(ids)
+}
 
 // count is len(encode(s)) with each chunk's count remembered: the prompts of
 // one benchmark share long stretches (LIFBench puts one context, cut into
@@ -153,7 +268,7 @@ var chunkSeed = maphash.MakeSeed()
 
 func (t *tiktokenCodec) chunkCount(c string) int {
 	if len(c) < 512 {
-		return len(t.tk.Encode(c, nil, nil)) // cheaper than remembering
+		return t.countChunk(c) // cheaper than remembering
 	}
 	h := maphash.String(chunkSeed, c)
 	t.mu.Lock()
@@ -162,7 +277,7 @@ func (t *tiktokenCodec) chunkCount(c string) int {
 	if ok {
 		return n
 	}
-	n = len(t.tk.Encode(c, nil, nil))
+	n = t.countChunk(c)
 	t.mu.Lock()
 	if len(t.counts) >= 1<<16 {
 		clear(t.counts)

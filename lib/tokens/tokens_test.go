@@ -1,8 +1,11 @@
 package tokens
 
 import (
+	"maps"
 	"strings"
 	"testing"
+
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 func TestCountKnownStrings(t *testing.T) {
@@ -20,10 +23,28 @@ func TestCountKnownStrings(t *testing.T) {
 	}
 }
 
+// The ranks are parsed as tiktoken-go-loader parses them.
+func TestParseRanksMatchesLoader(t *testing.T) {
+	for _, name := range Names {
+		want, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(name + ".tiktoken")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := loader.LoadTiktokenBpe(name + ".tiktoken")
+		if err != nil || !maps.Equal(got, want) {
+			t.Fatalf("%s: %d ranks (%v), the loader's %d", name, len(got), err, len(want))
+		}
+	}
+}
+
 func TestLongTextIsChunkedButCloseAndFast(t *testing.T) {
 	e := MustGet("o200k_base")
 	s := strings.Repeat("The quick brown fox jumps over the lazy dog.\n", 2000)
-	whole := len(e.c.(*tiktokenCodec).tk.Encode(s, nil, nil))
+	tk, err := e.c.(*tiktokenCodec).tiktoken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := len(tk.Encode(s, nil, nil))
 	if got := e.Count(s); got != whole {
 		t.Errorf("chunked count %d, whole %d: chunks cut at newlines must not change the count", got, whole)
 	}

@@ -121,7 +121,7 @@ func main() {
 			&cli.Float64Flag{Name: "skill", Value: d.Skill, Usage: "base skill in [0,1]: the probability that a solver answers an item correctly"},
 			&cli.Float64Flag{Name: "skill-decay", Usage: "skill lost at long context, in [0,1] (see above)"},
 			&cli.IntFlag{Name: "skill-decay-tokens", Value: d.DecayTokens, Usage: "prompt tokens at which --skill-decay has its full effect"},
-			&cli.DurationFlag{Name: "latency", Usage: "time to first token"},
+			&cli.DurationFlag{Name: "latency", Usage: "time to first token, from the request's arrival (or from when a slot freed for a queued one)"},
 			&cli.Float64Flag{Name: "prefill-tokens-per-sec", Usage: "prompt tokens processed per second before the first token (0: free)"},
 			&cli.IntFlag{Name: "prefix-cache-tokens", Usage: "prefix cache capacity in tokens (LRU over 512-byte prompt blocks, like vLLM's automatic prefix caching): cached prompt tokens cost no prefill; GET /metrics counts hits (0: no cache)"},
 			&cli.Float64Flag{Name: "tokens-per-sec", Usage: "generation speed per request (0: instant)"},
@@ -154,12 +154,17 @@ func run(r *app.Run) error {
 	if opt.Profile, err = sim.ParseProfile(r.String("profile")); err != nil {
 		return app.Usagef("--profile %v", err)
 	}
+	opt.MaxModelLen = r.Int("max-model-len")
 	if o := r.String("overflow"); o != "" {
 		if opt.Overflow, err = sim.ParseOverflow(o); err != nil {
 			return app.Usagef("--overflow %v", err)
 		}
+		if opt.MaxModelLen == 0 {
+			// Without a context nothing overflows: a test meant to see
+			// truncation would silently see none.
+			return app.Usagef("--overflow %s needs --max-model-len N (without a context length nothing overflows)", o)
+		}
 	}
-	opt.MaxModelLen = r.Int("max-model-len")
 	opt.Addr = r.String("addr")
 	opt.Skill, opt.SkillDecay, opt.DecayTokens = r.Float64("skill"), r.Float64("skill-decay"), r.Int("skill-decay-tokens")
 	opt.Latency, opt.PrefillTPS, opt.TokensPerSec = r.Duration("latency"), r.Float64("prefill-tokens-per-sec"), r.Float64("tokens-per-sec")

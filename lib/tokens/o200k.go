@@ -1,0 +1,508 @@
+package tokens
+
+import (
+	"math"
+	"unicode"
+	"unicode/utf8"
+)
+
+// o200k encodes like tiktoken-go's o200k_base without its regular
+// expression: tiktoken-go pre-tokenizes with regexp2, a backtracking engine
+// that runs at ~5 MB/s and was the largest cost of counting long prompts.
+// piece below is that pattern, as regexp2 matches it, written out by
+// hand; the byte-pair merge is tiktoken-go's, on the same rank map.
+type o200k struct {
+	ranks map[string]int
+	// pairs holds the ranks of the two-byte tokens (math.MaxInt32: none):
+	// every merge starts by looking up each pair of adjacent bytes, and this
+	// 256 KB table answers those from cache rather than the map's 200k
+	// entries.
+	pairs *[1 << 16]int32
+	// classes are the runeClasses of the Basic Multilingual Plane; rarer
+	// runes are classified as they come.
+	classes *[1 << 16]runeClass
+}
+
+func newO200k(ranks map[string]int) *o200k {
+	o := &o200k{ranks: ranks, pairs: new([1 << 16]int32), classes: new([1 << 16]runeClass)}
+	for r := range o.classes {
+		o.classes[r] = classify(rune(r))
+	}
+	for i := range o.pairs {
+		o.pairs[i] = math.MaxInt32
+	}
+	for tok, r := range ranks {
+		if len(tok) == 2 {
+			o.pairs[int(tok[0])<<8|int(tok[1])] = int32(r)
+		}
+	}
+	return o
+}
+
+// encode appends the ids of s to out; they are tiktoken-go's
+// Encode(s, nil, nil) (special-token text is ordinary text).
+func (o *o200k) encode(s string, out []int) []int {
+	o.each(s, func(piece string, id int, parts []bpePart) {
+		if parts == nil {
+			out = append(out, id)
+			return
+		}
+		for i := 0; i+1 < len(parts); i++ {
+			out = append(out, o.ranks[piece[parts[i].start:parts[i+1].start]])
+		}
+	})
+	return out
+}
+
+// count is len(encode(s, nil)) without building the ids.
+func (o *o200k) count(s string) int {
+	n := 0
+	o.each(s, func(_ string, _ int, parts []bpePart) {
+		if parts == nil {
+			n++
+		} else {
+			n += len(parts) - 1
+		}
+	})
+	return n
+}
+
+// each calls f with each piece of s and either its id, when the piece is
+// a token, or its merged parts (valid until the next call).
+func (o *o200k) each(s string, f func(piece string, id int, parts []bpePart)) {
+	var parts []bpePart
+	s = runeText(s)
+	for p := 0; p < len(s); {
+		e := o.piece(s, p)
+		piece := s[p:e]
+		p = e
+		if id, ok := o.ranks[piece]; ok {
+			f(piece, id, nil)
+			continue
+		}
+		parts = o.bytePairMerge(piece, parts[:0])
+		f(piece, 0, parts)
+	}
+}
+
+// runeText is s as tiktoken-go sees it: it converts the text to runes, so
+// each byte of an invalid UTF-8 sequence becomes U+FFFD (strings.ToValidUTF8
+// would replace a whole run of them with one).
+func runeText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return string([]rune(s))
+}
+
+// bpePart is where a part of a piece starts and the rank of the merge of it
+// with the next part (math.MaxInt: none).
+type bpePart struct {
+	start, rank int
+}
+
+// bytePairMerge is tiktoken-go's bytePairMerge, reusing parts: merge the
+// adjacent pair with the lowest rank (the leftmost of equal ones) until no
+// pair is in the vocabulary. The parts left, with a final one at
+// len(piece), bound the tokens.
+func (o *o200k) bytePairMerge(piece string, parts []bpePart) []bpePart {
+	if len(piece) > longPiece {
+		return o.mergeLong(piece, parts)
+	}
+	return o.mergeScan(piece, parts)
+}
+
+// mergeScan is tiktoken-go's loop: find the lowest rank by scanning all
+// parts, for each merge.
+func (o *o200k) mergeScan(piece string, parts []bpePart) []bpePart {
+	for i := 0; i <= len(piece); i++ {
+		parts = append(parts, bpePart{i, math.MaxInt})
+	}
+	rank := func(i, skip int) int {
+		if i+skip+2 < len(parts) {
+			if r, ok := o.ranks[piece[parts[i].start:parts[i+skip+2].start]]; ok {
+				return r
+			}
+		}
+		return math.MaxInt
+	}
+	for i := 0; i+1 < len(piece); i++ {
+		if r := o.pairs[int(piece[i])<<8|int(piece[i+1])]; r != math.MaxInt32 {
+			parts[i].rank = int(r)
+		}
+	}
+	for len(parts) > 1 {
+		min, at := math.MaxInt, -1
+		for i := 0; i < len(parts)-1; i++ {
+			if parts[i].rank < min {
+				min, at = parts[i].rank, i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		parts[at].rank = rank(at, 1)
+		if at > 0 {
+			parts[at-1].rank = rank(at-1, 1)
+		}
+		parts = append(parts[:at+1], parts[at+2:]...)
+	}
+	return parts
+}
+
+// longPiece is about the length above which mergeLong's heap beats the
+// quadratic scan (a 4 KB run of spaces or of letters takes ~25 ms by
+// scanning, <1 ms with the heap).
+const longPiece = 64
+
+// mergeLong is bytePairMerge in O(n log n): the candidate merges wait in a
+// heap ordered by rank, then position, which is the scan's choice; an entry
+// whose part has since been merged away or re-ranked is skipped. A part's
+// rank only ever names a longer string, so a stale entry never matches the
+// current rank by chance.
+func (o *o200k) mergeLong(piece string, parts []bpePart) []bpePart {
+	const none = math.MaxInt32
+	n := len(piece)
+	// Parts are named by their first byte; n ends the last one.
+	next := make([]int32, n+1)
+	prev := make([]int32, n+1)
+	rank := make([]int32, n)
+	gone := make([]bool, n)
+	var h mergeHeap
+	joined := func(i int32) int32 {
+		j := next[i]
+		if int(j) >= n {
+			return none
+		}
+		if r, ok := o.ranks[piece[i:next[j]]]; ok {
+			return int32(r)
+		}
+		return none
+	}
+	for i := range n + 1 {
+		next[i], prev[i] = int32(i+1), int32(i-1)
+	}
+	for i := range n {
+		rank[i] = none
+		if i+1 < n {
+			rank[i] = o.pairs[int(piece[i])<<8|int(piece[i+1])]
+		}
+		if rank[i] != none {
+			h = append(h, uint64(rank[i])<<32|uint64(i))
+		}
+	}
+	h.init()
+	for len(h) > 0 {
+		e := h.pop()
+		r, i := int32(e>>32), int32(e)
+		if gone[i] || rank[i] != r {
+			continue
+		}
+		j := next[i]
+		gone[j] = true
+		next[i] = next[j]
+		prev[next[j]] = i
+		if rank[i] = joined(i); rank[i] != none {
+			h.push(uint64(rank[i])<<32 | uint64(i))
+		}
+		if p := prev[i]; p >= 0 {
+			if rank[p] = joined(p); rank[p] != none {
+				h.push(uint64(rank[p])<<32 | uint64(p))
+			}
+		}
+	}
+	for i := int32(0); ; i = next[i] {
+		parts = append(parts, bpePart{int(i), none})
+		if int(i) == n {
+			return parts
+		}
+	}
+}
+
+// mergeHeap is a binary min-heap of rank<<32 | position.
+type mergeHeap []uint64
+
+func (h mergeHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *mergeHeap) push(x uint64) {
+	*h = append(*h, x)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p] <= s[i] {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *mergeHeap) pop() uint64 {
+	s := *h
+	x := s[0]
+	s[0] = s[len(s)-1]
+	*h = s[:len(s)-1]
+	h.down(0)
+	return x
+}
+
+func (h mergeHeap) down(i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1] < h[c] {
+			c++
+		}
+		if h[i] <= h[c] {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// runeClass is what the o200k pattern asks of a rune, with regexp2's
+// definitions: \s is unicode.IsSpace, \p{..} Go's unicode category tables.
+type runeClass uint8
+
+const (
+	cLetter  runeClass = 1 << iota // \p{L}
+	cNumber                        // \p{N}
+	cSpace                         // \s
+	cUpper                         // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+	cLower                         // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+	cNewline                       // [\r\n]
+)
+
+// notLetterOrNumber is [^\r\n\p{L}\p{N}], the optional character before a word.
+func (c runeClass) notLetterOrNumber() bool { return c&(cLetter|cNumber|cNewline) == 0 }
+
+// other is [^\s\p{L}\p{N}]: punctuation, symbols, marks, controls.
+func (c runeClass) other() bool { return c&(cSpace|cLetter|cNumber) == 0 }
+
+func classify(r rune) runeClass {
+	var c runeClass
+	switch {
+	case unicode.IsLetter(r):
+		c = cLetter
+		switch {
+		case unicode.Is(unicode.Lu, r) || unicode.Is(unicode.Lt, r):
+			c |= cUpper
+		case unicode.Is(unicode.Ll, r):
+			c |= cLower
+		default: // Lm, Lo
+			c |= cUpper | cLower
+		}
+	case unicode.Is(unicode.M, r):
+		c = cUpper | cLower
+	case unicode.Is(unicode.N, r):
+		c = cNumber
+	}
+	if unicode.IsSpace(r) {
+		c |= cSpace
+	}
+	if r == '\r' || r == '\n' {
+		c |= cNewline
+	}
+	return c
+}
+
+// classAt is the class and size of the rune at s[i:] (valid UTF-8), or
+// 0, 0 at the end of s.
+func classAt(t *[1 << 16]runeClass, s string, i int) (runeClass, int) {
+	if i < len(s) && s[i] < utf8.RuneSelf {
+		return t[s[i]], 1
+	}
+	return classAtMultibyte(t, s, i)
+}
+
+func classAtMultibyte(t *[1 << 16]runeClass, s string, i int) (runeClass, int) {
+	if i >= len(s) {
+		return 0, 0
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if r < 1<<16 {
+		return t[r], n
+	}
+	return classify(r), n
+}
+
+// piece returns the end of the piece that starts at s[p] (p < len(s),
+// s valid UTF-8): the match regexp2 finds there for
+//
+//	[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?
+//	|\p{N}{1,3}
+//	| ?[^\s\p{L}\p{N}]+[\r\n/]*
+//	|\s*[\r\n]+
+//	|\s+(?!\S)
+//	|\s+
+//
+// trying the alternatives in order and, within one, the backtracking
+// engine's choices (greedy first). Every rune starts some alternative, so
+// the pieces cover the text.
+func (o *o200k) piece(s string, p int) int {
+	t := o.classes
+	c, n := classAt(t, s, p)
+	// Alternatives 1 and 2, each first with the optional leading character
+	// taken, then without it.
+	lead := c.notLetterOrNumber()
+	if lead {
+		if e := wordLowerEnd(t, s, p+n); e > 0 {
+			return e
+		}
+	}
+	if e := wordLowerEnd(t, s, p); e > 0 {
+		return e
+	}
+	if lead {
+		if e := wordUpperEnd(t, s, p+n); e > 0 {
+			return e
+		}
+	}
+	if e := wordUpperEnd(t, s, p); e > 0 {
+		return e
+	}
+	if c&cNumber != 0 {
+		e := p + n
+		for k := 1; k < 3; k++ {
+			c, n := classAt(t, s, e)
+			if c&cNumber == 0 {
+				break
+			}
+			e += n
+		}
+		return e
+	}
+	q := p
+	if s[p] == ' ' {
+		q++
+	}
+	if c, n := classAt(t, s, q); n > 0 && c.other() {
+		e := runEnd(t, s, q+n, cSpace|cLetter|cNumber, 0)
+		for e < len(s) && (s[e] == '\r' || s[e] == '\n' || s[e] == '/') {
+			e++
+		}
+		return e
+	}
+	// A run of whitespace: up to its last line break (\s*[\r\n]+ backtracks
+	// to it), else all of it at the end of the text or before more
+	// whitespace, else all but its last rune (\s+(?!\S) backtracks one rune
+	// so that a following word or punctuation takes it), else the one rune.
+	e, last, newline := p+n, p, -1
+	if c&cNewline != 0 {
+		newline = e
+	}
+	for {
+		c, n := classAt(t, s, e)
+		if c&cSpace == 0 {
+			break
+		}
+		last = e
+		e += n
+		if c&cNewline != 0 {
+			newline = e
+		}
+	}
+	switch {
+	case newline > 0:
+		return newline
+	case e == len(s) || last == p:
+		return e
+	}
+	return last
+}
+
+// wordLowerEnd matches [upper]*[lower]+ and a contraction at s[q:], where
+// the classes overlap (Lm, Lo and marks are both): the engine takes all the
+// upper run, then gives back runes until a lower one can start, so the
+// lower run starts right after the upper run when a \p{Ll} is there, else
+// at the last rune of the upper run that is also lower. It returns 0 for no
+// match.
+func wordLowerEnd(t *[1 << 16]runeClass, s string, q int) int {
+	e, both := q, -1
+	for {
+		c, n := classAt(t, s, e)
+		if c&cUpper == 0 {
+			if c&cLower == 0 {
+				if both < 0 {
+					return 0
+				}
+				// Only the rune at both is lower: the runes after it in
+				// the upper run are not, nor is the one after the run.
+				_, n := classAt(t, s, both)
+				return contractionEnd(s, both+n)
+			}
+			break
+		}
+		if c&cLower != 0 {
+			both = e
+		}
+		e += n
+	}
+	return lowerRunEnd(t, s, e)
+}
+
+// wordUpperEnd matches [upper]+[lower]* and a contraction at s[q:], or
+// returns 0.
+func wordUpperEnd(t *[1 << 16]runeClass, s string, q int) int {
+	e := runEnd(t, s, q, cUpper, cUpper)
+	if e == q {
+		return 0
+	}
+	return lowerRunEnd(t, s, e)
+}
+
+// lowerRunEnd takes [lower]* from s[e:] and then a contraction.
+func lowerRunEnd(t *[1 << 16]runeClass, s string, e int) int {
+	return contractionEnd(s, runEnd(t, s, e, cLower, cLower))
+}
+
+// runEnd is the end of the run of runes at s[e:] whose class&mask is want.
+// ASCII is looked up here rather than by classAt, which is too big for the
+// compiler to inline.
+func runEnd(t *[1 << 16]runeClass, s string, e int, mask, want runeClass) int {
+	for e < len(s) {
+		if b := s[e]; b < utf8.RuneSelf {
+			if t[b]&mask != want {
+				break
+			}
+			e++
+			continue
+		}
+		c, n := classAtMultibyte(t, s, e)
+		if c&mask != want {
+			break
+		}
+		e += n
+	}
+	return e
+}
+
+// contractionEnd takes (?i:'s|'t|'re|'ve|'m|'ll|'d) at s[e:] if it is there.
+// regexp2 compares unicode.ToLower of the text, and no rune but these ASCII
+// letters lowers to them, so ASCII case folding is exact.
+func contractionEnd(s string, e int) int {
+	if e+1 >= len(s) || s[e] != '\'' {
+		return e
+	}
+	switch s[e+1] | 0x20 {
+	case 's', 't', 'm', 'd':
+		return e + 2
+	case 'r', 'v':
+		if e+2 < len(s) && s[e+2]|0x20 == 'e' {
+			return e + 3
+		}
+	case 'l':
+		if e+2 < len(s) && s[e+2]|0x20 == 'l' {
+			return e + 3
+		}
+	}
+	return e
+}

@@ -1,0 +1,274 @@
+package tokens
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dlclark/regexp2"
+)
+
+// o200kPattern is tiktoken-go's o200k_base pattern (encoding.go), which it
+// compiles with regexp2.None: the reference the hand-written splitter is
+// checked against.
+const o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+	`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+	`|\p{N}{1,3}` +
+	`| ?[^\s\p{L}\p{N}]+[\r\n/]*` +
+	`|\s*[\r\n]+` +
+	`|\s+(?!\S)` +
+	`|\s+`
+
+var o200kRegexp = regexp2.MustCompile(o200kPattern, regexp2.None)
+
+func regexpPieces(s string) []string {
+	var out []string
+	m, _ := o200kRegexp.FindStringMatch(runeText(s))
+	for m != nil {
+		out = append(out, m.String())
+		m, _ = o200kRegexp.FindNextMatch(m)
+	}
+	return out
+}
+
+func handPieces(s string) []string {
+	o := MustGet("o200k_base").c.(*tiktokenCodec).fast
+	var out []string
+	s = runeText(s)
+	for p := 0; p < len(s); {
+		e := o.piece(s, p)
+		out = append(out, s[p:e])
+		p = e
+	}
+	return out
+}
+
+func fastO200k(t testing.TB) (*tiktokenCodec, *o200k) {
+	t.Helper()
+	c := MustGet("o200k_base").c.(*tiktokenCodec)
+	if c.fast == nil {
+		t.Fatal("o200k_base has no hand-written encoder")
+	}
+	if _, err := c.tiktoken(); err != nil { // c.tk, the reference
+		t.Fatal(err)
+	}
+	return c, c.fast
+}
+
+func TestO200kPieces(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"Hello world", []string{"Hello", " world"}},
+		// Upper run then lower run, with the leading character.
+		{"(CamelCase) HTTPServer", []string{"(Camel", "Case", ")", " HTTPServer"}},
+		// All capitals: the first alternative fails, the second takes them.
+		{"NASA GOES", []string{"NASA", " GOES"}},
+		// Contractions in any case, and only after letters.
+		{"I'M he'S they'll WE'LL it'd you'Re 'sup x'q", []string{"I'M", " he'S", " they'll", " WE'LL", " it'd", " you'Re", " '", "sup", " x", "'q"}},
+		// Lo is both upper and lower: the lower run starts at the last one.
+		{"日本語のテキスト", []string{"日本語のテキスト"}},
+		{"Aあ", []string{"Aあ"}},
+		// A combining mark alone is a word of its own; after a letter it joins it.
+		{"e\u0301t\u0301 \u0301", []string{"e\u0301t\u0301", " \u0301"}},
+		// Digits in threes, never with a leading space.
+		{"1234567 89", []string{"123", "456", "7", " ", "89"}},
+		// Punctuation takes one leading space and trailing line breaks and slashes.
+		{"a !!\n/\nb", []string{"a", " !!\n/\n", "b"}},
+		// Whitespace up to its last line break, and the last space goes to the next piece.
+		{"x \t\n \r\n  y", []string{"x", " \t\n \r\n", " ", " y"}},
+		{"a   ", []string{"a", "   "}},
+		{"a  \u00a0b", []string{"a", "  ", "\u00a0b"}},
+		{"\u3000\u2028 \u0085z", []string{"\u3000\u2028 ", "\u0085z"}},
+		{"word\u00a0\u00a0", []string{"word", "\u00a0\u00a0"}},
+		// Invalid UTF-8: each bad byte is U+FFFD, like any other symbol.
+		{"a\xff\xfeb", []string{"a", "\ufffd\ufffd", "b"}},
+		{"\xe6\x97 日", []string{"\ufffd\ufffd", " 日"}},
+	} {
+		if got := handPieces(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("pieces of %q:\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+		if re := regexpPieces(tc.in); !slices.Equal(re, tc.want) {
+			t.Errorf("regexp2's pieces of %q are %q: the table is wrong", tc.in, re)
+		}
+	}
+}
+
+// The hand-written encoder gives tiktoken-go's pieces and ids on any text.
+func FuzzO200kEqualsTiktoken(f *testing.F) {
+	c, fast := fastO200k(f)
+	for _, s := range o200kSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		// Count and Encode hand the encoder chunks of at most chunk bytes,
+		// and tiktoken-go's merge is quadratic in a piece's length: a long
+		// input would stall the fuzzer for minutes.
+		if len(s) > chunk {
+			s = s[:chunk]
+		}
+		if got, want := handPieces(s), regexpPieces(s); !slices.Equal(got, want) {
+			t.Fatalf("pieces of %q:\n got %q\nwant %q", s, got, want)
+		}
+		want := c.tk.Encode(s, nil, nil)
+		if got := fast.encode(s, nil); !slices.Equal(got, want) {
+			t.Fatalf("ids of %q:\n got %v\nwant %v", s, got, want)
+		}
+		if got := fast.count(s); got != len(want) {
+			t.Fatalf("count of %q: %d, want %d", s, got, len(want))
+		}
+	})
+}
+
+// Random strings over runes of every class the pattern tells apart (cased
+// letters, contraction letters, Lt, Lm, Lo, the three kinds of mark and of
+// number, each kind of whitespace, invalid bytes) meet the backtracking
+// cases far more often than the fuzzer's mutations do.
+func TestO200kRandomRuneMix(t *testing.T) {
+	c, fast := fastO200k(t)
+	alphabet := []string{
+		"a", "z", "s", "S", "t", "T", "r", "R", "e", "E", "v", "V", "m", "M", "l", "L", "d", "D", "'", "'",
+		"É", "é", "ǅ", "ʰ", "あ", "日", "\u0301", "\u0903", "\u20dd", "7", "٣", "Ⅻ", "½",
+		" ", " ", " ", "\t", "\n", "\r", "\v", "\f", "\u0085", "\u00a0", "\u2028", "\u3000", "\u200b", "\ufeff",
+		"/", "!", ".", "😀", "𝐀", "𝐚", "\xff", "\xe6\x97", "\x00",
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for range 20000 {
+		b.Reset()
+		for range 1 + r.IntN(24) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		s := b.String()
+		if got, want := handPieces(s), regexpPieces(s); !slices.Equal(got, want) {
+			t.Fatalf("pieces of %q:\n got %q\nwant %q", s, got, want)
+		}
+		if got, want := fast.encode(s, nil), c.tk.Encode(s, nil, nil); !slices.Equal(got, want) {
+			t.Fatalf("ids of %q:\n got %v\nwant %v", s, got, want)
+		}
+	}
+}
+
+// The heap merge of long pieces gives the scan's tokens.
+func TestO200kMergeLongEqualsScan(t *testing.T) {
+	_, fast := fastO200k(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabets := []string{"abcdefghijklmnopqrstuvwxyz", "aab ", " ", "ab\n \t", "日本語のテキスト", "0123456789", "\x00\x80\xff\xe3\x81"}
+	for k := range 3000 {
+		a := alphabets[k%len(alphabets)]
+		b := make([]byte, 1+r.IntN(300))
+		for i := range b {
+			b[i] = a[r.IntN(len(a))]
+		}
+		piece := string(b)
+		if got, want := fast.mergeLong(piece, nil), fast.mergeScan(piece, nil); !slices.EqualFunc(got, want, func(x, y bpePart) bool { return x.start == y.start }) {
+			t.Fatalf("merges of %q:\n heap %v\n scan %v", piece, got, want)
+		}
+	}
+}
+
+var o200kSeeds = []string{
+	"",
+	"The committee's report, published on Tuesday, didn't say much.\nIt'll be discussed again.",
+	"SHE'S HERE. They'RE late; WE'VE 'em. I'D know. You'Ll see 'LL",
+	"func main() {\n\tfmt.Println(\"hi\") // comment\r\n\tx := a[i]/b[j]\n}\n",
+	"https://example.org/a/b?c=d&e=f#g //path/ \\\\server\\share",
+	"東京都は日本の首都です。人口は約1400万人。",
+	"مرحبا بالعالم، هذا نص عربي قصير.",
+	"Привет, мир! Ёлка и ЁЖИК.",
+	"emoji 😀👍🏽 family 👨‍👩‍👧 flags 🇯🇵🇫🇷 ✈️",
+	"cafe\u0301 nai\u0308ve \u0301\u0302 e\u20dd A\u0308B\u0308c",
+	"123456789012 3.14159 1,000,000 ١٢٣٤ ⅫⅣ ½¼ ²³",
+	"   \t\t\n\n\r\n \r\r  \n  x  \n",
+	"a\u00a0b\u2028c\u3000d\u0085e\u2029f\u200bg\ufeffh\u1680i\u202fj",
+	"\xff\xfe\xfd broken \xc3( \xe2\x82 \xf0\x9f\x98 end\xed\xa0\x80",
+	"ǅungla ǈj Ǆ ᾈ ʰʲ ˢ ǀǁ ꜰ",
+	"<|endoftext|> and <|endofprompt|> are text here",
+	"İstanbul ΣΊΣΥΦΟΣ ß ẞ ﬁ Kelvin K ſ",
+	" !!!\n\n/ ?? /\r\n\t---\t",
+	"x'S x's x'Ss x'LL x'llama x're x'REd x'",
+	"qwertyuiopasdfghjklzxcvbnmqwertyuiopasdfghjklzxcvbnmqwertyuiopasdfghjklzxcvbnm0123 " + strings.Repeat(" ", 200) + "x",
+	"ABCdef ABC DEF GHi jKL ÀÉÎõü",
+}
+
+// Count must not change for any text: the chunked count with the
+// hand-written encoder equals the chunked count with tiktoken-go.
+func TestO200kCountUnchanged(t *testing.T) {
+	c, _ := fastO200k(t)
+	old := &tiktokenCodec{tk: c.tk, counts: map[uint64]int{}}
+	s := mixedText(300<<10, mixed)
+	if got, want := c.count(s), old.count(s); got != want {
+		t.Errorf("count of %d KB of mixed text: %d, tiktoken-go %d", len(s)>>10, got, want)
+	}
+	if got, want := c.encode(s), old.encode(s); !reflect.DeepEqual(got, want) {
+		t.Errorf("encode of %d KB of mixed text differs from tiktoken-go's", len(s)>>10)
+	}
+}
+
+// Percent of the words of mixedText from each of its lists: English words,
+// contractions, code, numbers, CJK, other scripts, symbols and emoji.
+var (
+	mixed = []int{60, 5, 12, 7, 7, 6, 3}
+	prose = []int{95, 5, 0, 0, 0, 0, 0}
+)
+
+// mixedText is n bytes (about) of words drawn from its lists with the
+// weights given, the same for every n.
+func mixedText(n int, weights []int) string {
+	words := [][]string{
+		strings.Fields("the a of to and in is was it that for on with as by at an be this which from or had not are but have were they one all their there been has when who will more no if out so said what up its about into than them can only other new some could time these two may then do first any my now such like our over man me even most made after also did many before must through back years where much your way well down should because each just those people how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three"),
+		strings.Fields("I'm you're we've they'll she'd he's it's don't can't WON'T Isn't THEY'RE O'Neil rock'n'roll"),
+		strings.Fields("func return if else for range := != == && || {} () [] ; // /* */ fmt.Println(x) err != nil i++ x[i] map[string]int <-ch 0x1F 1e-9 a_b CamelCase snake_case HTTPServer JSONDecoder"),
+		strings.Fields("42 2026 3.14159 1,234,567 99% $19.99 #7 No.5 12:30 2026-11-25 +1-555-0100"),
+		strings.Fields("東京 日本語 漢字 ひらがな カタカナ 中文 文字 한국어 단어 测试 数据 模型"),
+		strings.Fields("مرحبا كتاب مدينة العربية שלום עברית Привет мир Ёлка ΑΘΗΝΑ λόγος हिन्दी भाषा ภาษาไทย"),
+		strings.Fields("😀 👍🏽 🇯🇵 ✈️ ★ → ∑ ≤ ≠ © ™ … — « » “ ” ‘ ’ • ° ± ×"),
+	}
+	seps := []string{" ", " ", " ", " ", " ", ", ", ". ", "\n", "\n\n", "\t", "  ", " (", ") ", ": ", "\r\n", "\u00a0", "\u3000", "/"}
+	r := rand.New(rand.NewPCG(17, 17))
+	var b strings.Builder
+	for b.Len() < n {
+		k, x := 0, r.IntN(100)
+		for x >= weights[k] {
+			x -= weights[k]
+			k++
+		}
+		w := words[k][r.IntN(len(words[k]))]
+		if r.IntN(12) == 0 {
+			w = strings.ToUpper(w)
+		}
+		b.WriteString(w)
+		b.WriteString(seps[r.IntN(len(seps))])
+	}
+	return b.String()
+}
+
+// BenchmarkCountO200k counts ~1 MB of text that the chunk cache has not
+// seen, with tiktoken-go (regexp2) and with the hand-written encoder.
+func BenchmarkCountO200k(b *testing.B) {
+	c, _ := fastO200k(b)
+	for _, text := range []struct {
+		name    string
+		weights []int
+	}{{"mixed", mixed}, {"prose", prose}} {
+		s := mixedText(1<<20, text.weights)
+		for _, bc := range []struct {
+			name string
+			t    *tiktokenCodec
+		}{
+			{"tiktoken-go", &tiktokenCodec{tk: c.tk, counts: map[uint64]int{}}},
+			{"hand-written", &tiktokenCodec{tk: c.tk, fast: c.fast, counts: map[uint64]int{}}},
+		} {
+			b.Run(text.name+"/"+bc.name, func(b *testing.B) {
+				b.SetBytes(int64(len(s)))
+				for b.Loop() {
+					clear(bc.t.counts)
+					bc.t.count(s)
+				}
+			})
+		}
+	}
+}
