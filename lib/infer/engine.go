@@ -37,7 +37,7 @@ type engine struct {
 	tpm       *bucket
 	encOnce   sync.Once
 	enc       *tokens.Encoder
-	encReady  atomic.Bool // enc is loaded
+	encReady  atomic.Bool      // enc is loaded
 	srv       *oai.TokenizeAPI // --tokenizer server
 	counts    sync.Map         // content hash → prompt tokens, for srv
 	countWarn sync.Once
