@@ -13,9 +13,9 @@ import (
 	"github.com/ifkit/ifkit/lib/tokens"
 )
 
-// call is a request: read by the reading goroutine, checked, built and
-// counted by the worker that sends it (build), so decoding and token
-// counting, a server's /tokenize included, run on -j goroutines.
+// call is a request: read by the reading goroutine, then checked, built and
+// counted (build) by the builders ahead of its slot (engine.buildAhead), and
+// sent by the worker that holds the slot.
 type call struct {
 	req       []byte // the prepared body, without model
 	head      []byte // sent before body: infer-batch's keys in front of req's own bytes
