@@ -4,7 +4,8 @@
 #          at 64 in flight × 200 ms, infer-batch -j 64, as a share of capacity,
 #          and client CPU per request; this branch and BASE (default 0eae7f4,
 #          before the fixes) side by side
-#   short  saturation with short prompts: 256 × 50 ms, -j 256, 20,000 records
+#   short  saturation with short prompts: 256 × 50 ms, -j 256, SHORT_N records
+#          (default 20,000; 60,000 for a run that startup weighs less on)
 #   prefix LIFBench 8k+16k grid against llm-sim with a prefix cache:
 #          --dispatch prefix vs input, wall time and prefix-cache hit share
 #   batch  LIFBench 4k grid through --batch-api on llm-sim vs an online run:
@@ -16,6 +17,7 @@ cd "$(dirname "$0")/../.."
 what=${1:-all}
 BASE=${BASE:-0eae7f4}
 LONG_N=${LONG_N:-960}
+SHORT_N=${SHORT_N:-20000}
 for cmd in curl jq awk zstd /usr/bin/time; do
 	command -v "$cmd" >/dev/null || { echo "run.sh: needs $cmd" >&2; exit 2; }
 done
@@ -27,10 +29,15 @@ metric() { curl -sf "${url%/v1}/metrics" | awk -v m="$1" '$1 == m { print $2 }';
 
 echo "# issue 17 bench — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(go version | awk '{print $3}'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-if [ "$what" = all ] || [ "$what" = long ]; then
+case "$what" in all | long | short)
+	# The base client, against the same llm-sim.
 	mkdir -p "$work/base"
 	git archive "$BASE" | tar -x -C "$work/base"
 	(cd "$work/base" && go build -o "$work/base-infer-batch" ./tools/infer-batch)
+	;;
+esac
+
+if [ "$what" = all ] || [ "$what" = long ]; then
 	awk -v n="$LONG_N" 'BEGIN {
 		s = "the quick brown fox jumps over a lazy dog near the river bank "
 		while (length(s) < 455000) s = s s
@@ -51,10 +58,13 @@ if [ "$what" = all ] || [ "$what" = long ]; then
 fi
 
 if [ "$what" = all ] || [ "$what" = short ]; then
-	awk 'BEGIN { for (i = 0; i < 20000; i++) printf "{\"id\":\"q%06d\",\"request\":{\"messages\":[{\"role\":\"user\",\"content\":\"Question %d: name a colour.\"}],\"max_tokens\":8}}\n", i, i }' >"$work/short.jsonl"
-	start_sim --max-concurrency 256 --latency 50ms
-	timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 256 --progress never -o "$work/short.out.jsonl" "$work/short.jsonl" 2>"$work/ib.err"
-	echo "| short | infer-batch -j 256 | 20000 records | ${wall}s (ideal 3.91s) | $(awk -v w="$wall" 'BEGIN { printf "%.3f", 3.90625 / w }') of capacity | cpu $(awk -v c="$cpu" 'BEGIN { printf "%.3f", c * 1000 / 20000 }') ms/request |"
+	awk -v n="$SHORT_N" 'BEGIN { for (i = 0; i < n; i++) printf "{\"id\":\"q%06d\",\"request\":{\"messages\":[{\"role\":\"user\",\"content\":\"Question %d: name a colour.\"}],\"max_tokens\":8}}\n", i, i }' >"$work/short.jsonl"
+	ideal=$(awk -v n="$SHORT_N" 'BEGIN { printf "%.2f", n / 256 * 0.05 }')
+	for bin in base-infer-batch infer-batch; do
+		start_sim --max-concurrency 256 --latency 50ms
+		timed "$work/$bin" --base-url "$url" --model llm-sim -j 256 --progress never -o "$work/short.out.jsonl" "$work/short.jsonl" 2>"$work/ib.err"
+		echo "| short | $bin -j 256 | $SHORT_N records | ${wall}s (ideal ${ideal}s) | $(awk -v i="$ideal" -v w="$wall" 'BEGIN { printf "%.3f", i / w }') of capacity | cpu $(awk -v c="$cpu" -v n="$SHORT_N" 'BEGIN { printf "%.3f", c * 1000 / n }') ms/request |"
+	done
 fi
 
 if [ "$what" = all ] || [ "$what" = prefix ]; then
