@@ -50,8 +50,8 @@
 // An input record takes its id's earlier record, written in the input's
 // position through the ordered writer, when the fingerprints match and, if
 // --model was given and the earlier record names its model, the models do;
-// otherwise it is sent. Earlier ids that are not in the input are dropped and
-// counted in the log.
+// otherwise it is sent. The answers of earlier ids that are not in the input
+// are moved to FILE.partial.aside and counted in the log.
 //
 // The fingerprint is two CRC-32s (64 bits) over the exact bytes of fields that
 // pass unchanged from input to output, so no field is added to records. For

@@ -22,10 +22,11 @@ exponential back-off, honouring Retry-After; ` + oai.FinalStatuses + `, any othe
 and length cut-offs are not. On 429 the concurrency limit drops and grows back (--adaptive). Output is in input order through
 a reorder window of 16 × -j records (--unordered: completion order).
 
-Resume: a killed or interrupted -o FILE run leaves FILE.partial (and a journal of the
-answers not yet in it); run the same command with --resume and the records already
-answered for the same request (and --model) are written in their input position, not
-sent again; changed requests are sent again and ids no longer in the input are dropped
+Resume: a killed or interrupted -o FILE run leaves FILE.partial and FILE.partial.journal
+(the answers not yet in FILE.partial; a run killed early may leave only one of them); run
+the same command with --resume and the records already answered for the same request
+(and --model) are written in their input position, not sent again; changed requests are
+sent again, and the answers of ids no longer in the input are moved to FILE.partial.aside
 (--retry-errors re-sends those that ended with "error").
 A kill -9 loses at most the -j requests in flight. Writing to stdout, use --resume-from
 with the earlier output; its last seconds may be lost, since only -o keeps a journal.
