@@ -42,6 +42,7 @@ type engine struct {
 	counts    sync.Map         // content hash → prompt tokens, for srv
 	countWarn sync.Once
 	tmplWarn  sync.Once
+	tpmWarn   sync.Once
 	st        *stats
 	jr        *journal
 	earlier   *earlier // --resume: the earlier records, by id
@@ -560,6 +561,11 @@ func (e *engine) work(it *item) {
 				return
 			}
 			holding = true
+		}
+		if cost := float64(c.promptTokens + c.maxTokens); e.opt.TPM > 0 && cost > e.opt.TPM {
+			e.tpmWarn.Do(func() {
+				e.r.Log.Warn("a request needs more tokens than --"+e.opt.Role+"tpm allows in a minute: such requests go out one every few minutes, as the budget refills", "id", it.rec.ID(), "tokens", cost, "tpm", e.opt.TPM)
+			})
 		}
 		if e.rpm.take(e.stop, 1) != nil || e.tpm.take(e.stop, float64(c.promptTokens+c.maxTokens)) != nil {
 			it.drop = true
