@@ -13,22 +13,21 @@ import (
 
 // journal is FILE.partial.journal: every record that got an answer (or a
 // final error) from an endpoint is appended here, with one write as soon as
-// it completes. A line holds what this run added to the record (model,
-// response or error; record.AppendChanges) and the fingerprint of the
-// request it answered (journalFP), not the request: the slot of the next
-// request waits for this write, and compressing a 455 KB prompt again
-// under the journal's lock cost up to a millisecond per answer. --resume
-// puts the line's fields back onto the input record whose id and
-// fingerprint match (earlier.take). It is one zstd frame flushed after each record: a flushed
-// block is complete on disk, so a kill -9 loses nothing that was written
-// (the reader takes every record before the cut), while the encoder's window
-// still sees the records before, so long prompts that repeat one context do
-// not make the journal many times the size of the output. The output itself is buffered, compressed
-// and ordered, so a record can wait there (behind a slow request in the
-// reorder window, or for the next flush) for seconds; a kill -9 in that time
-// would otherwise lose answers that were paid for. --resume reads the journal
-// as one more earlier output; a run that ends (completely, or abandoned after
-// a signal) removes it.
+// it completes. The output itself is buffered, compressed and ordered, so a
+// record can wait there (behind a slow request in the reorder window, or for
+// the next flush) for seconds; a kill -9 in that time would otherwise lose
+// answers that were paid for.
+//
+// A line holds what this run added to the record (model, response or error;
+// record.AppendChanges) and the fingerprint of the request it answered
+// (journalFP), not the request: the next request's slot waits for this
+// write, and compressing a 455 KB prompt again under the journal's lock cost
+// up to a millisecond per answer. It is one zstd frame flushed after each
+// line: a flushed block is complete on disk, so a kill -9 loses nothing that
+// was written (the reader takes every line before the cut). --resume reads
+// the journal as one more earlier output and puts a line's fields back onto
+// the input record whose id and fingerprint match (earlier.take); a run that
+// ends (completely, or abandoned after a signal) removes it.
 type journal struct {
 	mu   sync.Mutex
 	f    *os.File
