@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -449,12 +448,7 @@ func maxTokensOf(t *testing.T, req string) int64 {
 
 func TestDownEndpointAmongThree(t *testing.T) {
 	a, b := startSim(t, sim.DefaultOptions()), startSim(t, sim.DefaultOptions())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	down := "http://" + ln.Addr().String() + "/v1"
-	ln.Close()
+	down := refusedAddr(t) + "/v1"
 	const n = 400
 	in := writeInput(t, n, 4)
 	statsFile := filepath.Join(t.TempDir(), "stats.json")
