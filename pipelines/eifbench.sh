@@ -17,7 +17,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 usage() {
-	sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+	ifkit_help
 	cat <<'TXT'
 Flags:
   --base-url URL        endpoint of the model under test (default: $OPENAI_BASE_URL)

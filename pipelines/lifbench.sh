@@ -22,13 +22,13 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 base_url=${OPENAI_BASE_URL:-}
-model=${MODEL:-}
+model=""
 out=out/lifbench
 lengths=4k,8k,16k,32k,64k,128k
 seed=0
 templates=
 rubric=official
-jobs=${JOBS:-16}
+jobs=16
 max_failures=10%
 official=()
 while [ $# -gt 0 ]; do
