@@ -43,7 +43,7 @@ Example:
 			&cli.Float64Flag{Name: "top-p", Usage: "override the benchmark's top_p"},
 			&cli.IntFlag{Name: "max-tokens", Usage: "override the benchmark's max_tokens"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for any random choice made while expanding"},
-			&cli.BoolFlag{Name: "chat", Usage: "LongGenBench: write the chat form of its raw-completion request, for chat-only endpoints (OpenAI); the model then answers in a chat turn instead of continuing the text, unlike the official setup (docs/infer-batch.md, Real servers)"},
+			&cli.BoolFlag{Name: "chat", Usage: "LongGenBench: write the chat form of its raw-completion request, for chat-only endpoints (OpenAI); the model then answers in a chat turn instead of continuing the text, unlike the official setup (docs/infer-batch.md, Real servers). The other benchmarks' requests are chat already: it changes nothing for them"},
 		},
 		Action: func(r *app.Run) error {
 			opt := expand.Options{Templates: r.String("templates"), Template: r.String("template"), Seed: r.Uint64("seed"), Chat: r.Bool("chat")}
