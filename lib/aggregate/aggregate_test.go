@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,5 +102,26 @@ func TestRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A group's values are text whatever their JSON type; a null is absent.
+func TestGroupOf(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want map[string]string
+	}{
+		{`{"id":"a","group":{"length":"4k","density":10,"strict":true,"seed":null}}`, map[string]string{"length": "4k", "density": "10", "strict": "true"}},
+		{`{"id":"a","group":{"note":"caf\u00e9"}}`, map[string]string{"note": "café"}},
+		{`{"id":"a"}`, nil},
+		{`{"id":"a","group":"not an object"}`, nil},
+	} {
+		rec, err := record.Parse([]byte(tt.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := groupOf(rec); !maps.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.line, got, tt.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"encoding/json"
 	"slices"
 	"sort"
 	"strconv"
@@ -25,9 +26,7 @@ type item struct {
 func itemOf(rec *record.Record, run string) item {
 	it := item{id: rec.ID(), bench: rec.String("bench"), model: ModelOf(rec), task: rec.String("task"), run: run,
 		failed: rec.Errored(), truncated: ServerTruncated(rec)}
-	if rec.Has("group") {
-		_ = rec.Decode("group", &it.group)
-	}
+	it.group = groupOf(rec)
 	var j struct {
 		Score   *float64 `json:"score"`
 		Verdict string   `json:"verdict"`
@@ -48,6 +47,27 @@ func itemOf(rec *record.Record, run string) item {
 		it.finish = resp.Finish
 	}
 	return it
+}
+
+// groupOf is the record's group as text: a string as it is, any other value
+// (a number, a boolean) as its JSON text, so that `"density": 10` and
+// `"density": "10"` are one column; a null is absent.
+func groupOf(rec *record.Record) map[string]string {
+	var raw map[string]json.RawMessage
+	if !rec.Has("group") || rec.Decode("group", &raw) != nil {
+		return nil
+	}
+	g := make(map[string]string, len(raw))
+	for k, v := range raw {
+		switch {
+		case string(v) == "null":
+		case len(v) > 0 && v[0] == '"':
+			g[k], _ = record.Unquote(v)
+		default:
+			g[k] = string(v)
+		}
+	}
+	return g
 }
 
 // itemColumns come first in every items table; the group's keys follow.
