@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/redact"
 )
 
@@ -123,13 +124,13 @@ func (c *Client) countPrompt(ctx context.Context, api *TokenizeAPI, model, text 
 func (c *Client) countChat(ctx context.Context, api *TokenizeAPI, model string, messages json.RawMessage, timeout time.Duration) (int, error) {
 	switch api.Kind {
 	case TokenizeVLLM:
-		b, err := c.postJSON(ctx, api.Root+"/tokenize", map[string]any{"model": model, "messages": messages, "add_generation_prompt": true}, timeout)
+		b, err := c.post(ctx, api.Root+"/tokenize", messagesBody(&model, messages, `,"add_generation_prompt":true`), timeout)
 		if err != nil {
 			return 0, err
 		}
 		return parseCount(api.Kind, b)
 	case TokenizeLlamaCpp:
-		b, err := c.postJSON(ctx, api.Root+"/apply-template", map[string]any{"messages": messages}, timeout)
+		b, err := c.post(ctx, api.Root+"/apply-template", messagesBody(nil, messages, ""), timeout)
 		if err != nil {
 			return 0, err
 		}
@@ -146,7 +147,7 @@ func (c *Client) countChat(ctx context.Context, api *TokenizeAPI, model string, 
 		}
 		return parseCount(api.Kind, b)
 	case TokenizeTGI:
-		b, err := c.postJSON(ctx, api.Root+"/chat_tokenize", map[string]any{"model": model, "messages": messages}, timeout)
+		b, err := c.post(ctx, api.Root+"/chat_tokenize", messagesBody(&model, messages, ""), timeout)
 		if err != nil {
 			return 0, err
 		}
@@ -186,15 +187,32 @@ func parseCount(kind string, b []byte) (int, error) {
 	return len(v.Tokens), nil
 }
 
+// messagesBody is a JSON object {"model"?, "messages", more}: the messages
+// are the request's own bytes, as they are, so a long prompt is copied once
+// per count instead of being decoded and encoded again.
+func messagesBody(model *string, messages json.RawMessage, more string) []byte {
+	b := make([]byte, 0, len(messages)+len(more)+64)
+	b = append(b, '{')
+	if model != nil {
+		b = append(append(append(b, `"model":`...), record.Quote(*model)...), ',')
+	}
+	b = append(append(append(b, `"messages":`...), messages...), more...)
+	return append(b, '}')
+}
+
 func (c *Client) postJSON(ctx context.Context, url string, body any, timeout time.Duration) ([]byte, error) {
+	raw, err := record.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	return c.post(ctx, url, raw, timeout)
+}
+
+func (c *Client) post(ctx context.Context, url string, raw []byte, timeout time.Duration) ([]byte, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
-	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
 	}
 	b, _, err := c.roundTrip(ctx, http.MethodPost, url, raw)
 	return b, err

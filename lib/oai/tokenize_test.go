@@ -153,3 +153,57 @@ func TestTokenizeWrongModel(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// The chat counts send the request's messages as they are (spacing, "<" and
+// all), inside a body that means what the API asks for.
+func TestCountChatBody(t *testing.T) {
+	msgs := json.RawMessage(`[ {"role":"user", "content":"a <b> & \u00e9"} ]`)
+	var got []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ = io.ReadAll(r.Body)
+		switch r.URL.Path {
+		case "/apply-template":
+			io.WriteString(w, `{"prompt":"x"}`)
+		case "/chat_tokenize":
+			io.WriteString(w, `{"tokenize_response":[1,2]}`)
+		default:
+			io.WriteString(w, `{"count":2}`)
+		}
+	}))
+	defer srv.Close()
+	c := New(1, time.Second, "")
+	for _, tc := range []struct {
+		kind, want string
+	}{
+		{TokenizeVLLM, `{"model":"m \"q\"","messages":` + string(msgs) + `,"add_generation_prompt":true}`},
+		{TokenizeTGI, `{"model":"m \"q\"","messages":` + string(msgs) + `}`},
+	} {
+		api := &TokenizeAPI{Kind: tc.kind, Root: srv.URL, Chat: true}
+		if n, _, err := c.CountTokens(context.Background(), api, `m "q"`, msgs, nil, "", time.Second); err != nil || n != 2 {
+			t.Fatalf("%s: %d %v", tc.kind, n, err)
+		}
+		if string(got) != tc.want || !json.Valid(got) {
+			t.Errorf("%s sent %s, want %s", tc.kind, got, tc.want)
+		}
+	}
+	// llama.cpp: the messages go to /apply-template alone; the last body
+	// is the template's prompt to /tokenize.
+	var templated []byte
+	srv2 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.URL.Path == "/apply-template" {
+			templated = b
+			io.WriteString(w, `{"prompt":"x y"}`)
+			return
+		}
+		io.WriteString(w, `{"tokens":[1,2]}`)
+	}))
+	defer srv2.Close()
+	api := &TokenizeAPI{Kind: TokenizeLlamaCpp, Root: srv2.URL, Chat: true}
+	if _, _, err := c.CountTokens(context.Background(), api, "m", msgs, nil, "", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"messages":` + string(msgs) + `}`; string(templated) != want {
+		t.Errorf("llama.cpp apply-template got %s, want %s", templated, want)
+	}
+}
