@@ -9,7 +9,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,17 +42,17 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"gen-lines":  cmdGenLines,
-			"big-record": cmdBigRecord,
-			"truncate":   cmdTruncate,
-			"to-crlf":    cmdToCRLF,
-			"sort-lines": cmdSortLines,
-			"is-prefix":  cmdIsPrefix,
-			"status":     cmdStatus,
-			"add-field":  cmdAddField,
-			"cases":      cmdCases,
-			"start-sim":  cmdStartSim,
-			"sleep":      cmdSleep,
+			"gen-lines":   cmdGenLines,
+			"big-record":  cmdBigRecord,
+			"truncate":    cmdTruncate,
+			"to-crlf":     cmdToCRLF,
+			"sort-lines":  cmdSortLines,
+			"is-prefix":   cmdIsPrefix,
+			"status":      cmdStatus,
+			"add-field":   cmdAddField,
+			"cases":       cmdCases,
+			"start-sim":   cmdStartSim,
+			"sim-running": cmdSimRunning,
 		},
 	})
 }
@@ -354,17 +356,34 @@ func cmdStartSim(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("OPENAI_BASE_URL", strings.TrimSpace(line))
 }
 
-// sleep DURATION waits, so that a program started in the background (exec
-// ... &name&) is in the state a following kill should find it in.
-func cmdSleep(ts *testscript.TestScript, neg bool, args []string) {
+// sim-running N waits (up to a minute) until the llm-sim of start-sim is
+// generating N requests at once, as its /metrics says: the state a
+// following kill should find, however slowly a loaded machine starts the
+// programs (a fixed sleep did not wait long enough there).
+func cmdSimRunning(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: sleep DURATION")
+		ts.Fatalf("usage: sim-running N")
 	}
-	d, err := time.ParseDuration(args[0])
-	if err != nil {
-		ts.Fatalf("%v", err)
+	want := atoi(ts, args[0])
+	url := strings.TrimSuffix(ts.Getenv("OPENAI_BASE_URL"), "/v1") + "/metrics"
+	var running int
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		resp, err := http.Get(url)
+		if err != nil {
+			ts.Fatalf("%v", err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "requests_running "); ok {
+				running = atoi(ts, v)
+			}
+		}
+		if running >= want {
+			return
+		}
 	}
-	time.Sleep(d)
+	ts.Fatalf("llm-sim runs %d requests after a minute, want %d", running, want)
 }
 
 // splitWords splits a case line at blanks; 'single quotes' keep blanks.

@@ -17,6 +17,7 @@ import (
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/sim"
 	"github.com/ifkit/ifkit/lib/stream"
+	"github.com/ifkit/ifkit/lib/testbin"
 )
 
 // batchTool is infer-batch as tools/infer-batch wires it.
@@ -448,7 +449,7 @@ func maxTokensOf(t *testing.T, req string) int64 {
 
 func TestDownEndpointAmongThree(t *testing.T) {
 	a, b := startSim(t, sim.DefaultOptions()), startSim(t, sim.DefaultOptions())
-	down := refusedAddr(t) + "/v1"
+	down := testbin.RefusedURL(t) + "/v1"
 	const n = 400
 	in := writeInput(t, n, 4)
 	statsFile := filepath.Join(t.TempDir(), "stats.json")

@@ -562,12 +562,16 @@ func (e *engine) work(it *item) {
 			}
 			holding = true
 		}
-		if cost := float64(c.promptTokens + c.maxTokens); e.opt.TPM > 0 && cost > e.opt.TPM {
-			e.tpmWarn.Do(func() {
-				e.r.Log.Warn("a request needs more tokens than --"+e.opt.Role+"tpm allows in a minute: such requests go out one every few minutes, as the budget refills", "id", it.rec.ID(), "tokens", cost, "tpm", e.opt.TPM)
-			})
+		// c.promptTokens is read only under --tpm: without it the count may
+		// still be running (countWhileSent) when a failed attempt retries.
+		if e.tpm != nil {
+			if cost := float64(c.promptTokens + c.maxTokens); cost > e.opt.TPM {
+				e.tpmWarn.Do(func() {
+					e.r.Log.Warn("a request needs more tokens than --"+e.opt.Role+"tpm allows in a minute: such requests go out one every few minutes, as the budget refills", "id", it.rec.ID(), "tokens", cost, "tpm", e.opt.TPM)
+				})
+			}
 		}
-		if e.rpm.take(e.stop, 1) != nil || e.tpm.take(e.stop, float64(c.promptTokens+c.maxTokens)) != nil {
+		if e.rpm.take(e.stop, 1) != nil || (e.tpm != nil && e.tpm.take(e.stop, float64(c.promptTokens+c.maxTokens)) != nil) {
 			it.drop = true
 			return
 		}

@@ -1,17 +1,16 @@
 package infer
 
 import (
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/sim"
+	"github.com/ifkit/ifkit/lib/testbin"
 )
 
 // With default flags, an 8 s outage of the only endpoint (a vLLM restart:
@@ -70,14 +69,17 @@ func TestOutageIsHeld(t *testing.T) {
 // No endpoint answering at start-up ends the run at once (exit 1), naming
 // each endpoint and why, instead of every record retrying a mistyped URL.
 func TestNoEndpointAnswersAtStart(t *testing.T) {
-	refusedURL := refusedAddr(t)
+	refusedURL := testbin.RefusedURL(t)
 	unauthorized := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"invalid key"}}`, http.StatusUnauthorized)
 	}))
 	defer unauthorized.Close()
 	start := time.Now()
 	code, _, stderr := runBatch(t, nil, "--base-url", refusedURL+"/v1,"+unauthorized.URL+"/v1", "--model", "m", writeInput(t, 50, 4))
-	if code != app.ExitFailure || time.Since(start) > 5*time.Second {
+	// Retrying the records would take up to 15.5 s each (five full-jitter
+	// back-offs from a 500 ms base), the slowest of 50 well over 10 s; 10 s
+	// leaves a loaded, race-instrumented machine room to start.
+	if code != app.ExitFailure || time.Since(start) > 10*time.Second {
 		t.Fatalf("exit %d after %s, want 1 at once:\n%s", code, time.Since(start), stderr)
 	}
 	for _, want := range []string{strings.TrimPrefix(refusedURL, "http://"), "connection refused", strings.TrimPrefix(unauthorized.URL, "http://"), "401"} {
@@ -85,26 +87,6 @@ func TestNoEndpointAnswersAtStart(t *testing.T) {
 			t.Errorf("stderr does not name %q:\n%s", want, stderr)
 		}
 	}
-}
-
-// refusedAddr returns the URL of a port that refuses connections for the
-// whole test: a socket is bound there but never listens, so no other server
-// (another test package runs in parallel) can take the port meanwhile, as
-// happened when the test closed a server and reused its address.
-func refusedAddr(t *testing.T) string {
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("http://127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }
 
 func tail(s string) string {

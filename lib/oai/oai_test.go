@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ifkit/ifkit/lib/testbin"
 )
 
 func serve(t *testing.T, h http.HandlerFunc) string {
@@ -221,9 +223,8 @@ func TestDeadlines(t *testing.T) {
 }
 
 func TestNetworkErrorIsRetryable(t *testing.T) {
-	srv := httptest.NewServer(http.NotFoundHandler())
-	base := srv.URL + "/v1"
-	srv.Close()
+	// Not a closed server's address: another package's server may take it.
+	base := testbin.RefusedURL(t) + "/v1"
 	_, err := New(1, time.Second, "").Complete(context.Background(), Call{Base: base, Path: PathChat, Body: []byte(`{}`)})
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != KindNetwork || !e.Retryable {

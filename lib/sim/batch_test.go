@@ -152,7 +152,14 @@ func TestBatchCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(120 * time.Millisecond)
+	// Cancel once a request has run (a fixed sleep could end before the
+	// first did on a loaded machine); 40 requests take about 1 s.
+	for b.RequestCounts.Completed == 0 {
+		time.Sleep(5 * time.Millisecond)
+		if b, err = cl.Get(ctx, b.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
 	c, err := cl.Cancel(ctx, b.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -65,7 +65,9 @@ func TestPrefixCacheLookup(t *testing.T) {
 // is cached), and /metrics counts it.
 func TestPrefixCacheServer(t *testing.T) {
 	opt := DefaultOptions()
-	opt.PrefillTPS = 20000
+	// A slow prefill (2 s for the long context) keeps the ratio below clear
+	// of the server's own parsing and counting, which a loaded machine slows.
+	opt.PrefillTPS = 5000
 	opt.PrefixCacheTokens = 100000
 	s := New(opt)
 	base, err := s.Start()
@@ -73,7 +75,7 @@ func TestPrefixCacheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	long := strings.Repeat("the same long context word ", 2000) // ~10k tokens: 0.5 s of prefill
+	long := strings.Repeat("the same long context word ", 2000) // ~10k tokens
 	ask := func(q string) time.Duration {
 		start := time.Now()
 		resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(`{"model":"llm-sim","messages":[{"role":"user","content":"`+long+q+`"}],"max_tokens":2}`))
