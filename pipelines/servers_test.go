@@ -190,7 +190,7 @@ func TestServerTokenizer(t *testing.T) {
 		for _, r := range records(t, out) {
 			resp := response(t, r)
 			if resp.Tokenizer != "server" || resp.PromptTokensSent != resp.Usage.PromptTokens || resp.ServerTruncated {
-				t.Fatalf("profile %q, record %s: sent %d by %q, server counted %d", profile, r.ID(), resp.PromptTokensSent, resp.Tokenizer, resp.Usage.PromptTokens)
+				t.Fatalf("profile %q, record %s: sent %d by %q, server counted %d; stderr:\n%s", profile, r.ID(), resp.PromptTokensSent, resp.Tokenizer, resp.Usage.PromptTokens, stderr)
 			}
 		}
 	}

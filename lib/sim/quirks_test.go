@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -229,6 +230,31 @@ func TestAbortFault(t *testing.T) {
 	if u := EstimateTokens(m["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["content"].(string)); u >= 8 {
 		t.Errorf("aborted reply of %d tokens with max_tokens 8", u)
 	}
+}
+
+// Concurrent /tokenize calls each count their own messages: the pooled body
+// buffer is not handed to another request while its messages are parsed.
+func TestTokenizeConcurrent(t *testing.T) {
+	_, url := start(t, Options{Skill: 1, Profile: ProfileVLLM})
+	base := strings.TrimSuffix(url, "/v1")
+	body := func(i int) string {
+		return `{"model":"llm-sim","messages":[{"role":"user","content":"` + strings.Repeat("word ", 200+37*i) + `"}]}`
+	}
+	want := make([]any, 16)
+	for i := range want {
+		want[i] = jsonOf(t, post(t, base, "/tokenize", body(i)))["count"]
+	}
+	var wg sync.WaitGroup
+	for range 16 {
+		for i := range want {
+			wg.Go(func() {
+				if got := jsonOf(t, post(t, base, "/tokenize", body(i)))["count"]; got != want[i] {
+					t.Errorf("request %d counted %v concurrently, %v alone", i, got, want[i])
+				}
+			})
+		}
+	}
+	wg.Wait()
 }
 
 func TestTokenizeMatchesUsage(t *testing.T) {

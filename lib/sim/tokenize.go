@@ -85,9 +85,11 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	// The buffer goes back to the pool only when the handler is done:
+	// messages are parsed from it again below.
+	defer putBody(b)
 	var body map[string]any
 	err := record.Unmarshal(b, &body)
-	putBody(b)
 	if err != nil || body == nil {
 		s.clientError(w, http.StatusBadRequest, "the body is not a JSON object", "invalid_request_error", "")
 		return
