@@ -29,7 +29,7 @@ const (
 )
 
 // pendingBytes bounds the records waiting to be sent, counted by their
-// request (the body sent is that request's bytes, not a copy): with 455 KB
+// request (a long request is sent as its own bytes, not a copy): with 455 KB
 // prompts a window of 16 × 64 records would hold 0.45 GB, so reading waits
 // instead; about 70 such records (a wave of -j 64 and some) still wait to be
 // grouped and built ahead, and any number of short ones up to the window.
