@@ -9,9 +9,9 @@ import (
 	"github.com/ifkit/ifkit/lib/record"
 )
 
-// Options are the judge flags a benchmark may read.
+// Options are the judge flags every benchmark may read: how its LLM judge
+// is asked and read (a benchmark's own flags are its business: lib/bench).
 type Options struct {
-	Rubric        string // LIFBench: "official" (the official scorer, quirks included) or "strict"
 	Mode          string // LLM-judged benchmarks: "llm" or "lexical" (offline, labelled)
 	StrictVerdict bool   // accept only a reply that is exactly yes/no
 	Prompt        string // judge prompt variant

@@ -22,13 +22,13 @@ type Expander struct {
 	opt expand.Options
 }
 
-// NewExpander is the expand-templates factory: the embedded templates, or
-// --templates FILE (the official tasks.json layout).
-func NewExpander(opt expand.Options) (expand.Expander, error) {
+// NewExpander is the expand-templates expander of the embedded templates,
+// or of a templates file (--templates FILE, the official tasks.json layout).
+func NewExpander(opt expand.Options, templates string) (expand.Expander, error) {
 	tpl := EmbeddedTemplates()
-	if opt.Templates != "" {
+	if templates != "" {
 		var err error
-		if tpl, err = LoadTemplates(opt.Templates); err != nil {
+		if tpl, err = LoadTemplates(templates); err != nil {
 			return nil, err
 		}
 	}
