@@ -1,4 +1,4 @@
-// Package tools_test pins the command-line contract of DESIGN §3 (help, version,
+// Package tools_test pins the command-line contract of docs/cli.md (help, version,
 // exit codes, compression, sharding, pass-through) on the real binaries with
 // testscript: each tools/testdata/script/*.txtar is one scenario.
 package tools_test

@@ -16,7 +16,7 @@ import (
 )
 
 // Expander turns a context item into one request per task × expression ×
-// variable (DESIGN §4).
+// variable.
 type Expander struct {
 	tpl *Templates
 	opt expand.Options

@@ -14,8 +14,8 @@ import (
 
 // ParseRow reads one tidy row as WriteJSONL writes it: the fixed fields by
 // name, every other string field as a dimension, every other number as a
-// numeric dimension (DESIGN §7: length_tokens, density, depth, position,
-// seed); "value": null is NaN.
+// numeric dimension (length_tokens, density, depth, position, seed:
+// docs/records.md, "Dimensions"); "value": null is NaN.
 func ParseRow(line []byte) (Row, error) {
 	var m map[string]json.RawMessage
 	if err := record.Unmarshal(line, &m); err != nil {

@@ -1,5 +1,3 @@
-// Package report writes metric results: tidy rows (one metric value per line,
-// for data lakes) and tables laid out like the papers' (Markdown, CSV).
 package report
 
 import (
@@ -15,10 +13,10 @@ import (
 	"github.com/ifkit/ifkit/lib/record"
 )
 
-// Row is one metric value with its dimensions (DESIGN §4: bench, model,
-// metric, value and n always; task, length, density, ... as needed).
+// Row is one metric value with its dimensions: bench, model, metric, value
+// and n always; task, length, density, ... as needed.
 //
-// The one metric-row schema (docs/metrics.md): Dims hold string dimensions and
+// The one metric-row schema (docs/records.md, "Metric rows"): Dims hold string dimensions and
 // human labels ("length": "4k"), Nums the numeric dimensions written as JSON
 // numbers (length_tokens, density, depth, position, seed); Unit says what
 // Value is in (ratio|percent|count|tokens|words: the papers' own units);
@@ -42,7 +40,7 @@ type Row struct {
 }
 
 // Core lists the columns every metric row has, in the order written
-// (docs/metrics.md): the same columns whether or not anything failed.
+// (docs/records.md, "Core columns"): the same columns whether or not anything failed.
 var Core = []string{"bench", "model", "metric", "value", "unit", "n", "n_failed", "n_truncated", "run", "ifkit_version", "created"}
 
 // MarshalJSON writes the core columns, then the dimensions (Dims as strings,
