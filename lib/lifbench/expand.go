@@ -330,7 +330,7 @@ func elementVariables(r *rand.Rand, el []string) []map[string]any {
 	}
 	out := make([]map[string]any, len(idx))
 	for i, n := range idx {
-		out[i] = map[string]any{"id": n + 1, "ordid": ordinal(n + 1), "element": el[n], "pre_element": el[n-1], "post_element": el[n+1]}
+		out[i] = map[string]any{"id": n + 1, "ordid": expand.Ordinal(n + 1), "element": el[n], "pre_element": el[n-1], "post_element": el[n+1]}
 	}
 	return out
 }
@@ -350,21 +350,6 @@ func multiVariables(r *rand.Rand, el []string) []map[string]any {
 		out[i] = map[string]any{"id_arr": ids, "elements": els}
 	}
 	return out
-}
-
-func ordinal(n int) string {
-	suffix := "th"
-	if n%100 < 11 || n%100 > 13 {
-		switch n % 10 {
-		case 1:
-			suffix = "st"
-		case 2:
-			suffix = "nd"
-		case 3:
-			suffix = "rd"
-		}
-	}
-	return strconv.Itoa(n) + suffix
 }
 
 func dupVariables(tt *TaskTemplates, c *Context) ([]map[string]any, error) {
