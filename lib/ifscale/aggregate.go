@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/pandas"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 )
@@ -132,13 +133,13 @@ func Reduce(samples []Sample, failed, truncated map[groupKey]int) []Stats {
 			lat = append(lat, s.Latency)
 		}
 		st.Samples = len(acc)
-		st.Accuracy, st.Stdev = mean(acc), stdev(acc)
-		st.OmissionShare, st.ModificationShare = mean(om), mean(mod)
+		st.Accuracy, st.Stdev = pandas.Mean(acc), pandas.Std(acc)
+		st.OmissionShare, st.ModificationShare = pandas.Mean(om), pandas.Mean(mod)
 		st.OMRatio = ratio(st.OmissionShare, st.ModificationShare)
-		st.PrimacyRatio = mean(rec)
-		st.Latency = mean(lat)
+		st.PrimacyRatio = pandas.Mean(rec)
+		st.Latency = pandas.Mean(lat)
 		st.AccPerLatency = ratio(st.Accuracy, st.Latency)
-		st.AccuracyAll = mean(accAll)
+		st.AccuracyAll = pandas.Mean(accAll)
 		out = append(out, st)
 	}
 	return out
