@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -110,9 +109,6 @@ func Escape(v string) string {
 	}
 	return b.String()
 }
-
-// Unescape reverses Escape (any %XX, as readers decode).
-func Unescape(s string) (string, error) { return url.PathUnescape(s) }
 
 // folder is the relative folder of one combination of values, and the
 // values as the manifest lists them (nil for the default partition).

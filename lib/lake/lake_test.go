@@ -2,6 +2,7 @@ package lake
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,9 +38,9 @@ func FuzzEscapeRoundTrip(f *testing.F) {
 		if strings.ContainsAny(e, "/= ") {
 			t.Fatalf("Escape(%q) = %q keeps a separator", s, e)
 		}
-		back, err := Unescape(e)
+		back, err := url.PathUnescape(e) // as readers decode %XX
 		if err != nil || back != s {
-			t.Fatalf("Unescape(Escape(%q)) = %q, %v", s, back, err)
+			t.Fatalf("PathUnescape(Escape(%q)) = %q, %v", s, back, err)
 		}
 	})
 }

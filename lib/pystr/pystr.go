@@ -13,9 +13,6 @@ func IsSpace(r rune) bool {
 	return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f
 }
 
-// Fields is str.split() without arguments.
-func Fields(s string) []string { return strings.FieldsFunc(s, IsSpace) }
-
 // CountFields is len(s.split()) without building the slice.
 func CountFields(s string) int {
 	n, in := 0, false
