@@ -12,9 +12,10 @@ import (
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/testbin"
+	"github.com/ifkit/ifkit/lib/testprograms"
 )
 
-func TestMain(m *testing.M) { testbin.Main(m, "..") }
+func TestMain(m *testing.M) { testprograms.Main(m) }
 
 func TestScriptsAtTinySize(t *testing.T) {
 	if testing.Short() {

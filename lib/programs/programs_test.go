@@ -11,44 +11,27 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/bench"
 	"github.com/ifkit/ifkit/lib/benches"
 	"github.com/ifkit/ifkit/lib/programs"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 	"github.com/ifkit/ifkit/lib/stream"
+	"github.com/ifkit/ifkit/lib/testbin"
+	"github.com/ifkit/ifkit/lib/testprograms"
 )
 
 // withToy is the registry with the test-only benchmark added: one more line
 // in a list, as in lib/benches.
 var withToy = append(slices.Clone(benches.All), toy)
 
-var tools = map[string]func() app.Tool{
-	"gen-context":      func() app.Tool { return programs.GenContext(withToy) },
-	"expand-templates": func() app.Tool { return programs.ExpandTemplates(withToy) },
-	"infer-batch":      programs.InferBatch,
-	"split-subtasks":   func() app.Tool { return programs.SplitSubtasks(withToy) },
-	"judge":            func() app.Tool { return programs.Judge(withToy) },
-	"aggregate-ifs":    func() app.Tool { return programs.AggregateIFS(withToy) },
-	"llm-sim":          func() app.Tool { return programs.LLMSim(withToy) },
-}
-
-// The test binary doubles as each program, over withToy, when
-// IFKIT_PROGRAM names it: the pipeline runs as separate processes, exactly
-// as tools/*/main.go would run it.
-func TestMain(m *testing.M) {
-	if name := os.Getenv("IFKIT_PROGRAM"); name != "" {
-		app.Main(tools[name]())
-	}
-	os.Exit(m.Run())
-}
+// The test binary doubles as each program, over withToy: the pipeline runs
+// as separate processes, exactly as tools/*/main.go would run it.
+func TestMain(m *testing.M) { testprograms.MainWith(m, withToy) }
 
 func program(dir, name string, args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Args[0] = name
+	cmd := exec.Command(filepath.Join(testbin.Dir, name), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "IFKIT_PROGRAM="+name)
 	return cmd
 }
 
