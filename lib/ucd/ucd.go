@@ -1,0 +1,202 @@
+// Package ucd holds Unicode character tables at pinned versions. Go's
+// unicode package follows one version (15.0 for Go 1.26), while the programs
+// ifkit must agree with each follow their own: the tokenizers servers run
+// match their pre-tokenizer patterns with Unicode 16.0, Rust's char methods
+// in the Hugging Face build use 17.0, its normalizers 9.0, and the official
+// scorers ran on Python 3.10, which is Unicode 13.0. A character added to
+// Unicode after a version is unassigned (Cn) in that version's tables, as
+// it is to the program that used it.
+//
+// The tables come from Unicode's data as the @unicode/unicode-X npm packages
+// publish it; gen/ writes them and the output is committed.
+package ucd
+
+//go:generate go run ./gen -o tables.go
+
+import "sort"
+
+// Category is a general category (the two-letter values of
+// UnicodeData.txt); Cn, unassigned, is the zero value.
+type Category uint8
+
+// The general categories, in the generator's order.
+const (
+	Cn Category = iota
+	Lu
+	Ll
+	Lt
+	Lm
+	Lo
+	Mn
+	Mc
+	Me
+	Nd
+	Nl
+	No
+	Pc
+	Pd
+	Ps
+	Pe
+	Pi
+	Pf
+	Po
+	Sm
+	Sc
+	Sk
+	So
+	Zs
+	Zl
+	Zp
+	Cc
+	Cf
+	Cs
+	Co
+	numCategories
+)
+
+// Set is a set of general categories.
+type Set uint32
+
+// Of is the set of the categories given.
+func Of(cs ...Category) Set {
+	var s Set
+	for _, c := range cs {
+		s |= 1 << c
+	}
+	return s
+}
+
+// Has says whether c is in s.
+func (s Set) Has(c Category) bool { return s&(1<<c) != 0 }
+
+// The one-letter groups.
+var (
+	L = Of(Lu, Ll, Lt, Lm, Lo)
+	M = Of(Mn, Mc, Me)
+	N = Of(Nd, Nl, No)
+	P = Of(Pc, Pd, Ps, Pe, Pi, Pf, Po)
+	S = Of(Sm, Sc, Sk, So)
+	Z = Of(Zs, Zl, Zp)
+	C = Of(Cc, Cf, Cs, Co, Cn)
+)
+
+var names = map[string]Set{
+	"L": L, "Letter": L, "LC": Of(Lu, Ll, Lt), "Cased_Letter": Of(Lu, Ll, Lt), "L&": Of(Lu, Ll, Lt),
+	"M": M, "Mark": M, "Combining_Mark": M,
+	"N": N, "Number": N,
+	"P": P, "Punctuation": P, "punct": P,
+	"S": S, "Symbol": S,
+	"Z": Z, "Separator": Z,
+	"C": C, "Other": C,
+}
+
+func init() {
+	long := []string{"Unassigned", "Uppercase_Letter", "Lowercase_Letter", "Titlecase_Letter", "Modifier_Letter", "Other_Letter",
+		"Nonspacing_Mark", "Spacing_Mark", "Enclosing_Mark", "Decimal_Number", "Letter_Number", "Other_Number",
+		"Connector_Punctuation", "Dash_Punctuation", "Open_Punctuation", "Close_Punctuation", "Initial_Punctuation", "Final_Punctuation", "Other_Punctuation",
+		"Math_Symbol", "Currency_Symbol", "Modifier_Symbol", "Other_Symbol", "Space_Separator", "Line_Separator", "Paragraph_Separator",
+		"Control", "Format", "Surrogate", "Private_Use"}
+	short := []string{"Cn", "Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po",
+		"Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co"}
+	for c := range numCategories {
+		names[short[c]] = Of(c)
+		names[long[c]] = Of(c)
+	}
+	names["digit"] = Of(Nd)
+	names["cntrl"] = Of(Cc)
+}
+
+// Named is the set of a general category's short or long name ("L",
+// "Letter", "Lu", "Uppercase_Letter"), as \p{…} names it.
+func Named(name string) (Set, bool) {
+	s, ok := names[name]
+	return s, ok
+}
+
+// Version is the tables of one Unicode version. Every version has the
+// general categories; the case mappings and binary properties exist only
+// where the generator wrote them, and asking for one that is absent panics.
+type Version struct {
+	Name string
+	// cats holds first rune << 5 | Category for each run of one category,
+	// in order; a run lasts until the next begins.
+	cats         []uint32
+	lower        []uint32 // rune, simple lowercase, by rune
+	lowerSpecial map[rune]string
+	fold         []uint32 // rune, simple case folding, by rune
+	props        map[string]Ranges
+}
+
+// Category is the general category of r (Cn for a rune unassigned in v or
+// outside the code space).
+func (v *Version) Category(r rune) Category {
+	if r < 0 || r > 0x10FFFF {
+		return Cn
+	}
+	c := v.cats
+	i := sort.Search(len(c), func(i int) bool { return rune(c[i]>>5) > r }) - 1
+	return Category(c[i] & 31)
+}
+
+// In says whether r's category is in s.
+func (v *Version) In(r rune, s Set) bool { return s.Has(v.Category(r)) }
+
+// ToLower is r's simple lowercase mapping.
+func (v *Version) ToLower(r rune) rune {
+	if v.lower == nil {
+		panic("ucd: no lowercase mapping for Unicode " + v.Name)
+	}
+	return lookup(v.lower, r)
+}
+
+// Lower is r's full lowercase mapping without conditions (İ becomes
+// "i̇"), as Rust's char::to_lowercase gives it.
+func (v *Version) Lower(r rune) string {
+	if s, ok := v.lowerSpecial[r]; ok {
+		return s
+	}
+	return string(v.ToLower(r))
+}
+
+// SimpleFold is r's simple case folding (CaseFolding.txt's C and S), which
+// case-insensitive matching compares.
+func (v *Version) SimpleFold(r rune) rune {
+	if v.fold == nil {
+		panic("ucd: no case folding for Unicode " + v.Name)
+	}
+	return lookup(v.fold, r)
+}
+
+func lookup(pairs []uint32, r rune) rune {
+	n := len(pairs) / 2
+	i := sort.Search(n, func(i int) bool { return rune(pairs[2*i]) >= r })
+	if i < n && rune(pairs[2*i]) == r {
+		return rune(pairs[2*i+1])
+	}
+	return r
+}
+
+// Prop is a binary property ("Cased", "Case_Ignorable", "XID_Start",
+// "XID_Continue": those the generator writes for v).
+func (v *Version) Prop(name string) Ranges {
+	p, ok := v.props[name]
+	if !ok {
+		panic("ucd: no " + name + " for Unicode " + v.Name)
+	}
+	return p
+}
+
+// Ranges is a set of runes as inclusive lo, hi pairs, in order.
+type Ranges []uint32
+
+// Contains says whether r is in the set.
+func (rs Ranges) Contains(r rune) bool {
+	n := len(rs) / 2
+	i := sort.Search(n, func(i int) bool { return rune(rs[2*i+1]) >= r })
+	return i < n && rune(rs[2*i]) <= r
+}
+
+// IsWhiteSpace is the White_Space property, the same in every version the
+// generator reads (it checks): what \s matches in the Rust and Oniguruma
+// engines, and Rust's char::is_whitespace.
+func IsWhiteSpace(r rune) bool { return whiteSpace.Contains(r) }
