@@ -7,8 +7,9 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/ifkit/ifkit/lib/pystr"
 )
 
 // Evaluated Python values, for str() and for the find_dup rubric. None is
@@ -376,7 +377,7 @@ func identAt(s string, i int) bool {
 		return false
 	}
 	r, _ := utf8.DecodeRuneInString(s[i:])
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Other_ID_Start, r) || unicode.In(r, unicode.Mn, unicode.Mc, unicode.Nl, unicode.Pc)
+	return pystr.IsIdentifierChar(r)
 }
 
 // items reads "a, b, ...)" up to close; comma says whether one was seen

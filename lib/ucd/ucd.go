@@ -130,12 +130,19 @@ type Version struct {
 // Category is the general category of r (Cn for a rune unassigned in v or
 // outside the code space).
 func (v *Version) Category(r rune) Category {
+	c, _ := v.Run(r)
+	return c
+}
+
+// Run is r's general category and the first rune of the run of runes of
+// that category r is in (decimal digits come in runs from 0 to 9).
+func (v *Version) Run(r rune) (c Category, first rune) {
 	if r < 0 || r > 0x10FFFF {
-		return Cn
+		return Cn, r
 	}
-	c := v.cats
-	i := sort.Search(len(c), func(i int) bool { return rune(c[i]>>5) > r }) - 1
-	return Category(c[i] & 31)
+	cs := v.cats
+	i := sort.Search(len(cs), func(i int) bool { return rune(cs[i]>>5) > r }) - 1
+	return Category(cs[i] & 31), rune(cs[i] >> 5)
 }
 
 // In says whether r's category is in s.
