@@ -13,7 +13,11 @@ package ucd
 
 //go:generate go run ./gen -o tables.go
 
-import "sort"
+import (
+	"sort"
+	"strings"
+	"sync"
+)
 
 // Category is a general category (the two-letter values of
 // UnicodeData.txt); Cn, unassigned, is the zero value.
@@ -107,10 +111,38 @@ func init() {
 }
 
 // Named is the set of a general category's short or long name ("L",
-// "Letter", "Lu", "Uppercase_Letter"), as \p{…} names it.
+// "Letter", "Lu", "Uppercase_Letter"), as \p{…} names it. Names compare
+// loosely, as Unicode's UAX44-LM3 says: case, spaces, hyphens and
+// underscores aside ("lowercase letter" is Ll).
 func Named(name string) (Set, bool) {
-	s, ok := names[name]
+	if s, ok := names[name]; ok {
+		return s, ok
+	}
+	s, ok := looseNames()[Loose(name)]
 	return s, ok
+}
+
+var looseNames = sync.OnceValue(func() map[string]Set {
+	m := map[string]Set{}
+	for n, s := range names {
+		m[Loose(n)] = s
+	}
+	return m
+})
+
+// Loose is a property name or value as UAX44-LM3 compares them: lower case,
+// without spaces, hyphens or underscores.
+func Loose(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '-', '_', '\t':
+			return -1
+		}
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, name)
 }
 
 // Version is the tables of one Unicode version. Every version has the
@@ -125,6 +157,9 @@ type Version struct {
 	lowerSpecial map[rune]string
 	fold         []uint32 // rune, simple case folding, by rune
 	props        map[string]Ranges
+
+	orbitsOnce sync.Once
+	orbits     map[rune][]rune // folded rune → the runes that fold to it, it first
 }
 
 // Category is the general category of r (Cn for a rune unassigned in v or
@@ -172,6 +207,26 @@ func (v *Version) SimpleFold(r rune) rune {
 		panic("ucd: no case folding for Unicode " + v.Name)
 	}
 	return lookup(v.fold, r)
+}
+
+// Orbit is every rune whose simple case folding is r's (r among them):
+// the runes a case-insensitive match of r accepts.
+func (v *Version) Orbit(r rune) []rune {
+	f := v.SimpleFold(r)
+	v.orbitsOnce.Do(func() {
+		v.orbits = map[rune][]rune{}
+		for i := 0; i < len(v.fold); i += 2 {
+			to := rune(v.fold[i+1])
+			if v.orbits[to] == nil {
+				v.orbits[to] = []rune{to}
+			}
+			v.orbits[to] = append(v.orbits[to], rune(v.fold[i]))
+		}
+	})
+	if o, ok := v.orbits[f]; ok {
+		return o
+	}
+	return []rune{r}
 }
 
 func lookup(pairs []uint32, r rune) rune {
