@@ -30,7 +30,7 @@ type inst struct {
 	lazy   bool
 	behind bool
 	neg    bool
-	id     int  // opRepeat: its counter; opLoop: the repeat's
+	id     int   // opRepeat: its counter; opLoop: the repeat's
 	rep    *inst // opLoop: the repeat it closes
 	single bool  // opRepeat of one rune (a class or a literal): no counter needed
 	minW   int   // opLook behind: the runes the body can match
@@ -39,9 +39,9 @@ type inst struct {
 
 // Two more steps that only compile makes.
 const (
-	opLoop op = iota + 100 // the end of a repeat's body: go round again
-	opDone                 // the end of the pattern, a look-ahead or an atomic group
-	opDoneAt               // the end of a look-behind, which must end where it looks from
+	opLoop   op = iota + 100 // the end of a repeat's body: go round again
+	opDone                   // the end of the pattern, a look-ahead or an atomic group
+	opDoneAt                 // the end of a look-behind, which must end where it looks from
 )
 
 // Compile parses a pattern in Oniguruma's Ruby syntax. What the engine

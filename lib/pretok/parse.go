@@ -28,20 +28,20 @@ var Unicode = ucd.Unicode16
 type op uint8
 
 const (
-	opClass      op = iota // one rune in class
-	opLit                  // the rune lit (folded when fold)
-	opAlt                  // the first of alts that matches
-	opRepeat               // body min..max times
-	opLook                 // look-ahead or look-behind
-	opAtomic               // body once, no backtracking into it
-	opBegLine              // ^
-	opEndLine              // $
-	opBegText              // \A
-	opEndText              // \z
-	opEndTextNL            // \Z
-	opWordB                // \b
-	opNotWordB             // \B
-	opEmpty                // matches the empty string
+	opClass     op = iota // one rune in class
+	opLit                 // the rune lit (folded when fold)
+	opAlt                 // the first of alts that matches
+	opRepeat              // body min..max times
+	opLook                // look-ahead or look-behind
+	opAtomic              // body once, no backtracking into it
+	opBegLine             // ^
+	opEndLine             // $
+	opBegText             // \A
+	opEndText             // \z
+	opEndTextNL           // \Z
+	opWordB               // \b
+	opNotWordB            // \B
+	opEmpty               // matches the empty string
 )
 
 // node is a parsed expression; a sequence is a slice of nodes.
