@@ -238,8 +238,8 @@ func lookup(pairs []uint32, r rune) rune {
 	return r
 }
 
-// Prop is a binary property ("Cased", "Case_Ignorable", "XID_Start",
-// "XID_Continue": those the generator writes for v).
+// Prop is a binary property (those the generator writes for v: "Cased",
+// "Case_Ignorable", "XID_Start", "XID_Continue", "Alphabetic").
 func (v *Version) Prop(name string) Ranges {
 	p, ok := v.props[name]
 	if !ok {
