@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ifkit/ifkit/lib/pretok"
 )
 
 // The tokenizer.json files below are the project's own, a handful of tokens
@@ -51,7 +54,7 @@ func sentencePieceJSON(t *testing.T) []byte {
 	toks = append(toks, "▁", "h", "e", "l", "o", "w", "r", "d",
 		"▁h", "el", "▁hel", "lo", "▁hello", "▁w", "or", "▁wor", "ld", "▁world")
 	f := map[string]any{
-		"added_tokens": []map[string]any{{"id": 0, "content": "<unk>"}, {"id": 1, "content": "<s>"}, {"id": 2, "content": "</s>"}},
+		"added_tokens": []map[string]any{{"id": 0, "content": "<unk>", "special": true}, {"id": 1, "content": "<s>", "special": true}, {"id": 2, "content": "</s>", "special": true}},
 		"normalizer": map[string]any{"type": "Sequence", "normalizers": []any{
 			map[string]any{"type": "Prepend", "prepend": "▁"},
 			map[string]any{"type": "Replace", "pattern": map[string]any{"String": " "}, "content": "▁"}}},
@@ -64,6 +67,16 @@ func sentencePieceJSON(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// hfIDs is h's encoding of s, failing the test on an error.
+func hfIDs(t testing.TB, h *HF, s string) []int {
+	t.Helper()
+	ids, err := h.encode(context.Background(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }
 
 func tokenStrings(h *HF, ids []int) []string {
@@ -90,7 +103,7 @@ func TestHFByteLevel(t *testing.T) {
 		{"é", []string{"Ã©"}},
 		{"hell", []string{"hell"}},
 	} {
-		ids := h.encode(tc.in)
+		ids := hfIDs(t, h, tc.in)
 		if got := tokenStrings(h, ids); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("encode(%q) = %q, want %q", tc.in, got, tc.want)
 		}
@@ -107,17 +120,21 @@ func TestHFSplitLookahead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pieces := []string{"hello  world 12345"}
+	pieces := []piece{{text: "hello  world 12345"}}
 	for _, step := range h.pre {
-		if pieces, err = step(pieces); err != nil {
+		if pieces, err = step(pieces, pretok.Limit{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := []string{"hello", "Ġ", "Ġworld", "Ġ", "123", "45"}
-	if !reflect.DeepEqual(pieces, want) {
-		t.Errorf("pieces %q, want %q", pieces, want)
+	var got []string
+	for _, p := range pieces {
+		got = append(got, p.text)
 	}
-	if got := tokenStrings(h, h.encode("12345")); !reflect.DeepEqual(got, []string{"12", "3", "4", "5"}) {
+	want := []string{"hello", "Ġ", "Ġworld", "Ġ", "123", "45"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pieces %q, want %q", got, want)
+	}
+	if got := tokenStrings(h, hfIDs(t, h, "12345")); !reflect.DeepEqual(got, []string{"12", "3", "4", "5"}) {
 		t.Errorf("digits: %q", got)
 	}
 }
@@ -136,7 +153,7 @@ func TestHFSentencePiece(t *testing.T) {
 		{"hi é", []string{"▁h", "<0x69>", "▁", "<0xC3>", "<0xA9>"}},
 		{"world</s>", []string{"▁world", "</s>"}},
 	} {
-		ids := h.encode(tc.in)
+		ids := hfIDs(t, h, tc.in)
 		if got := tokenStrings(h, ids); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("encode(%q) = %q, want %q", tc.in, got, tc.want)
 		}
@@ -146,7 +163,7 @@ func TestHFSentencePiece(t *testing.T) {
 	}
 	// One long piece (no pre-tokenizer) must stay fast: the merge heap.
 	long := strings.TrimSpace(strings.Repeat("hello world ", 20000))
-	if n := len(h.encode(long)); n != 40000 {
+	if n := len(hfIDs(t, h, long)); n != 40000 {
 		t.Errorf("long text: %d tokens, want 40000", n)
 	}
 }
