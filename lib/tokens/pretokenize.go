@@ -267,7 +267,8 @@ func (h *HF) preTokenizer(raw json.RawMessage) ([]preStep, error) {
 		scheme := c.PrependScheme
 		switch {
 		case scheme == "" && c.AddPrefixSpace != nil && !*c.AddPrefixSpace:
-			scheme = "never"
+			// The library refuses it: the default scheme, always, prepends.
+			return nil, fmt.Errorf("Metaspace add_prefix_space false contradicts the default prepend_scheme always (give prepend_scheme never)")
 		case scheme == "":
 			scheme = "always"
 		case scheme != "always" && scheme != "first" && scheme != "never":
