@@ -3,12 +3,14 @@ package tokens
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ifkit/ifkit/lib/pretok"
 )
@@ -200,5 +202,46 @@ func TestGetTokenizerFile(t *testing.T) {
 	}
 	if _, err := Get(filepath.Join(t.TempDir(), "missing.json")); err == nil {
 		t.Error("a missing file was accepted")
+	}
+}
+
+// A pattern that backtracks catastrophically stops at the time limit of
+// one text, or when the context ends, with an error that says so.
+func TestPatternTimeLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tokenizer.json")
+	os.WriteFile(path, []byte(`{"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(?:a+)+$"},"behavior":"Isolated"},"model":{"type":"BPE","vocab":{"a":0,"b":1},"merges":[]}}`), 0o644)
+	e, err := Get(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := TimeLimit
+	TimeLimit = 100 * time.Millisecond
+	defer func() { TimeLimit = old }()
+	text := strings.Repeat("a", 60) + "b"
+	if _, err := e.CountContext(context.Background(), text); !errors.Is(err, pretok.ErrTimeout) || !strings.Contains(err.Error(), "backtracks catastrophically") {
+		t.Errorf("time limit: %v", err)
+	}
+	TimeLimit = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.CountContext(ctx, text); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	if n, err := e.CountContext(context.Background(), "aab"); err != nil || n != 3 {
+		t.Errorf("a short text: %d, %v", n, err)
+	}
+}
+
+// A tokenizer.json is read with a bound: /dev/zero is refused at once.
+func TestTokenizerFileBounded(t *testing.T) {
+	if _, err := Get("/dev/zero"); err == nil || !strings.Contains(err.Error(), "a device") {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	big := filepath.Join(t.TempDir(), "tokenizer.json")
+	f, _ := os.Create(big)
+	f.Truncate(MaxFileSize + 1) // sparse: nothing is written
+	f.Close()
+	if _, err := Get(big); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("a file over the limit: %v", err)
 	}
 }
