@@ -1,7 +1,6 @@
 package tokens
 
 import (
-	"container/heap"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,9 +35,9 @@ import (
 type HF struct {
 	vocab     map[string]int
 	inverse   map[int]string
-	merges    map[[2]int]mergeRule
-	added     *addedSet // matched on the raw text
-	addedNorm *addedSet // matched on the normalized text
+	merges    map[uint64]uint64 // left<<32 | right → rank<<32 | merged
+	added     *addedSet         // matched on the raw text
+	addedNorm *addedSet         // matched on the normalized text
 	addedIDs  map[string]int
 	normalize func(string, pretok.Limit) (string, error)
 	pre       []preStep
@@ -53,9 +52,6 @@ type HF struct {
 
 	words wordCache
 }
-
-// mergeRule is a merge's rank and the token it makes.
-type mergeRule struct{ rank, id int }
 
 type hfModel struct {
 	Type                    string          `json:"type"`
@@ -122,7 +118,7 @@ func ParseHF(b []byte) (*HF, error) {
 	if len(vocab) == 0 {
 		return nil, fmt.Errorf("model.vocab is empty")
 	}
-	h := &HF{vocab: vocab, inverse: make(map[int]string, len(vocab)+len(f.AddedTokens)), merges: map[[2]int]mergeRule{},
+	h := &HF{vocab: vocab, inverse: make(map[int]string, len(vocab)+len(f.AddedTokens)), merges: map[uint64]uint64{},
 		addedIDs: map[string]int{}, unk: -1, fuseUnk: m.FuseUnk, fallback: m.ByteFallback, ignoreMrg: m.IgnoreMerges,
 		added: newAddedSet(), addedNorm: newAddedSet()}
 	h.words.init()
@@ -153,8 +149,9 @@ func ParseHF(b []byte) (*HF, error) {
 		if !okA || !okB || !okAB {
 			return nil, fmt.Errorf("merge %d (%q %q) uses a token missing from the vocabulary", rank, p[0], p[1])
 		}
-		if _, dup := h.merges[[2]int{a, b}]; !dup {
-			h.merges[[2]int{a, b}] = mergeRule{rank, ab}
+		k := uint64(a)<<32 | uint64(b)
+		if _, dup := h.merges[k]; !dup {
+			h.merges[k] = uint64(rank)<<32 | uint64(ab)
 		}
 	}
 	if h.normalize, err = h.normalizer(f.Normalizer); err != nil {
@@ -461,79 +458,107 @@ func (h *HF) word(p string, out []int) []int {
 // character not in the vocabulary becomes its byte-fallback tokens, else
 // the unknown token (consecutive ones fused into one with fuse_unk).
 func (h *HF) bpe(p string) []int {
-	var sym []symbol
+	ids := make([]int32, 0, len(p))
 	unk := false // an unknown token waits to be added
 	for i := 0; i < len(p); {
-		_, n := utf8.DecodeRuneInString(p[i:])
+		n := 1
+		if p[i] >= utf8.RuneSelf {
+			_, n = utf8.DecodeRuneInString(p[i:])
+		}
 		ch := p[i : i+n]
 		i += n
 		if id, ok := h.vocab[ch]; ok {
 			if unk {
-				sym = append(sym, symbol{id: h.unk})
+				ids = append(ids, int32(h.unk))
 				unk = false
 			}
-			sym = append(sym, symbol{id: id})
+			ids = append(ids, int32(id))
 			continue
 		}
 		if h.fallback && h.hasBytes(ch) {
 			// The library adds the bytes before a waiting unknown token.
 			for j := 0; j < len(ch); j++ {
-				sym = append(sym, symbol{id: h.byteIDs[ch[j]]})
+				ids = append(ids, int32(h.byteIDs[ch[j]]))
 			}
 			continue
 		}
 		if h.unk >= 0 {
 			if unk && !h.fuseUnk {
-				sym = append(sym, symbol{id: h.unk})
+				ids = append(ids, int32(h.unk))
 			}
 			unk = true
 		}
 	}
 	if unk {
-		sym = append(sym, symbol{id: h.unk})
+		ids = append(ids, int32(h.unk))
 	}
-	for i := range sym {
-		sym[i].prev, sym[i].next = i-1, i+1
+	return h.mergeAll(ids)
+}
+
+// mergeAll applies the merges to a word's symbols. Symbols are named by
+// their first position; next and prev link the ones left. The heap holds
+// rank<<32 | position, so it pops the lowest rank, then the leftmost; an
+// entry whose pair has since changed is skipped.
+func (h *HF) mergeAll(ids []int32) []int {
+	n := len(ids)
+	if n < 2 {
+		out := make([]int, n)
+		for i, id := range ids {
+			out[i] = int(id)
+		}
+		return out
 	}
-	if len(sym) > 0 {
-		sym[len(sym)-1].next = -1
+	next := make([]int32, n)
+	prev := make([]int32, n)
+	for i := range n {
+		next[i], prev[i] = int32(i+1), int32(i-1)
 	}
-	q := &mergeQueue{}
-	push := func(i int) {
-		j := sym[i].next
+	next[n-1] = -1
+	rule := func(i int32) (uint64, bool) {
+		j := next[i]
 		if j < 0 {
-			return
+			return 0, false
 		}
-		if rule, ok := h.merges[[2]int{sym[i].id, sym[j].id}]; ok {
-			heap.Push(q, merge{rank: rule.rank, pos: i, left: sym[i].id, right: sym[j].id, to: rule.id})
+		r, ok := h.merges[uint64(uint32(ids[i]))<<32|uint64(uint32(ids[j]))]
+		return r, ok
+	}
+	var q mergeHeap
+	for i := range int32(n) {
+		if r, ok := rule(i); ok {
+			q = append(q, r&^0xffffffff|uint64(i))
 		}
 	}
-	for i := range sym {
-		push(i)
-	}
-	for q.Len() > 0 {
-		m := heap.Pop(q).(merge)
-		i := m.pos
-		j := sym[i].next
-		if sym[i].gone || j < 0 || sym[i].id != m.left || sym[j].id != m.right {
+	q.init()
+	gone := make([]bool, n)
+	for len(q) > 0 {
+		e := q.pop()
+		i := int32(uint32(e))
+		if gone[i] {
+			continue
+		}
+		r, ok := rule(i)
+		if !ok || r>>32 != e>>32 {
 			continue // stale: a neighbour merged first
 		}
-		sym[i].id = m.to
-		sym[j].gone = true
-		sym[i].next = sym[j].next
-		if sym[j].next >= 0 {
-			sym[sym[j].next].prev = i
+		j := next[i]
+		ids[i] = int32(uint32(r))
+		gone[j] = true
+		next[i] = next[j]
+		if next[j] >= 0 {
+			prev[next[j]] = i
 		}
-		if sym[i].prev >= 0 {
-			push(sym[i].prev)
+		if p := prev[i]; p >= 0 {
+			if r, ok := rule(p); ok {
+				q.push(r&^0xffffffff | uint64(p))
+			}
 		}
-		push(i)
+		if r, ok := rule(i); ok {
+			q.push(r&^0xffffffff | uint64(i))
+		}
 	}
-	out := make([]int, 0, len(sym))
-	for i := range sym {
-		if !sym[i].gone {
-			out = append(out, sym[i].id)
-		}
+	out := make([]int, 0, n)
+	for i := int32(0); i >= 0; i = next[i] {
+		out = append(out, int(ids[i]))
 	}
 	return out
 }
@@ -554,32 +579,6 @@ var byteToken = func() (t [256]string) {
 	}
 	return t
 }()
-
-type symbol struct {
-	id         int
-	prev, next int
-	gone       bool
-}
-
-type merge struct{ rank, pos, left, right, to int }
-
-type mergeQueue []merge
-
-func (q mergeQueue) Len() int { return len(q) }
-func (q mergeQueue) Less(i, j int) bool {
-	if q[i].rank != q[j].rank {
-		return q[i].rank < q[j].rank
-	}
-	return q[i].pos < q[j].pos
-}
-func (q mergeQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *mergeQueue) Push(x any)   { *q = append(*q, x.(merge)) }
-func (q *mergeQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
-}
 
 // decode turns ids back into text: byte-level tokens back into bytes,
 // "<0xNN>" byte-fallback tokens into their byte, the space symbol into a
