@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -50,7 +49,8 @@ type HF struct {
 	space     string // what stands for a space in tokens ("▁"), "" if none
 	prefixed  bool   // a space is put before the text (decode removes it)
 
-	words wordCache
+	words  pieceCache[[]int] // the BPE of short pieces
+	counts textCounts
 }
 
 type hfModel struct {
@@ -121,7 +121,6 @@ func ParseHF(b []byte) (*HF, error) {
 	h := &HF{vocab: vocab, inverse: make(map[int]string, len(vocab)+len(f.AddedTokens)), merges: map[uint64]uint64{},
 		addedIDs: map[string]int{}, unk: -1, fuseUnk: m.FuseUnk, fallback: m.ByteFallback, ignoreMrg: m.IgnoreMerges,
 		added: newAddedSet(), addedNorm: newAddedSet()}
-	h.words.init()
 	for t, id := range vocab {
 		h.inverse[id] = t
 	}
@@ -399,30 +398,6 @@ func (h *HF) limitError(err error, n int) error {
 	return err
 }
 
-// wordCache remembers the BPE of short pieces (words repeat), in shards so
-// that the builders of infer-batch counting on every core do not queue on
-// one lock.
-type wordCache struct {
-	shards [16]struct {
-		mu sync.Mutex
-		m  map[string][]int
-	}
-}
-
-func (c *wordCache) init() {
-	for i := range c.shards {
-		c.shards[i].m = map[string][]int{}
-	}
-}
-
-func (c *wordCache) shard(p string) int {
-	h := uint32(2166136261)
-	for i := 0; i < len(p); i++ {
-		h = (h ^ uint32(p[i])) * 16777619
-	}
-	return int(h % uint32(len(c.shards)))
-}
-
 // word appends the BPE of one piece, cached for short pieces.
 func (h *HF) word(p string, out []int) []int {
 	if p == "" {
@@ -436,18 +411,10 @@ func (h *HF) word(p string, out []int) []int {
 	if len(p) > 64 {
 		return append(out, h.bpe(p)...)
 	}
-	sh := &h.words.shards[h.words.shard(p)]
-	sh.mu.Lock()
-	ids, ok := sh.m[p]
-	sh.mu.Unlock()
+	ids, ok := h.words.get(p)
 	if !ok {
 		ids = h.bpe(p)
-		sh.mu.Lock()
-		if len(sh.m) >= 1<<13 {
-			clear(sh.m)
-		}
-		sh.m[p] = ids
-		sh.mu.Unlock()
+		h.words.put(p, ids)
 	}
 	return append(out, ids...)
 }
@@ -622,7 +589,19 @@ func (h *HF) decode(ids []int) string {
 	return s
 }
 
+// count is len(encode(s)), remembered for long texts by content.
 func (h *HF) count(ctx context.Context, s string) (int, error) {
+	if len(s) < minRemembered {
+		ids, err := h.encode(ctx, s, nil)
+		return len(ids), err
+	}
+	key, n, ok := h.counts.get(s)
+	if ok {
+		return n, nil
+	}
 	ids, err := h.encode(ctx, s, nil)
+	if err == nil {
+		h.counts.put(key, len(ids))
+	}
 	return len(ids), err
 }

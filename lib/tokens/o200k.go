@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"hash/maphash"
 	"math"
 	"unicode/utf8"
 
@@ -25,6 +26,35 @@ type o200k struct {
 	// classes are the runeClasses of the Basic Multilingual Plane; rarer
 	// runes are classified as they come.
 	classes *[1 << 16]runeClass
+	// filter is a Bloom filter of the tokens (two bits each in 4 Mbit):
+	// most strings a merge asks about are no token (CJK and emoji pieces
+	// ask for every pair of neighbouring parts), and the filter, 512 KB in
+	// cache, answers those without probing the 200k-entry map.
+	filter []uint64
+	// merged holds the counts of pieces that are no single token.
+	merged pieceCache[int32]
+}
+
+const filterBits = 1 << 22
+
+var filterSeed = maphash.MakeSeed()
+
+func (o *o200k) filterAdd(s string) {
+	h := maphash.String(filterSeed, s)
+	a, b := h%filterBits, (h>>32)%filterBits
+	o.filter[a>>6] |= 1 << (a & 63)
+	o.filter[b>>6] |= 1 << (b & 63)
+}
+
+// rank is the rank of s, if s is a token.
+func (o *o200k) rank(s string) (int, bool) {
+	h := maphash.String(filterSeed, s)
+	a, b := h%filterBits, (h>>32)%filterBits
+	if o.filter[a>>6]&(1<<(a&63)) == 0 || o.filter[b>>6]&(1<<(b&63)) == 0 {
+		return 0, false
+	}
+	r, ok := o.ranks[s]
+	return r, ok
 }
 
 func newO200k(ranks map[string]int) *o200k {
@@ -35,10 +65,12 @@ func newO200k(ranks map[string]int) *o200k {
 	for i := range o.pairs {
 		o.pairs[i] = math.MaxInt32
 	}
+	o.filter = make([]uint64, filterBits/64)
 	for tok, r := range ranks {
 		if len(tok) == 2 {
 			o.pairs[int(tok[0])<<8|int(tok[1])] = int32(r)
 		}
+		o.filterAdd(tok)
 	}
 	return o
 }
@@ -58,16 +90,34 @@ func (o *o200k) encode(s string, out []int) []int {
 	return out
 }
 
-// count is len(encode(s, nil)) without building the ids.
+// count is len(encode(s, nil)) without building the ids. The counts of
+// pieces that needed merging are remembered (code, emoji and IDs repeat
+// pieces that are no single token).
 func (o *o200k) count(s string) int {
 	n := 0
-	o.each(s, func(_ string, _ int, parts []bpePart) {
-		if parts == nil {
+	var parts []bpePart
+	s = validText(s)
+	for p := 0; p < len(s); {
+		e := o.piece(s, p)
+		piece := s[p:e]
+		p = e
+		if _, ok := o.ranks[piece]; ok {
 			n++
-		} else {
-			n += len(parts) - 1
+			continue
 		}
-	})
+		if len(piece) <= longPiece {
+			if k, ok := o.merged.get(piece); ok {
+				n += int(k)
+				continue
+			}
+		}
+		parts = o.bytePairMerge(piece, parts[:0])
+		k := len(parts) - 1
+		if len(piece) <= longPiece {
+			o.merged.put(piece, int32(k))
+		}
+		n += k
+	}
 	return n
 }
 
@@ -114,7 +164,7 @@ func (o *o200k) mergeScan(piece string, parts []bpePart) []bpePart {
 	}
 	rank := func(i, skip int) int {
 		if i+skip+2 < len(parts) {
-			if r, ok := o.ranks[piece[parts[i].start:parts[i+skip+2].start]]; ok {
+			if r, ok := o.rank(piece[parts[i].start:parts[i+skip+2].start]); ok {
 				return r
 			}
 		}
@@ -168,7 +218,7 @@ func (o *o200k) mergeLong(piece string, parts []bpePart) []bpePart {
 		if int(j) >= n {
 			return none
 		}
-		if r, ok := o.ranks[piece[i:next[j]]]; ok {
+		if r, ok := o.rank(piece[i:next[j]]); ok {
 			return int32(r)
 		}
 		return none

@@ -278,7 +278,7 @@ func TestO200kUnicode16(t *testing.T) {
 // hand-written encoder equals the chunked count with tiktoken-go.
 func TestO200kCountUnchanged(t *testing.T) {
 	c, _ := fastO200k(t)
-	old := &tiktokenCodec{tk: c.tk, counts: map[uint64]int{}}
+	old := &tiktokenCodec{tk: c.tk}
 	s := mixedText(300<<10, mixed)
 	ctx := context.Background()
 	got, _ := c.count(ctx, s)
@@ -342,13 +342,13 @@ func BenchmarkCountO200k(b *testing.B) {
 			name string
 			t    *tiktokenCodec
 		}{
-			{"tiktoken-go", &tiktokenCodec{tk: c.tk, counts: map[uint64]int{}}},
-			{"hand-written", &tiktokenCodec{tk: c.tk, fast: c.fast, counts: map[uint64]int{}}},
+			{"tiktoken-go", &tiktokenCodec{tk: c.tk}},
+			{"hand-written", &tiktokenCodec{tk: c.tk, fast: c.fast}},
 		} {
 			b.Run(text.name+"/"+bc.name, func(b *testing.B) {
 				b.SetBytes(int64(len(s)))
 				for b.Loop() {
-					clear(bc.t.counts)
+					bc.t.counts = textCounts{}
 					bc.t.count(context.Background(), s)
 				}
 			})

@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"hash/maphash"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -150,7 +149,7 @@ func Get(name string) (*Encoder, error) {
 	var e *Encoder
 	if IsEncoding(name) {
 		setLoader.Do(func() { tiktoken.SetBpeLoader(loader) })
-		t := &tiktokenCodec{name: name, counts: map[uint64]int{}}
+		t := &tiktokenCodec{name: name}
 		if name == "o200k_base" {
 			// Counting and encoding need only the ranks; tiktoken-go is
 			// built on the first Decode.
@@ -242,8 +241,7 @@ type tiktokenCodec struct {
 	tkErr error
 	fast  *o200k // o200k_base without regexp2; nil for the other encodings
 
-	mu     sync.Mutex
-	counts map[uint64]int // chunk hash → tokens
+	counts textCounts // of chunks
 }
 
 // chunk is the length from which counting cuts a text into chunks whose
@@ -348,26 +346,15 @@ func (t *tiktokenCodec) count(_ context.Context, s string) (int, error) {
 	return n, nil
 }
 
-var chunkSeed = maphash.MakeSeed()
-
 func (t *tiktokenCodec) chunkCount(c string) int {
-	if len(c) < 512 {
-		return t.countChunk(c) // cheaper than remembering
+	if len(c) < minRemembered {
+		return t.countChunk(c)
 	}
-	h := maphash.String(chunkSeed, c)
-	t.mu.Lock()
-	n, ok := t.counts[h]
-	t.mu.Unlock()
-	if ok {
-		return n
+	h, n, ok := t.counts.get(c)
+	if !ok {
+		n = t.countChunk(c)
+		t.counts.put(h, n)
 	}
-	n = t.countChunk(c)
-	t.mu.Lock()
-	if len(t.counts) >= 1<<16 {
-		clear(t.counts)
-	}
-	t.counts[h] = n
-	t.mu.Unlock()
 	return n
 }
 
