@@ -59,36 +59,26 @@ func Strip(s string) string { return strings.TrimFunc(s, IsSpace) }
 // U+03A3 Σ → ς where it ends a word (the Final_Sigma condition of the
 // Unicode standard, as CPython's handle_capital_sigma tests it).
 func Lower(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return strings.ToLower(s)
-	}
 	var b strings.Builder
-	b.Grow(len(s))
-	for i, r := range s {
-		switch {
-		case r < utf8.RuneSelf:
-			if 'A' <= r && r <= 'Z' {
-				r += 'a' - 'A'
+	from := 0
+	for {
+		k := strings.IndexRune(s[from:], 'Σ')
+		if k < 0 {
+			if from == 0 {
+				return Unicode.LowerString(s)
 			}
-			b.WriteByte(byte(r))
-		case r == 'Σ':
-			if finalSigma(s, i) {
-				b.WriteRune('ς')
-			} else {
-				b.WriteRune('σ')
-			}
-		default:
-			b.WriteString(Unicode.Lower(r))
+			b.WriteString(Unicode.LowerString(s[from:]))
+			return b.String()
 		}
+		i := from + k
+		b.WriteString(Unicode.LowerString(s[from:i]))
+		if finalSigma(s, i) {
+			b.WriteRune('ς')
+		} else {
+			b.WriteRune('σ')
+		}
+		from = i + len("Σ")
 	}
-	return b.String()
 }
 
 // finalSigma is Final_Sigma for the Σ at byte i of s: a cased letter before

@@ -267,7 +267,9 @@ func (h *HF) normalizer(raw json.RawMessage) (func(string, pretok.Limit) (string
 		f := map[string]norm.Form{"NFC": norm.NFC, "NFD": norm.NFD, "NFKC": norm.NFKC, "NFKD": norm.NFKD}[c.Type]
 		return plain(func(s string) string { return unicodeNormalize(f, s) }), nil
 	case "Lowercase":
-		return plain(lowercase), nil
+		// Rust's char::to_lowercase on each character: İ becomes
+		// "i̇", and Σ σ wherever it is.
+		return plain(rustUnicode.LowerString), nil
 	case "StripAccents":
 		return plain(stripAccents), nil
 	case "Strip":

@@ -133,26 +133,6 @@ func composePair(a, b rune) (rune, bool) {
 	return 0, false
 }
 
-// lowercase is the tokenizers library's Lowercase normalizer: Rust's
-// char::to_lowercase on each character (the full mapping, İ to "i̇", and Σ
-// to σ wherever it is).
-func lowercase(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r < utf8.RuneSelf:
-			if 'A' <= r && r <= 'Z' {
-				r += 'a' - 'A'
-			}
-			b.WriteByte(byte(r))
-		default:
-			b.WriteString(rustUnicode.Lower(r))
-		}
-	}
-	return b.String()
-}
-
 // rustUnicode is the Unicode version of Rust's char methods in the
 // tokenizers build the agreement suite checks (tests/tokenizers).
 var rustUnicode = ucd.Unicode17

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Category is a general category (the two-letter values of
@@ -198,6 +199,32 @@ func (v *Version) Lower(r rune) string {
 		return s
 	}
 	return string(v.ToLower(r))
+}
+
+// LowerString is s with each character's full lowercase mapping without
+// conditions (Lower), as Rust's char::to_lowercase maps each character.
+func (v *Version) LowerString(s string) string {
+	i := 0
+	for i < len(s) && s[i] < utf8.RuneSelf && !('A' <= s[i] && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for _, r := range s[i:] {
+		switch {
+		case 'A' <= r && r <= 'Z':
+			b.WriteByte(byte(r + 'a' - 'A'))
+		case r < utf8.RuneSelf:
+			b.WriteByte(byte(r))
+		default:
+			b.WriteString(v.Lower(r))
+		}
+	}
+	return b.String()
 }
 
 // SimpleFold is r's simple case folding (CaseFolding.txt's C and S), which
