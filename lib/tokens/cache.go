@@ -6,28 +6,28 @@ import (
 	"sync"
 )
 
-// pieceCache remembers what the BPE made of pieces (words repeat, and so do
-// the identifiers of code and emoji sequences), in shards so that counting
-// on every core does not queue on one lock. A shard is emptied when full.
-type pieceCache[V any] struct {
-	shards [16]struct {
-		mu sync.Mutex
-		m  map[string]V
-	}
+// pieceCache remembers what a tokenizer.json's BPE made of pieces (words
+// repeat, and so do the identifiers of code and emoji sequences), in shards
+// so that counting on every core does not queue on one lock. A shard is
+// emptied when full.
+type pieceCache struct {
+	shards [16]pieceShard
+}
+
+type pieceShard struct {
+	mu sync.Mutex
+	m  map[string][]int
 }
 
 const pieceCacheShard = 1 << 13
 
 var pieceSeed = maphash.MakeSeed()
 
-func (c *pieceCache[V]) shard(p string) *struct {
-	mu sync.Mutex
-	m  map[string]V
-} {
+func (c *pieceCache) shard(p string) *pieceShard {
 	return &c.shards[maphash.String(pieceSeed, p)%uint64(len(c.shards))]
 }
 
-func (c *pieceCache[V]) get(p string) (V, bool) {
+func (c *pieceCache) get(p string) ([]int, bool) {
 	sh := c.shard(p)
 	sh.mu.Lock()
 	v, ok := sh.m[p]
@@ -37,11 +37,11 @@ func (c *pieceCache[V]) get(p string) (V, bool) {
 
 // put keeps a copy of p: a piece is a slice of a prompt the cache must not
 // keep alive.
-func (c *pieceCache[V]) put(p string, v V) {
+func (c *pieceCache) put(p string, v []int) {
 	sh := c.shard(p)
 	sh.mu.Lock()
 	if sh.m == nil || len(sh.m) >= pieceCacheShard {
-		sh.m = make(map[string]V, 64)
+		sh.m = make(map[string][]int, 64)
 	}
 	sh.m[strings.Clone(p)] = v
 	sh.mu.Unlock()

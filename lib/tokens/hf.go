@@ -49,7 +49,7 @@ type HF struct {
 	space     string // what stands for a space in tokens ("▁"), "" if none
 	prefixed  bool   // a space is put before the text (decode removes it)
 
-	words  pieceCache[[]int] // the BPE of short pieces
+	words  pieceCache // the BPE of short pieces
 	counts textCounts
 }
 
