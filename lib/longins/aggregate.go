@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 )
@@ -24,6 +25,7 @@ type cellStats struct {
 	depthHit       [10]int
 	depthTotal     [10]int
 	emptyGoldExams int
+	overLimit      int // exams whose reply the official eval.py cannot read (Predicted)
 }
 
 type aggregator struct {
@@ -80,6 +82,7 @@ func (a *aggregator) Add(rec *record.Record) error {
 		Detail struct {
 			Hits      []Hit `json:"hits"`
 			GoldWrong int   `json:"gold_wrong"`
+			OverLimit int   `json:"int_over_limit"`
 		} `json:"detail"`
 	}
 	if err := rec.Decode("judgement", &j); err != nil {
@@ -92,6 +95,9 @@ func (a *aggregator) Add(rec *record.Record) error {
 	c.f1Sum += *j.Score
 	if j.Detail.GoldWrong == 0 {
 		c.emptyGoldExams++
+	}
+	if j.Detail.OverLimit > 0 {
+		c.overLimit++
 	}
 	for _, h := range j.Detail.Hits {
 		d := min(9, max(0, h.Depth))
@@ -175,6 +181,7 @@ func (a *aggregator) f1Tables(keys []cell) []report.Table {
 				models = append(models, k.model)
 			}
 		}
+		overLimit := 0
 		for _, m := range models {
 			row := []string{m}
 			exams, failed, empty, truncated := 0, 0, 0, 0
@@ -191,12 +198,16 @@ func (a *aggregator) f1Tables(keys []cell) []report.Table {
 				row = append(row, report.Fmt(100*c.f1Sum/float64(c.exams), a.opt.Decimals))
 				exams, failed, empty = exams+c.exams, failed+c.failed, empty+c.emptyGoldExams
 				truncated += c.truncated
+				overLimit += c.overLimit
 			}
 			row = append(row, strconv.Itoa(exams), strconv.Itoa(failed), strconv.Itoa(truncated), strconv.Itoa(empty))
 			t.Rows = append(t.Rows, row)
 		}
 		t.Notes = []string{"Mean F1 between the predicted and the gold wrong-question ids (the integers inside [...] of the reply), as the official eval.py; an exam with no gold wrong answer, or a reply naming none, scores 0 and is counted (\"empty gold\"). \"cut by server\": replies to a prompt the server shortened."}
 		t.Notes = append(t.Notes, failedNote(a.opt))
+		if overLimit > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("Exams whose reply names a number of more than %d digits inside [...]: %d. The official eval.py stops on such a reply with ValueError (int() on Python 3.10.7 and later), so it has no official score; it is scored as eval.py scores it without that limit, the number naming no question.", pystr.IntMaxStrDigits, overLimit))
+		}
 		out = append(out, t)
 	}
 	return out
