@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/fsum"
 	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
@@ -19,8 +20,8 @@ type cell struct {
 }
 
 type cellStats struct {
-	f1Sum          float64
-	exams, failed  int // exams counts the failed ones when they are scored (--failed official)
+	f1             fsum.Sum // correctly rounded: the mean does not depend on the records' order
+	exams, failed  int      // exams counts the failed ones when they are scored (--failed official)
 	truncated      int
 	depthHit       [10]int
 	depthTotal     [10]int
@@ -92,7 +93,7 @@ func (a *aggregator) Add(rec *record.Record) error {
 		return fmt.Errorf("record %q has no judgement: run judge before aggregate-ifs", rec.ID())
 	}
 	c.exams++
-	c.f1Sum += *j.Score
+	c.f1.Add(*j.Score)
 	if j.Detail.GoldWrong == 0 {
 		c.emptyGoldExams++
 	}
@@ -135,7 +136,7 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		c := a.cells[k]
 		dims := map[string]string{"mode": k.mode, "length": strconv.Itoa(k.length)}
 		nums := map[string]float64{"length_tokens": float64(k.length)}
-		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "F1", Dims: dims, Nums: nums, Value: nan(100*c.f1Sum, float64(c.exams)), Unit: "percent", N: c.exams, NFailed: c.failed, NTruncated: c.truncated})
+		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "F1", Dims: dims, Nums: nums, Value: nan(100*c.f1.Value(), float64(c.exams)), Unit: "percent", N: c.exams, NFailed: c.failed, NTruncated: c.truncated})
 		for d := range 10 {
 			if c.depthTotal[d] == 0 {
 				continue
@@ -195,7 +196,7 @@ func (a *aggregator) f1Tables(keys []cell) []report.Table {
 					}
 					continue
 				}
-				row = append(row, report.Fmt(100*c.f1Sum/float64(c.exams), a.opt.Decimals))
+				row = append(row, report.Fmt(100*c.f1.Value()/float64(c.exams), a.opt.Decimals))
 				exams, failed, empty = exams+c.exams, failed+c.failed, empty+c.emptyGoldExams
 				truncated += c.truncated
 				overLimit += c.overLimit

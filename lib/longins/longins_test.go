@@ -440,3 +440,34 @@ func TestOverLimitReplies(t *testing.T) {
 		t.Errorf("the F1 table does not count the reply the official eval.py cannot read:\n%s", notes)
 	}
 }
+
+// The mean F1 is a correctly rounded sum (lib/fsum): the same judged exams in
+// any order give the same rows and tables, to the last bit.
+func TestAggregateIgnoresRecordOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var recs []*record.Record
+	for i := range 60 {
+		rec := record.New(fmt.Sprintf("e%d", i))
+		rec.Set("bench", Bench)
+		rec.Set("model", "m")
+		rec.Set("group", map[string]string{"mode": GIST, "length": strconv.Itoa(256 << (i % 2))})
+		rec.Set("judgement", record.Judgement{Score: float64(r.IntN(10)) / float64(1+r.IntN(9)) / 10, Rubric: Rubric, Detail: map[string]any{"hits": []Hit{{ID: 1, Depth: i % 10, Hit: i%3 == 0}}, "gold_wrong": 1}})
+		recs = append(recs, rec)
+	}
+	show := func(recs []*record.Record) string {
+		agg := NewAggregator(aggregate.Options{Decimals: 2})
+		for _, rec := range recs {
+			if err := agg.Add(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, _ := agg.Result()
+		return fmt.Sprintf("%v\n%v", res.Rows, res.Tables)
+	}
+	want := show(recs)
+	for p, other := range testbin.Orders(recs, 4) {
+		if got := show(other); got != want {
+			t.Fatalf("exams in order %d (0 is reversed) give other metrics:\n%s\nwant\n%s", p, got, want)
+		}
+	}
+}
