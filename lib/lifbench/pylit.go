@@ -326,10 +326,7 @@ func (p *litParser) binary(a, b any, sub bool) (any, error) {
 			}
 		}
 	}
-	if p.rules.names {
-		return nil, errors.New("unsupported operand types")
-	}
-	return nil, errors.New("only numbers are added")
+	return nil, errors.New("unsupported operand types")
 }
 
 func (p *litParser) unary() (any, error) {
