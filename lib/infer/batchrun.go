@@ -64,26 +64,13 @@ func (e *engine) batchAPI() error {
 	e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
 	defer e.client.Close()
 
-	var saved map[string]batchState
 	state := ""
 	if opt.Output != "" {
 		state = BatchStateName(opt.Output)
-		var err error
-		if saved, err = readBatchState(state); err != nil {
-			return err
-		}
-		if len(saved) > 0 && !opt.Resume {
-			return app.Usagef("%s holds the batches of an earlier run that did not finish: --resume polls them (nothing is paid twice); remove the file to start over", state)
-		}
-		if len(saved) == 0 && opt.Resume {
-			// Without batches of its own, FILE.partial holds an online run's
-			// answers, which this run's output would overwrite.
-			for _, f := range []string{stream.PartialName(opt.Output), journalName(opt.Output)} {
-				if st, err := os.Stat(f); err == nil && st.Size() > 0 {
-					return app.Usagef("--batch-api --resume: %s holds the answers of an online run, not batches: finish it with --resume without --batch-api, or move it away", f)
-				}
-			}
-		}
+	}
+	saved, err := e.savedBatches(state)
+	if err != nil {
+		return err
 	}
 	dir := os.TempDir()
 	if opt.Output != "" {
@@ -95,18 +82,77 @@ func (e *engine) batchAPI() error {
 	}
 	defer os.RemoveAll(work)
 
-	// Pass 1: keep the records aside and write the requests.
-	spill, err := os.Create(filepath.Join(work, "records.jsonl"))
+	spill, chunks, built, err := e.writeBatchFiles(work)
 	if err != nil {
 		return err
 	}
+	if len(chunks) == 0 {
+		r.Log.Info("--batch-api: no record needs a call")
+		return e.writeKept(spill, batchapi.NewResults(), built)
+	}
+	cl := &batchapi.Client{HTTP: e.client.HTTP, Base: opt.BaseURLs[0], Key: opt.APIKey}
+	if err := e.submit(cl, chunks, saved, state); err != nil {
+		return err
+	}
+	if err := e.pollBatches(cl, chunks); err != nil {
+		return err
+	}
+	res, err := e.downloadResults(cl, chunks)
+	if err != nil {
+		return err
+	}
+	if err := e.writeKept(spill, res, built); err != nil {
+		return err
+	}
+	if state != "" {
+		r.AfterOutput(func() { os.Remove(state) })
+	}
+	return nil
+}
+
+// savedBatches reads the batches an earlier run created for -o FILE
+// (state; "" without -o), and refuses what would pay twice or overwrite
+// answers.
+func (e *engine) savedBatches(state string) (map[string]batchState, error) {
+	if state == "" {
+		return nil, nil
+	}
+	opt := e.opt
+	saved, err := readBatchState(state)
+	if err != nil {
+		return nil, err
+	}
+	if len(saved) > 0 && !opt.Resume {
+		return nil, app.Usagef("%s holds the batches of an earlier run that did not finish: --resume polls them (nothing is paid twice); remove the file to start over", state)
+	}
+	if len(saved) == 0 && opt.Resume {
+		// Without batches of its own, FILE.partial holds an online run's
+		// answers, which this run's output would overwrite.
+		for _, f := range []string{stream.PartialName(opt.Output), journalName(opt.Output)} {
+			if st, err := os.Stat(f); err == nil && st.Size() > 0 {
+				return nil, app.Usagef("--batch-api --resume: %s holds the answers of an online run, not batches: finish it with --resume without --batch-api, or move it away", f)
+			}
+		}
+	}
+	return saved, nil
+}
+
+// writeBatchFiles is the first pass: every record is kept aside in a spill
+// file (its path is returned) while the requests are written to batch
+// files in work, split by endpoint, --batch-max-requests and bytes. built
+// has the calls made, by id.
+func (e *engine) writeBatchFiles(work string) (spillPath string, chunks []*batchChunk, built map[string]*call, err error) {
+	opt := e.opt
+	spill, err := os.Create(filepath.Join(work, "records.jsonl"))
+	if err != nil {
+		return "", nil, nil, err
+	}
 	defer spill.Close()
 	sw := bufio.NewWriterSize(spill, 1<<20)
-	var chunks []*batchChunk
-	built := map[string]*call{}
+	built = map[string]*call{}
 	open := map[string]*batchChunk{} // by url: a batch has one endpoint
 	var buf []byte
-	err = r.Records(func(rec *record.Record) error {
+	err = e.r.Records(func(rec *record.Record) error {
 		buf = append(rec.AppendJSON(buf[:0]), '\n')
 		if _, err := sw.Write(buf); err != nil {
 			return err
@@ -148,19 +194,17 @@ func (e *engine) batchAPI() error {
 	if err == nil {
 		err = sw.Flush()
 	}
-	if err != nil {
-		return err
-	}
-	if len(chunks) == 0 {
-		r.Log.Info("--batch-api: no record needs a call")
-		return e.writeKept(spill.Name(), batchapi.NewResults(), built)
-	}
+	return spill.Name(), chunks, built, err
+}
 
-	cl := &batchapi.Client{HTTP: e.client.HTTP, Base: opt.BaseURLs[0], Key: opt.APIKey}
-	// Submit: a batch of the same requests that an earlier run created is
-	// polled again, not created again.
+// submit uploads and creates each batch, and notes it in the state file:
+// a batch of the same requests that an earlier run created (saved) is
+// polled again, not created again.
+func (e *engine) submit(cl *batchapi.Client, chunks []*batchChunk, saved map[string]batchState, state string) error {
+	r := e.r
 	var sf *os.File
 	if state != "" {
+		var err error
 		if sf, err = os.OpenFile(state, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 			return err
 		}
@@ -197,37 +241,31 @@ func (e *engine) batchAPI() error {
 			}
 		}
 	}
+	return nil
+}
 
-	if err := e.pollBatches(cl, chunks); err != nil {
-		return err
-	}
-
+// downloadResults reads the output and error files of the ended batches.
+func (e *engine) downloadResults(cl *batchapi.Client, chunks []*batchChunk) (*batchapi.Results, error) {
 	res := batchapi.NewResults()
 	for _, ch := range chunks {
 		b := ch.batch
 		if b.Status != batchapi.StatusCompleted {
-			r.Log.Warn("batch did not complete: its requests without a result get an error", "batch", b.ID, "status", b.Status, "errors", batchErrors(b))
+			e.r.Log.Warn("batch did not complete: its requests without a result get an error", "batch", b.ID, "status", b.Status, "errors", batchErrors(b))
 		}
 		for _, id := range []*string{b.OutputFileID, b.ErrorFileID} {
 			if id == nil || *id == "" {
 				continue
 			}
 			var data bytes.Buffer
-			if err := cl.Download(r.Ctx, *id, &data); err != nil {
-				return err
+			if err := cl.Download(e.r.Ctx, *id, &data); err != nil {
+				return nil, err
 			}
 			if err := res.ReadFrom(b.ID+"/"+*id, &data); err != nil {
-				return fmt.Errorf("batch %s: %w", b.ID, err)
+				return nil, fmt.Errorf("batch %s: %w", b.ID, err)
 			}
 		}
 	}
-	if err := e.writeKept(spill.Name(), res, built); err != nil {
-		return err
-	}
-	if state != "" {
-		r.AfterOutput(func() { os.Remove(state) })
-	}
-	return nil
+	return res, nil
 }
 
 func (ch *batchChunk) close() error {

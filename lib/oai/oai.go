@@ -242,33 +242,9 @@ func (c *Client) Complete(ctx context.Context, call Call) (*Completion, error) {
 	arm(call.Total, fmt.Sprintf("no complete answer within %v", call.Total))
 	fb := arm(call.FirstByte, fmt.Sprintf("no first byte within %v", call.FirstByte))
 
-	body := call.Body
-	if call.Head != nil && len(call.Head)+len(body) <= 64<<10 {
-		// A short body goes in one piece: net/http writes an in-memory
-		// body with the headers in one write(); any other reader costs a
-		// second write() per request (at 5,000 requests a second).
-		body = append(append(make([]byte, 0, len(call.Head)+len(body)), call.Head...), body...)
-		call.Head = nil
-	}
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, call.Base+call.Path, bytes.NewReader(body))
+	req, err := c.request(actx, call)
 	if err != nil {
 		return nil, &Error{Kind: KindClient, Message: redact.String(err.Error())}
-	}
-	if call.Head != nil {
-		req.GetBody = func() (io.ReadCloser, error) {
-			return &twoParts{parts: [2][]byte{call.Head, call.Body}}, nil
-		}
-		req.Body, _ = req.GetBody()
-		req.ContentLength = int64(len(call.Head) + len(call.Body))
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if call.Stream {
-		req.Header.Set("Accept", "text/event-stream")
-	} else {
-		req.Header.Set("Accept", "application/json")
-	}
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
@@ -322,6 +298,39 @@ func (c *Client) Complete(ctx context.Context, call Call) (*Completion, error) {
 	}
 	comp.Latency = time.Since(start)
 	return comp, nil
+}
+
+// request builds the HTTP request of a call.
+func (c *Client) request(ctx context.Context, call Call) (*http.Request, error) {
+	body := call.Body
+	if call.Head != nil && len(call.Head)+len(body) <= 64<<10 {
+		// A short body goes in one piece: net/http writes an in-memory
+		// body with the headers in one write(); any other reader costs a
+		// second write() per request (at 5,000 requests a second).
+		body = append(append(make([]byte, 0, len(call.Head)+len(body)), call.Head...), body...)
+		call.Head = nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, call.Base+call.Path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if call.Head != nil {
+		req.GetBody = func() (io.ReadCloser, error) {
+			return &twoParts{parts: [2][]byte{call.Head, call.Body}}, nil
+		}
+		req.Body, _ = req.GetBody()
+		req.ContentLength = int64(len(call.Head) + len(call.Body))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if call.Stream {
+		req.Header.Set("Accept", "text/event-stream")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	return req, nil
 }
 
 // finished reports whether a finish_reason says the reply ended normally:
