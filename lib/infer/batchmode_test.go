@@ -270,7 +270,8 @@ func TestBatchAPIKillResumesPolling(t *testing.T) {
 		b, _ := os.ReadFile(state)
 		return bytes.Contains(b, []byte("batch_id"))
 	})
-	time.Sleep(100 * time.Millisecond) // polling
+	// A poll (GET /v1/batches/ID: llm-sim counts it as "other").
+	waitFor(t, "a poll", func() bool { return s.Stats().ByPath["other"] >= 1 })
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	if s.Stats().ByPath["/v1/batches"] != 1 {

@@ -162,6 +162,9 @@ func exactlyOnce(t *testing.T, recs []*record.Record, n int) (ok, failed int) {
 
 // The first test: 10,000 records, 20% transient faults of every kind.
 func TestTransientFaults10k(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 10,000 records through 2,000 faults (make test runs it)")
+	}
 	const n, key = 10000, "sk-ifkit-test-2f9c1e77"
 	var mu sync.Mutex
 	type event struct {
@@ -313,6 +316,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // answered at most n + j requests in all. The second case kills the resumed
 // run too (n + 2j: each kill loses at most the j answers in flight).
 func TestKill9Resume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: kill -9 trials over 10,000 records (make test runs them)")
+	}
 	const n, j = 10000, 16
 	for _, kills := range [][]int64{{n / 3}, {n / 4, n * 3 / 5}} {
 		t.Run(fmt.Sprintf("%d kills", len(kills)), func(t *testing.T) {

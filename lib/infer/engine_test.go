@@ -48,9 +48,9 @@ func TestWindowBoundsHeadOfLine(t *testing.T) {
 		code, stdout, stderr = runBatch(t, nil, "--base-url", srv.URL, "--model", "m", "-j", fmt.Sprint(j), "--window", fmt.Sprint(window), in)
 	}()
 	// Record 0 is taken out of the queue by the writer, records 1..window
-	// fill it: window+1 requests, then nothing more until record 0 returns.
+	// fill it: window+1 requests, then nothing more until record 0 returns
+	// (TestRecordWriterWindowBound shows that admission stops there).
 	waitFor(t, "the window to fill", func() bool { return calls.Load() >= window+1 })
-	time.Sleep(200 * time.Millisecond)
 	if got := calls.Load(); got != window+1 {
 		t.Fatalf("%d requests sent behind a stuck one, want exactly %d (window %d)", got, window+1, window)
 	}
