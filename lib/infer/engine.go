@@ -543,13 +543,23 @@ func (e *engine) work(it *item) {
 		avoid = ep
 		e.lim.release()
 		holding = false
-		if sleep(e.stop, backoff(max(tries, 1), last.RetryAfter, &e.opt)) != nil {
+		if e.backOff(tries, last) != nil {
 			it.drop = true
 			return
 		}
 	}
 	e.fail(it.rec, &record.Error{Kind: last.Kind, Status: last.Status, Message: last.Message, Attempts: attempts})
 	e.jr.add(it.rec, it.fp)
+}
+
+// backOff waits before retry number tries: the server's Retry-After, else
+// a jittered back-off (backoff). An error means the run is stopping.
+func (e *engine) backOff(tries int, last *oai.Error) error {
+	wait := sleep
+	if e.opt.retryWait != nil {
+		wait = e.opt.retryWait
+	}
+	return wait(e.stop, backoff(max(tries, 1), last.RetryAfter, &e.opt))
 }
 
 // gate waits until an attempt may go: --rpm, --tpm, and an outage of every

@@ -8,6 +8,7 @@
 package infer
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -58,6 +59,10 @@ type Options struct {
 	OutageWait     time.Duration // how long records wait when every endpoint is down (0: not at all)
 	Batch          BatchOptions  // OpenAI Batch export, import or API instead of calls
 	Dispatch       string        // DispatchPrefix or DispatchInput ("": input), see dispatch.go
+
+	// retryWait, when set (tests), waits each retry's back-off instead of
+	// sleep, so a test sees every wait the engine decided on.
+	retryWait func(ctx context.Context, d time.Duration) error
 }
 
 // Defaults returns the options every flag defaults to.

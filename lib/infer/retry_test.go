@@ -1,0 +1,105 @@
+package infer
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/sim"
+)
+
+// TestTransientFaults10k once failed on a loaded machine with "retried
+// 73.88ms after a 429 with Retry-After 80ms", measured by the server's
+// clock. The engine cannot retry early (the wait is a timer started after
+// the 429 arrived); what the server saw was an attempt the client had
+// already given up on (--timeout-first-byte) reaching the fault plan late,
+// after the retry's 429. This is that order of events, made certain: the
+// first attempt is held in the server until the second got its 429. The
+// engine waited the Retry-After exactly once, and the server's clock would
+// have called the stale attempt an early retry.
+func TestRetryAfterWithStaleAttempt(t *testing.T) {
+	const retryAfter = 80 * time.Millisecond
+	var mu sync.Mutex
+	type event struct {
+		at    time.Time
+		fault sim.Fault
+	}
+	var events []event // as the server's fault plan sees them
+	got429 := make(chan struct{})
+	t.Cleanup(func() {
+		select {
+		case <-got429:
+		default:
+			close(got429) // a failed test must not leave the handler blocked
+		}
+	})
+	calls := 0
+	opt := sim.DefaultOptions()
+	opt.RetryAfter = retryAfter
+	opt.FaultPlan = func(seq uint64, req *sim.Request) sim.Fault {
+		mu.Lock()
+		calls++
+		call := calls
+		mu.Unlock()
+		f := sim.NoFault
+		switch call {
+		case 1:
+			<-got429 // the client times out meanwhile and retries
+		case 2:
+			f = sim.Fault429
+		}
+		mu.Lock()
+		events = append(events, event{time.Now(), f})
+		mu.Unlock()
+		if call == 2 {
+			close(got429)
+		}
+		return f
+	}
+	s := startSim(t, opt)
+	var wmu sync.Mutex
+	var waits []time.Duration
+	tool := waitsTool(func(d time.Duration) {
+		wmu.Lock()
+		waits = append(waits, d)
+		wmu.Unlock()
+	})
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	code, stdout, stderr := runTool(t, tool, nil, "--base-url", s.BaseURL(), "--model", sim.DefaultModel, "-j", "1",
+		"--retry-base", "1ms", "--timeout-first-byte", "300ms", "--stats", stats, writeInput(t, 1, 4))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if ok, _ := exactlyOnce(t, parseLines(t, stdout), 1); ok != 1 {
+		t.Fatalf("no answer: %s", stdout)
+	}
+	var sum Summary
+	if b, err := os.ReadFile(stats); err != nil || record.Unmarshal(b, &sum) != nil {
+		t.Fatalf("--stats: %v", err)
+	}
+	wmu.Lock()
+	defer wmu.Unlock()
+	// One Retry-After wait per 429 the client received, and the jittered
+	// waits after timeouts at most --retry-base.
+	n429 := int64(0)
+	for _, d := range waits {
+		switch {
+		case d == retryAfter:
+			n429++
+		case d > time.Millisecond:
+			t.Fatalf("a back-off of %v (all: %v)", d, waits)
+		}
+	}
+	if n429 != sum.Requests.FailedByHTTP["429"] || n429 == 0 {
+		t.Fatalf("%d waits of %v for %d 429s received (waits %v)", n429, retryAfter, sum.Requests.FailedByHTTP["429"], waits)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// What the server saw right after its 429 was not a retry.
+	if len(events) != 3 || events[0].fault != sim.Fault429 || events[1].fault != sim.NoFault {
+		t.Fatalf("the server saw %v, want the 429 first, then the stale attempt, then the retry", events)
+	}
+}
