@@ -105,7 +105,7 @@ func (e *engine) batchAPI() error {
 		return err
 	}
 	if state != "" {
-		r.AfterOutput(func() { os.Remove(state) })
+		r.AfterComplete(func() { os.Remove(state) })
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -744,5 +745,59 @@ func TestFailedStartLeavesNoJournal(t *testing.T) {
 		if _, err := os.Stat(journalName(out)); !os.IsNotExist(err) {
 			t.Fatalf("journal left behind: %v", err)
 		}
+	}
+}
+
+// A resumed run stopped by SIGTERM before it reached the earlier answers of
+// some records (here: the input in reverse order, so all of them) keeps the
+// earlier outputs it read: the next --resume pays for none of them again.
+func TestSigtermOfResumedRunKeepsEarlierAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a kill -9 and a SIGTERM trial (make test runs it)")
+	}
+	const n, j = 400, 4
+	opt := sim.DefaultOptions()
+	opt.Latency = 5 * time.Millisecond
+	s := startSim(t, opt)
+	in := writeInput(t, n, 8)
+	b, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	slices.Reverse(lines)
+	rev := filepath.Join(t.TempDir(), "reversed.jsonl")
+	if err := os.WriteFile(rev, bytes.Join(lines, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.jsonl.zst")
+	sent := func() int64 { return s.Stats().ByPath["/v1/chat/completions"] }
+	args := func(input string) []string {
+		return []string{"--base-url", s.BaseURL(), "--model", sim.DefaultModel, "-j", fmt.Sprint(j), "--resume", "-o", out, input}
+	}
+	cmd, _ := childBatch(t, args(in)...)
+	waitFor(t, "300 requests", func() bool { return sent() >= 300 })
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	killed := sent()
+	cmd, stderr := childBatch(t, args(rev)...)
+	waitFor(t, "20 more requests", func() bool { return sent() >= killed+20 })
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err == nil {
+		t.Fatalf("the resumed run finished before SIGTERM: %s", stderr)
+	}
+	code, _, errText := runBatch(t, nil, args(in)...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, errText)
+	}
+	if ok, _ := exactlyOnce(t, readRecords(t, out), n); ok != n {
+		t.Fatalf("%d answered of %d", ok, n)
+	}
+	// The kill loses at most the j in flight; SIGTERM loses none.
+	if total := sent(); total > n+j {
+		t.Fatalf("%d requests for %d records: earlier answers were paid again", total, n)
+	}
+	if left, _ := filepath.Glob(stream.PartialName(out) + "*"); len(left) > 0 {
+		t.Fatalf("left behind: %v", left)
 	}
 }

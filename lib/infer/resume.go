@@ -28,10 +28,11 @@ import (
 // FILE.partial.resume-N. lib/app writes the new
 // output to FILE.partial and creates it (truncating) on the first write, so
 // the earlier FILE.partial is first renamed to FILE.partial.resume-N. Those
-// aside files stay sources until the new output has reached the disk (closed,
-// or abandoned after a signal): a kill at any moment leaves every answered
-// record in FILE, FILE.partial or an aside file, and the next --resume reads
-// them all.
+// aside files stay sources until the new output is complete: a kill or a
+// signal at any moment leaves every answered record in FILE, FILE.partial or
+// an aside file, and the next --resume reads them all. (A run stopped by a
+// signal has not written the earlier answers of the records it had not
+// reached yet.)
 //
 // Nothing is copied here: each usable earlier record is spilled once to a
 // plain temporary file (FILE.partial.spill, or one in os.TempDir when writing
@@ -99,7 +100,9 @@ func (e *engine) earlierOutputs() ([]string, error) {
 		add(f)
 	}
 	if len(asides) > 0 {
-		e.r.AfterOutput(func() {
+		// Only a complete output holds every earlier answer: an
+		// interrupted one lacks those of the records it had not reached.
+		e.r.AfterComplete(func() {
 			for _, a := range asides {
 				os.Remove(a)
 			}
