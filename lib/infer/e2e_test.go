@@ -27,10 +27,14 @@ var batchTool = app.Tool{Name: "infer-batch", ArgsUsage: "[FILE...]", Flags: Fla
 
 const childEnv = "IFKIT_INFER_TEST_CHILD"
 
-// TestMain lets a test re-execute this binary as infer-batch, to kill it.
+// TestMain lets a test re-execute this binary as infer-batch (or, with
+// childEnv=judge, as judgeTool), to kill it.
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "1" {
+	switch os.Getenv(childEnv) {
+	case "1":
 		app.Main(batchTool)
+	case "judge":
+		app.Main(judgeTool(new(Options), nil))
 	}
 	os.Exit(m.Run())
 }
@@ -302,8 +306,14 @@ func TestTransientFaults10k(t *testing.T) {
 // childBatch starts this test binary as infer-batch.
 func childBatch(t *testing.T, args ...string) (*exec.Cmd, *lockedBuf) {
 	t.Helper()
+	return childTool(t, "1", args...)
+}
+
+// childTool starts this test binary as the tool TestMain names mode.
+func childTool(t *testing.T, mode string, args ...string) (*exec.Cmd, *lockedBuf) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), childEnv+"=1")
+	cmd.Env = append(os.Environ(), childEnv+"="+mode)
 	var errb lockedBuf
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {

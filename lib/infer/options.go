@@ -162,8 +162,8 @@ func EngineFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "timeout-first-byte", Value: d.FirstByte, Category: catEngine, Usage: "wait for the response headers or the first streamed event; without --stream servers answer only when the whole generation is done, so long generations want --stream (then a stall is caught by --timeout-idle) (0: none)"},
 		&cli.DurationFlag{Name: "timeout-idle", Value: d.IdleTimeout, Category: catEngine, Usage: "streaming: longest pause between events (0: none)"},
 		&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Category: catEngine, Usage: "one attempt, start to end (0: none)"},
-		&cli.BoolFlag{Name: "resume", Category: catEngine, Usage: "continue an earlier run: read the ids already answered in -o FILE (and FILE.partial, even truncated or compressed) and send only the rest"},
-		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s) whose answers to the same requests are reused instead of sent again (implies --resume)"},
+		&cli.BoolFlag{Name: "resume", Category: catEngine, Usage: "continue an earlier run: read the ids already answered in -o FILE (and FILE.partial, even truncated or compressed, and its journal) or in the run -o DIR/ holds, and send only the rest"},
+		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s), partitioned folders (-o DIR/) or folders of shard parts whose answers to the same requests are reused instead of sent again (implies --resume)"},
 		&cli.BoolFlag{Name: "retry-errors", Category: catEngine, Usage: "with --resume: send again every record that ended with \"error\" (transient ones — network, timeout, bad, cut or aborted replies, " + oai.RetriedStatuses + " — are sent again anyway; this adds " + oai.FinalStatuses + ", other 4xx and context_length)"},
 		&cli.DurationFlag{Name: "outage-wait", Value: d.OutageWait, Category: catEngine, Usage: "when every endpoint fails (network errors, 5xx) after one has answered, records wait this long for one to come back instead of using up their retries (0: no waiting)"},
 		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
@@ -225,6 +225,11 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.Output = r.String("output")
 	if o.Output == "-" {
 		o.Output = ""
+	}
+	if f := r.LakeRunFile(); f != "" {
+		// -o DIR/: the journal and --resume's files are DIR/_run.partial.*,
+		// and the earlier parts come from app (EarlierParts).
+		o.Output = f
 	}
 	o.Grace = r.Duration("grace")
 	o.OutageWait = r.Duration("outage-wait")

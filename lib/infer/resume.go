@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +16,9 @@ import (
 	"syscall"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/lake"
 	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/parts"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
 )
@@ -67,10 +70,22 @@ func (e *engine) earlierOutputs() ([]string, error) {
 		if out := e.opt.Output; out != "" && (sameName(f, stream.PartialName(out)) || sameName(f, journalName(out))) {
 			continue // set aside and read with -o below
 		}
-		if _, err := os.Stat(f); err != nil {
+		st, err := os.Stat(f)
+		if err != nil {
 			return nil, app.Usagef("--resume-from: %v", err)
 		}
-		from = append(from, f)
+		if !st.IsDir() {
+			from = append(from, f)
+			continue
+		}
+		files, err := folderOutputs(f)
+		if err != nil {
+			return nil, err
+		}
+		from = append(from, files...)
+	}
+	for _, f := range e.r.EarlierParts() {
+		add(f)
 	}
 	if out := e.opt.Output; out != "" {
 		if _, err := os.Stat(out); err == nil {
@@ -220,6 +235,36 @@ func (e *engine) finishResume() error {
 		e.r.Log.Warn("--resume: earlier records whose ids are not in the input are not in this output (they stay in the --resume-from files)", "ids", len(x.byID))
 	}
 	return nil
+}
+
+// folderOutputs are the earlier outputs in a folder given to --resume-from:
+// a partitioned run's (-o DIR/) or a folder of shard parts (--shard), with
+// what their runs left unfinished (hidden or .partial parts, journals,
+// set-aside files). Another folder is a usage error.
+func folderOutputs(dir string) ([]string, error) {
+	if !lake.IsLake(dir) {
+		if n, err := parts.FolderCount(dir); err != nil || n == 0 {
+			return nil, app.Usagef("--resume-from %s: a folder must hold a partitioned run (-o DIR/, with its %s) or shard parts (part-IIIII-of-NNNNN)", dir, lake.ManifestName)
+		}
+	}
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		name := d.Name()
+		for _, skip := range []string{".json", ".lock", ".spill", ".batches"} {
+			if strings.HasSuffix(name, skip) {
+				return nil // manifests, locks, and the files that hold no records
+			}
+		}
+		files = append(files, p)
+		return nil
+	})
+	if err != nil {
+		return nil, app.Usagef("--resume-from %s: %v", dir, err)
+	}
+	return files, nil
 }
 
 // earlierKey tells earlier records of one id apart: the same id may have

@@ -144,14 +144,17 @@ func (w *Writer) Close() error {
 }
 
 // Abandon leaves the open parts under their hidden names, for a run that
-// stopped early: no reader mistakes them for complete parts.
-func (w *Writer) Abandon() {
+// stopped early: no reader mistakes them for complete parts, and --resume
+// reads them. It reports whether they could be flushed.
+func (w *Writer) Abandon() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	var errs []error
 	for rel, p := range w.open {
-		p.out.Abandon()
+		errs = append(errs, p.out.Abandon())
 		delete(w.open, rel)
 	}
+	return errors.Join(errs...)
 }
 
 // Parts lists the completed parts by path.
