@@ -148,6 +148,7 @@ func (r *Run) setAsideParts() error {
 	for _, f := range slices.Backward(folders) {
 		os.Remove(f) // only when empty
 	}
+	os.Remove(earlier) // only when empty: a folder with no run has nothing to set aside
 	r.lake.earlier = listFiles(earlier)
 	r.AfterComplete(func() { os.RemoveAll(earlier) })
 	return nil
@@ -211,6 +212,13 @@ func (r *Run) lakeCompression() stream.Compression {
 func (r *Run) finishLake(runErr error) error {
 	l := r.lake
 	m := l.manifest
+	var ue *usageError
+	if errors.As(runErr, &ue) && l.w.Records() == 0 && l.earlier == nil {
+		// The tool refused its flags before writing anything: as a usage
+		// error found at the start, it leaves no unfinished run behind.
+		os.Remove(filepath.Join(l.dir, lake.ManifestName))
+		return runErr
+	}
 	kept := false // every record written is on disk, in complete or hidden parts
 	if runErr == nil {
 		runErr = l.w.Close()
