@@ -19,6 +19,7 @@ import (
 	"github.com/ifkit/ifkit/lib/lake"
 	"github.com/ifkit/ifkit/lib/parts"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/urfave/cli/v2"
 )
@@ -71,7 +72,7 @@ func (r *Run) setupLake(dir string) error {
 	r.trackRun = true
 	r.lake.w = lake.Create(dir, keys, r.lakeCompression(), partExt(r.String("compress")))
 	r.lake.manifest = &lake.Manifest{
-		Version: Version, Tool: r.toolName(), Command: parts.Command(os.Args),
+		Version: Version, Tool: r.toolName(), Command: redact.Args(os.Args),
 		PartitionBy: lake.Names(keys), Parts: []lake.Part{}, Created: r.Created(),
 	}
 	return nil
@@ -274,13 +275,10 @@ func (r *Run) toolName() string {
 // is written, so they are not part of a run's identity.
 var outputOnly = []string{"output", "force", "compress", "progress", "log-format", "max-failures", "partition-by"}
 
-// secretName matches flags that hold a secret or name its file (api-key-file,
-// judge-api-key-file, …) but not max-tokens or tokenizer.
-var secretName = regexp.MustCompile(`(?i)(^|-)(api-?key|key|secret|password|passwd|token)(-file)?$`)
-
 // settings are the flags set on the command line as name=value, sorted: all
-// but the output-only ones (common, and the tool's Tool.OutputFlags) and any
-// named like a secret (or a secret's file).
+// but the output-only ones (common, and the tool's Tool.OutputFlags) and
+// those marked secret where they are declared (redact.Flag); the values as
+// redact.Value writes them.
 func (r *Run) settings() []string {
 	var out []string
 	for _, name := range r.FlagNames() {
@@ -289,11 +287,10 @@ func (r *Run) settings() []string {
 			continue
 		}
 		name = f.Names()[0]
-		if slices.Contains(outputOnly, name) || slices.Contains(r.outputFlags, name) || secretName.MatchString(name) {
+		if slices.Contains(outputOnly, name) || slices.Contains(r.outputFlags, name) || redact.IsFlag(name) {
 			continue
 		}
-		// parts.Command masks credentials in URLs (user:password@host).
-		s := parts.Command([]string{name + "=" + r.flagValue(f, name)})[0]
+		s := name + "=" + redact.Value(r.flagValue(f, name))
 		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}

@@ -121,7 +121,7 @@ func EndpointFlags(prefix string) []cli.Flag {
 			Usage: "OpenAI-compatible endpoint `URL` (…/v1); repeat or comma-separate for several, balanced by least in flight"},
 		&cli.StringFlag{Name: prefix + "model", Category: catEndpoint,
 			Usage: "model `NAME` sent with each request (default: the endpoint's only model from /v1/models)"},
-		&cli.StringFlag{Name: prefix + "api-key-file", Category: catEndpoint,
+		&cli.StringFlag{Name: redact.Flag(prefix + "api-key-file"), Category: catEndpoint,
 			Usage: "read the API key from `FILE` (default: $" + keyEnv + "; keys are never taken from argv nor written anywhere)"},
 		&cli.BoolFlag{Name: prefix + "stream", Category: catEndpoint,
 			Usage: "stream answers (SSE) to measure time to first token (ttft_ms)"},

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
@@ -55,7 +56,9 @@ func (w *Writer) folderOf(rec *record.Record) (string, map[string]*string, error
 		if err != nil {
 			return "", nil, err
 		}
-		vals[i], present[i] = v, ok
+		// A folder name is written as it is: a key that reached a value (a
+		// model name a server made up) is masked here.
+		vals[i], present[i] = redact.String(v), ok
 	}
 	rel, m := folder(w.keys, vals, present)
 	return rel, m, nil
