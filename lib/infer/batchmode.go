@@ -105,6 +105,7 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 			return app.Usagef("--batch-export writes one file of Batch request lines, not a partitioned folder: give -o FILE (or none)")
 		}
 		e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+		e.client.MaxReply = opt.MaxReply
 		defer e.client.Close()
 		if opt.Model != "" {
 			if err := e.modelKnown(); err != nil {
@@ -114,6 +115,7 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 		err = e.export()
 	case len(opt.Batch.Import) > 0:
 		e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+		e.client.MaxReply = opt.MaxReply
 		defer e.client.Close()
 		if err := e.modelKnown(); err != nil {
 			return err

@@ -73,6 +73,7 @@ func (e *engine) batchAPI() error {
 		r.Log.Warn("--batch-api runs every batch on the first --base-url", "endpoint", oai.Label(opt.BaseURLs[0]))
 	}
 	e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+	e.client.MaxReply = opt.MaxReply
 	defer e.client.Close()
 
 	state := ""

@@ -90,6 +90,7 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 	}
 	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats()}
 	e.client = oai.New(opt.Concurrency, opt.ConnectTimeout, opt.APIKey)
+	e.client.MaxReply = opt.MaxReply
 	defer e.client.Close()
 	e.eps = newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)
 	e.lim = newLimiter(opt.Concurrency, opt.Adaptive)

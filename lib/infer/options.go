@@ -9,6 +9,10 @@ package infer
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,6 +63,7 @@ type Options struct {
 	OutageWait     time.Duration // how long records wait when every endpoint is down (0: not at all)
 	Batch          BatchOptions  // OpenAI Batch export, import or API instead of calls
 	Dispatch       string        // DispatchPrefix or DispatchInput ("": input), see dispatch.go
+	MaxReply       int64         // bytes of one reply, streamed or not (0: oai.MaxBody)
 
 	// retryWait, when set (tests), waits each retry's back-off instead of
 	// sleep, so a test sees every wait the engine decided on.
@@ -168,6 +173,7 @@ func EngineFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "outage-wait", Value: d.OutageWait, Category: catEngine, Usage: "when every endpoint fails (network errors, 5xx) after one has answered, records wait this long for one to come back instead of using up their retries (0: no waiting)"},
 		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
 		&cli.StringFlag{Name: "stats", Category: catEngine, Usage: "write run statistics as JSON to `FILE` (counts, latency and TTFT percentiles, tokens, throughput)"},
+		&cli.StringFlag{Name: "max-reply", Value: "64MiB", Category: catEngine, Usage: "longest reply read, streamed or not (`SIZE`: bytes, or with KiB, MiB, GiB); a longer one fails the record with kind " + oai.KindTooLarge + ", not retried, so memory stays within a few times SIZE per request in flight"},
 	}, append(batchFlags(), dispatchFlag())...)
 }
 
@@ -236,7 +242,39 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.StatsFile = r.String("stats")
 	o.Batch = batchOptionsFromFlags(r)
 	o.Dispatch = r.String("dispatch")
+	n, err := parseSize(r.String("max-reply"))
+	if err == nil && n > stream.MaxLine/2 {
+		err = fmt.Errorf("at most %dMiB: the record that holds a longer reply would be too long for the next stage (%d MiB a line)", stream.MaxLine/2>>20, stream.MaxLine>>20)
+	}
+	if err != nil {
+		return o, app.Usagef("--max-reply %q: %v", r.String("max-reply"), err)
+	}
+	o.MaxReply = n
 	return o, o.validate()
+}
+
+// parseSize reads a size: bytes, or a number with KiB, MiB or GiB (K, M, G
+// mean the same), at least 1 KiB.
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		n      int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if v, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(v), u.n
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	switch {
+	case err != nil:
+		return 0, errors.New("want bytes, or a whole number with KiB, MiB or GiB")
+	case n > math.MaxInt64/mult || n*mult < 1<<10:
+		return 0, errors.New("want from 1KiB to a few GiB")
+	}
+	return n * mult, nil
 }
 
 func (o *Options) validate() error {

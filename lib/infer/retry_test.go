@@ -1,9 +1,14 @@
 package infer
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,5 +106,67 @@ func TestRetryAfterWithStaleAttempt(t *testing.T) {
 	// What the server saw right after its 429 was not a retry.
 	if len(events) != 3 || events[0].fault != sim.Fault429 || events[1].fault != sim.NoFault {
 		t.Fatalf("the server saw %v, want the 429 first, then the stale attempt, then the retry", events)
+	}
+}
+
+// A huge Retry-After (a broken or hostile server's) waits --retry-after-max,
+// not a negative time that retries at once.
+func TestHugeRetryAfterIsCapped(t *testing.T) {
+	for _, header := range []string{"Retry-After", "Retry-After-Ms"} {
+		t.Run(header, func(t *testing.T) {
+			var calls atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet { // the start-up check of /v1/models
+					fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
+					return
+				}
+				if calls.Add(1) == 1 {
+					w.Header().Set(header, "1e300")
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				}
+				fmt.Fprint(w, `{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}]}`)
+			}))
+			defer srv.Close()
+			var waits []time.Duration
+			tool := waitsTool(func(d time.Duration) { waits = append(waits, d) })
+			code, _, stderr := runTool(t, tool, nil, "--base-url", srv.URL, "--model", "m", "-j", "1", "--retry-base", "1ms", "--retry-after-max", "30ms", writeInput(t, 1, 4))
+			if code != 0 || len(waits) != 1 || waits[0] != 30*time.Millisecond {
+				t.Fatalf("exit %d, back-offs %v; want one of --retry-after-max 30ms: %s", code, waits, stderr)
+			}
+		})
+	}
+}
+
+// --max-reply bounds a reply: a longer one fails the record with its own
+// kind after one attempt (a runaway stream is not asked for again).
+func TestMaxReply(t *testing.T) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
+			return
+		}
+		calls.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for range 10_000 {
+			fmt.Fprint(w, `data: {"choices":[{"delta":{"content":"the same words again "}}]}`+"\n\n")
+		}
+		fmt.Fprint(w, `data: {"choices":[{"delta":{},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	code, stdout, stderr := runBatch(t, nil, "--base-url", srv.URL, "--model", "m", "--stream", "--max-reply", "100KiB", "--max-failures", "inf", writeInput(t, 1, 4))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var e record.Error
+	recs := parseLines(t, stdout)
+	if len(recs) != 1 || recs[0].Decode("error", &e) != nil || e.Kind != "reply_too_large" || e.Attempts != 1 || calls.Load() != 1 {
+		t.Fatalf("%d calls; %s", calls.Load(), stdout)
+	}
+	for _, bad := range []string{"64MB", "0", "12x", "10", "1GiB"} {
+		if code, _, stderr := runBatch(t, nil, "--base-url", srv.URL, "--max-reply", bad, writeInput(t, 1, 4)); code != 2 || !strings.Contains(stderr, "--max-reply") {
+			t.Errorf("--max-reply %s: exit %d: %s", bad, code, stderr)
+		}
 	}
 }
