@@ -443,7 +443,6 @@ func (e *engine) stopErr() error {
 }
 
 func (e *engine) fail(rec *record.Record, re *record.Error) {
-	e.st.failure(re.Kind)
 	// The model under test is known even when every attempt failed, and the
 	// aggregate counts the failure against it. A judge's model is not the
 	// record's model, so the judge role leaves the field alone.

@@ -205,7 +205,6 @@ func (e *engine) takeEarlier(it *item) error {
 		var re record.Error
 		old.Decode("error", &re)
 		e.r.CountFailure(&re)
-		e.st.failed.Add(1)
 	}
 	var resp struct {
 		Cut bool `json:"server_truncated"`
