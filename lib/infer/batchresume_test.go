@@ -226,3 +226,29 @@ func TestBatchImportInterruptedAdvice(t *testing.T) {
 		t.Fatalf("%d answered", ok)
 	}
 }
+
+// --batch-api writes a partitioned folder too, and --resume of the
+// complete folder pays nothing.
+func TestBatchAPIPartitioned(t *testing.T) {
+	bs := newBatchServer(t)
+	const n = 12
+	in := writeBenchInput(t, n, 5)
+	dir := filepath.Join(t.TempDir(), "lake") + "/"
+	args := []string{"--resume", "--batch-api", "--batch-poll", "20ms", "--base-url", bs.url, "--model", sim.DefaultModel, "--partition-by", "bench", "-o", dir, in}
+	for range 2 {
+		if code, _, stderr := runBatch(t, nil, args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if ok, _ := exactlyOnce(t, readLake(t, dir), n); ok != n {
+			t.Fatalf("%d answered", ok)
+		}
+		if bs.created.Load() != 1 || bs.completions() != n {
+			t.Fatalf("%d batches, %d requests", bs.created.Load(), bs.completions())
+		}
+	}
+	for _, left := range []string{"_*partial*", "_earlier", ".ifkit-batch-*"} {
+		if m, _ := filepath.Glob(filepath.Join(dir, left)); len(m) > 0 {
+			t.Fatalf("left behind: %v", m)
+		}
+	}
+}
