@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/official"
@@ -50,7 +51,11 @@ func fetchOfficial(r *app.Run) error {
 		}
 	}
 	dir := r.String("official")
-	f := &official.Fetcher{Dir: dir, Base: r.String("mirror"), Client: &http.Client{}}
+	// A server that accepts the connection but never answers must not hang
+	// the run; a large file may still take as long as it takes.
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.ResponseHeaderTimeout = time.Minute
+	f := &official.Fetcher{Dir: dir, Base: r.String("mirror"), Client: &http.Client{Transport: transport}}
 	if r.Bool("check") {
 		f.Base = ""
 	}
