@@ -217,14 +217,7 @@ func TestGridEngine(t *testing.T) {
 	g := startGridEngine(t)
 	url := StartSim(t, "--skill", "1")
 	co := checkout(t, filepath.Join(g.root, "work"))
-	requests := filepath.Join(co, "out", "ifscale", "requests.jsonl.zst")
-	os.MkdirAll(filepath.Dir(requests), 0o755)
-	gen := exec.Command("bash", "-c", "gen-context ifscale --densities 10,20,30,40,50,60,70,80 --seeds 0,1,2,3 | expand-templates --compress zstd -o "+requests)
-	gen.Env = Env()
-	if out, err := gen.CombinedOutput(); err != nil {
-		t.Fatalf("making requests: %v\n%s", err, out)
-	}
-	want := ids(t, requests)
+	_, want := clusterRequests(t, co)
 	parts := filepath.Join("out", "ifscale", "parts")
 	env := []string{"OPENAI_BASE_URL=" + url, "REQUESTS=out/ifscale/requests.jsonl.zst", "OUT=" + parts, "JOBS=4"}
 	template := "pipelines/gridengine/infer-array.sge"
