@@ -9,6 +9,7 @@ import (
 	"github.com/ifkit/ifkit/lib/lake"
 	"github.com/ifkit/ifkit/lib/parts"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
@@ -136,7 +137,7 @@ func (r *Run) startPart() error {
 	}
 	m := &parts.Manifest{
 		Shard: r.Shard.I, Count: r.Shard.N, Part: filepath.Base(r.parts.path), Input: inputs,
-		Version: Version, Tool: r.Tool, Command: parts.Command(os.Args),
+		Version: Version, Tool: r.Tool, Command: redact.Args(os.Args),
 		Host: host, PID: os.Getpid(), Job: job, Started: time.Now().UTC(),
 	}
 	r.parts.manifest = m

@@ -24,6 +24,7 @@ var (
 	cased         = Unicode.Prop("Cased")
 	caseIgnorable = Unicode.Prop("Case_Ignorable")
 	xidContinue   = Unicode.Prop("XID_Continue")
+	xidStart      = Unicode.Prop("XID_Start")
 )
 
 // IsSpace is str.isspace for one character: White_Space plus the
@@ -142,6 +143,10 @@ func IsPrintable(r rune) bool {
 // IsIdentifierChar is whether r may continue a Python identifier
 // (XID_Continue, which holds the underscore and the digits).
 func IsIdentifierChar(r rune) bool { return xidContinue.Contains(r) }
+
+// IsIdentifierStart is whether r may start a Python identifier (XID_Start
+// or the underscore).
+func IsIdentifierStart(r rune) bool { return r == '_' || xidStart.Contains(r) }
 
 // Atoi is int() of a string of decimal digits of any script (what \d+
 // captured): ok is false when s is empty, holds another character, or the
