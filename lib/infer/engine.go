@@ -269,6 +269,9 @@ func (e *engine) run() error {
 	if werr := p.w.close(); werr != nil {
 		return werr
 	}
+	if c := context.Cause(e.stop); err == nil && c != nil && !errors.Is(c, context.Canceled) {
+		err = c // a fatal error (count.go) after the last record was read
+	}
 	if err == nil && e.r.Ctx.Err() != nil {
 		err = e.r.Ctx.Err()
 	}

@@ -97,6 +97,10 @@ const (
 	catEngine   = "Inference engine:"
 )
 
+// maxKeyFile bounds an --api-key-file: a key is a line, and a mistyped path
+// (/dev/zero, a dataset) must not be read into memory.
+const maxKeyFile = 64 << 10
+
 // Flags returns the endpoint flags for a role and the shared engine flags.
 //
 // Prefixed (one set per endpoint role, e.g. "judge-"): base-url, model,
@@ -193,7 +197,7 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.Model = r.String(prefix + "model")
 	keyEnv := envName(prefix, "API_KEY")
 	if f := r.String(prefix + "api-key-file"); f != "" {
-		b, err := stream.ReadFile(f)
+		b, err := stream.ReadFileMax(f, maxKeyFile)
 		if err != nil {
 			return o, app.Usagef("--%sapi-key-file: %v", prefix, err)
 		}

@@ -8,8 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/ifkit/ifkit/lib/pystr"
 )
 
 // Evaluated Python values, for str() and for the find_dup rubric. None is
@@ -417,7 +418,7 @@ func identifier(s string) string {
 		if ascii && !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || n > 0 && r >= '0' && r <= '9') {
 			break
 		}
-		if !ascii && !(identAt(s, n) && (n > 0 || !unicode.IsDigit(r) && !unicode.In(r, unicode.Mn, unicode.Mc, unicode.Pc))) {
+		if !ascii && !(identAt(s, n) && (n > 0 || pystr.IsIdentifierStart(r))) {
 			return "" // a non-ASCII character that cannot be in an identifier: a SyntaxError
 		}
 		n += size
@@ -431,7 +432,7 @@ func identAt(s string, i int) bool {
 		return false
 	}
 	r, _ := utf8.DecodeRuneInString(s[i:])
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Other_ID_Start, r) || unicode.In(r, unicode.Mn, unicode.Mc, unicode.Nl, unicode.Pc)
+	return pystr.IsIdentifierChar(r)
 }
 
 // items reads "a, b, ...)" up to close; comma says whether one was seen

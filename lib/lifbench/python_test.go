@@ -280,6 +280,11 @@ func TestUnicodeEscapeNames(t *testing.T) {
 		{`\N{CJK COMPATIBILITY IDEOGRAPH-F900}`, "\uf900"},
 		{`\N{BYZANTINE MUSICAL SYMBOL FHTORA SKLIRON CHROMA VASIS}`, "𝃅"},
 		{`\N{TANGUT IDEOGRAPH-17000}`, "error"},
+		// Characters added after Unicode 13.0 have no name in Python 3.10.
+		{`\N{KAWI LETTER A}`, "error"},
+		{`\N{ARABIC LETTER ALEF WITH ATTACHED FATHA}`, "error"},
+		{`\N{CJK UNIFIED IDEOGRAPH-31350}`, "error"}, // Extension H, 15.0
+		{`\N{CJK UNIFIED IDEOGRAPH-30000}`, "\U00030000"},
 		{`\N{LATIN CAPITAL LETTER A WITH MACRON AND GRAVE}`, "error"}, // a named sequence
 		{`\N{ LATIN SMALL LETTER A}`, "error"},
 		{`\N{latin  small letter a}`, "error"},
