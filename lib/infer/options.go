@@ -11,12 +11,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/bytesize"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
@@ -242,8 +241,11 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.StatsFile = r.String("stats")
 	o.Batch = batchOptionsFromFlags(r)
 	o.Dispatch = r.String("dispatch")
-	n, err := parseSize(r.String("max-reply"))
-	if err == nil && n > stream.MaxLine/2 {
+	n, err := bytesize.Parse(r.String("max-reply"))
+	switch {
+	case err == nil && n < 1<<10:
+		err = errors.New("want at least 1KiB")
+	case err == nil && n > stream.MaxLine/2:
 		err = fmt.Errorf("at most %dMiB: the record that holds a longer reply would be too long for the next stage (%d MiB a line)", stream.MaxLine/2>>20, stream.MaxLine>>20)
 	}
 	if err != nil {
@@ -251,30 +253,6 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	}
 	o.MaxReply = n
 	return o, o.validate()
-}
-
-// parseSize reads a size: bytes, or a number with KiB, MiB or GiB (K, M, G
-// mean the same), at least 1 KiB.
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		n      int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
-		if v, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(v), u.n
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	switch {
-	case err != nil:
-		return 0, errors.New("want bytes, or a whole number with KiB, MiB or GiB")
-	case n > math.MaxInt64/mult || n*mult < 1<<10:
-		return 0, errors.New("want from 1KiB to a few GiB")
-	}
-	return n * mult, nil
 }
 
 func (o *Options) validate() error {
