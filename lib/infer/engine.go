@@ -611,7 +611,7 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 		Text:             comp.Text,
 		Reasoning:        comp.Reasoning,
 		FinishReason:     comp.FinishReason,
-		Usage:            record.Usage{PromptTokens: comp.Usage.PromptTokens, CompletionTokens: comp.Usage.CompletionTokens},
+		Usage:            comp.Usage,
 		LatencyMS:        ms(comp.Latency),
 		TTFTMS:           ms(comp.TTFT),
 		Attempts:         attempts,

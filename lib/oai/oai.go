@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ifkit/ifkit/lib/bytesize"
+	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/redact"
 	"io"
 	"net"
@@ -168,11 +169,8 @@ const (
 	PathCompletions = "/completions"
 )
 
-// Usage is the token accounting the server reports.
-type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-}
+// Usage is the token accounting the server reports, details included.
+type Usage = record.Usage
 
 // Completion is a successful answer.
 type Completion struct {
