@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/cache"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
@@ -26,28 +27,31 @@ type Result struct {
 
 // engine is one Process run.
 type engine struct {
-	r         *app.Run
-	opt       Options
-	model     string
-	checked   bool // the endpoints were checked (resolveModel)
-	client    *oai.Client
-	eps       *balancer
-	lim       *limiter
-	rpm       *bucket
-	tpm       *bucket
-	encOnce   sync.Once
-	enc       *tokens.Encoder
-	encReady  atomic.Bool      // enc is loaded
-	srv       *oai.TokenizeAPI // --tokenizer server
-	counts    sync.Map         // content hash → prompt tokens, for srv
-	countWarn sync.Once
-	tmplWarn  sync.Once
-	tpmWarn   sync.Once
-	st        *stats
-	jr        *journal
-	earlier   *earlier // --resume: the earlier records, by id
-	prepare   func(*record.Record) ([]byte, error)
-	apply     func(*record.Record, *Result) error
+	r          *app.Run
+	opt        Options
+	model      string
+	checked    bool // the endpoints were checked (resolveModel)
+	client     *oai.Client
+	eps        *balancer
+	lim        *limiter
+	rpm        *bucket
+	tpm        *bucket
+	encOnce    sync.Once
+	enc        *tokens.Encoder
+	encReady   atomic.Bool      // enc is loaded
+	srv        *oai.TokenizeAPI // --tokenizer server
+	counts     sync.Map         // content hash → prompt tokens, for srv
+	countWarn  sync.Once
+	tmplWarn   sync.Once
+	tpmWarn    sync.Once
+	st         *stats
+	jr         *journal
+	earlier    *earlier     // --resume: the earlier records, by id
+	cache      *cache.Cache // --cache; nil without
+	explained  atomic.Int64 // cache misses explained (the first ten are logged)
+	storeFails atomic.Int64
+	prepare    func(*record.Record) ([]byte, error)
+	apply      func(*record.Record, *Result) error
 
 	// reqCtx carries the requests: unlike r.Ctx it outlives a signal by
 	// --grace, so requests in flight can finish.
@@ -67,6 +71,7 @@ type item struct {
 	built    chan struct{}
 	buildErr *record.Error
 	fp       uint64        // the record's fingerprint (resume.go), for the journal
+	hit      *cache.Entry  // the cache's reply to call, found by the builder
 	done     chan struct{} // closed when the record is ready (ordered mode)
 	drop     bool          // interrupted before it had an answer: not written; --resume sends it
 	old      bool          // an earlier output's record, written as it was
@@ -88,7 +93,14 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 	if opt.Batch.Active() {
 		return processBatch(r, opt, prepare, apply)
 	}
+	if opt.DryRun {
+		return dryRun(r, opt, prepare, apply)
+	}
 	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats()}
+	if err := e.openCache(); err != nil {
+		return err
+	}
+	defer e.closeCache()
 	e.client = oai.New(opt.Concurrency, opt.ConnectTimeout, opt.APIKey)
 	e.client.MaxReply = opt.MaxReply
 	defer e.client.Close()
@@ -391,7 +403,12 @@ func (e *engine) safeBuild(it *item) (re *record.Error) {
 	if e.jr != nil {
 		it.fp = e.fingerprint(it.rec)
 	}
-	return e.build(e.reqCtx, it.call, true)
+	if re := e.build(e.reqCtx, it.call, true); re != nil {
+		return re
+	}
+	e.keyCall(it.call)
+	e.lookup(it)
+	return nil
 }
 
 // prepareItem builds a new record's call; it.call stays nil when prepare
@@ -482,6 +499,10 @@ func (e *engine) work(it *item) {
 		return
 	}
 	defer func() { c.head, c.body, c.req = nil, nil, nil }() // the window keeps the item, not its bodies
+	if it.hit != nil && e.serveHit(it) {
+		e.jr.add(it.rec, it.fp)
+		return
+	}
 	var last *oai.Error
 	var avoid *endpoint
 	attempts := 0
@@ -639,6 +660,9 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 	e.st.ok.Add(1)
 	if res.Response.ServerTruncated {
 		e.noteTruncated(it.rec, c, comp, ep)
+	}
+	if e.cache != nil {
+		e.store(it, res)
 	}
 	return nil
 }

@@ -11,11 +11,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/bytesize"
+	"github.com/ifkit/ifkit/lib/cache"
+	"github.com/ifkit/ifkit/lib/cost"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
@@ -63,6 +66,9 @@ type Options struct {
 	Batch          BatchOptions  // OpenAI Batch export, import or API instead of calls
 	Dispatch       string        // DispatchPrefix or DispatchInput ("": input), see dispatch.go
 	MaxReply       int64         // bytes of one reply, streamed or not (0: oai.MaxBody)
+	Cache          cache.Options // --cache: replies kept and reused across runs (cached.go)
+	Price          cost.Price    // --price: what the tokens or the GPU hours cost
+	DryRun         bool          // count and price what would be sent, send nothing (dryrun.go)
 
 	// retryWait, when set (tests), waits each retry's back-off instead of
 	// sleep, so a test sees every wait the engine decided on.
@@ -173,7 +179,7 @@ func EngineFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
 		&cli.StringFlag{Name: "stats", Category: catEngine, Usage: "write run statistics as JSON to `FILE` (counts, latency and TTFT percentiles, tokens, throughput)"},
 		&cli.StringFlag{Name: "max-reply", Value: "64MiB", Category: catEngine, Usage: "longest reply read, streamed or not (`SIZE`: bytes, or with KiB, MiB, GiB); a longer one fails the record with kind " + oai.KindTooLarge + ", not retried, so memory stays within a few times SIZE per request in flight"},
-	}, append(batchFlags(), dispatchFlag())...)
+	}, slices.Concat(batchFlags(), []cli.Flag{dispatchFlag()}, cache.Flags(), accountFlags())...)
 }
 
 // OptionsFromFlags reads the flags of Flags(prefix) (or EndpointFlags(prefix)
@@ -252,6 +258,13 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 		return o, app.Usagef("--max-reply %q: %v", r.String("max-reply"), err)
 	}
 	o.MaxReply = n
+	if o.Cache, err = cache.OptionsFromFlags(r); err != nil {
+		return o, err
+	}
+	if o.Price, err = cost.ParsePrice(r.String("price")); err != nil {
+		return o, app.Usagef("--price: %v", err)
+	}
+	o.DryRun = r.Bool("dry-run")
 	return o, o.validate()
 }
 
@@ -277,6 +290,9 @@ func (o *Options) validate() error {
 		return app.Usagef("--window %d: want at least -j (%d)", o.Window, o.Concurrency)
 	}
 	if err := o.validateBatch(); err != nil {
+		return err
+	}
+	if err := o.validateDryRun(); err != nil {
 		return err
 	}
 	// A negative wait would silently mean "no limit", as 0 does.
