@@ -8,6 +8,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/cost"
+	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -57,6 +58,8 @@ func dryRun(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, error
 	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats(), model: opt.Model,
 		lim: newLimiter(1, false), eps: newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)}
 	e.opt.Stream = false
+	e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+	defer e.client.Close()
 	if err := e.openCache(); err != nil {
 		return err
 	}
