@@ -43,6 +43,8 @@ func (m *marks) add(rec *record.Record) bool {
 
 func (m *marks) mark(res *Result) {
 	if len(m.sources) > 0 {
+		// Sorted: the note is the same whatever order the records came in.
+		slices.Sort(m.sources)
 		what := strings.Join(m.sources, "; ")
 		annotate(res.Rows, res.Tables, "Items: "+what+".", "source", what)
 	}

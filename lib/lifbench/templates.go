@@ -274,6 +274,8 @@ func pyRepr(v any) string {
 		return pyBytesRepr(string(x))
 	case pyEllipsis:
 		return "Ellipsis"
+	case pyObject:
+		return x.text
 	}
 	return fmt.Sprint(v)
 }
