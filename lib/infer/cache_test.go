@@ -13,6 +13,7 @@ import (
 	"github.com/ifkit/ifkit/lib/cache"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/sim"
+	"github.com/ifkit/ifkit/lib/testbin"
 )
 
 // completions is how many completion requests the server received.
@@ -444,5 +445,28 @@ func TestDryRun(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "x.jsonl")); err == nil {
 		t.Fatal("a dry run wrote -o")
+	}
+}
+
+// TestCacheAnswersWithoutEndpoint: with --model, a run the cache answers
+// whole needs no endpoint (a rescoring after the server is gone); the
+// start-up check comes with the first request to send, and fails the run as
+// before when no endpoint answers.
+func TestCacheAnswersWithoutEndpoint(t *testing.T) {
+	s := startSim(t, sim.Options{Models: []string{"m"}, Skill: 1})
+	dir := t.TempDir()
+	in := sampled(t, 6, "")
+	if code, _, stderr := runBatch(t, nil, "--base-url", s.BaseURL(), "--model", "m", "--cache", dir, in); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	gone := testbin.RefusedURL(t)
+	code, stdout, stderr := runBatch(t, nil, "--base-url", gone, "--model", "m", "--cache", dir, in)
+	if code != 0 || bytes.Count(stdout, []byte(`"cached":true`)) != 6 {
+		t.Fatalf("the cache answers everything, the endpoint is gone: exit %d: %s\n%s", code, stdout, stderr)
+	}
+	more := sampled(t, 7, "")
+	code, _, stderr = runBatch(t, nil, "--base-url", gone, "--model", "m", "--cache", dir, more)
+	if code != 1 || !strings.Contains(stderr, "no endpoint answered GET /v1/models") {
+		t.Fatalf("one request to send, the endpoint is gone: exit %d: %s", code, stderr)
 	}
 }

@@ -48,6 +48,9 @@ type engine struct {
 	jr         *journal
 	earlier    *earlier     // --resume: the earlier records, by id
 	cache      *cache.Cache // --cache; nil without
+	lazyCheck  bool         // the start-up check waits for the first miss (modelForBuild)
+	checkMu    sync.Mutex
+	checkErr   error
 	explained  atomic.Int64 // cache misses explained (the first ten are logged)
 	storeFails atomic.Int64
 	prepare    func(*record.Record) ([]byte, error)
@@ -192,7 +195,9 @@ func (e *engine) resolveModel() error {
 	if len(e.opt.BaseURLs) == 0 {
 		return e.noEndpoint()
 	}
-	e.model = e.opt.Model
+	if e.model == "" { // (a deferred check runs while builders read e.model)
+		e.model = e.opt.Model
+	}
 	var errs []string
 	up := 0
 	for _, base := range e.opt.BaseURLs {
@@ -280,6 +285,9 @@ func (e *engine) run() error {
 	<-built
 	if werr := p.w.close(); werr != nil {
 		return werr
+	}
+	if err == nil {
+		err = e.stopCause() // a deferred start-up check that failed after the last record was read
 	}
 	if err == nil && e.r.Ctx.Err() != nil {
 		err = e.r.Ctx.Err()
@@ -425,11 +433,42 @@ func (e *engine) prepareItem(it *item) error {
 	case body == nil:
 		return nil
 	}
-	if err := e.resolveModel(); err != nil {
+	if err := e.modelForBuild(); err != nil {
 		return err
 	}
 	it.call = &call{req: body}
 	return nil
+}
+
+// modelForBuild runs the start-up check (resolveModel) before the first call
+// is built, except when the cache may answer every record and --model names
+// the model: then the check waits for the first request that is sent
+// (checkBeforeSending), so a run the cache answers whole needs no endpoint
+// (a rescoring after the judge's server is gone).
+func (e *engine) modelForBuild() error {
+	if e.lazyCheck || e.checked {
+		return nil
+	}
+	if e.cache != nil && e.cache.Mode().Reads() && e.opt.Model != "" && e.opt.Tokenizer != TokenizerServer {
+		e.lazyCheck, e.model = true, e.opt.Model
+		go e.encoder()
+		return nil
+	}
+	return e.resolveModel()
+}
+
+// checkBeforeSending is the check modelForBuild deferred, run once, by the
+// first worker that has a request to send; an error stops the run.
+func (e *engine) checkBeforeSending() error {
+	if !e.lazyCheck {
+		return nil
+	}
+	e.checkMu.Lock()
+	defer e.checkMu.Unlock()
+	if !e.checked {
+		e.checkErr = e.resolveModel()
+	}
+	return e.checkErr
 }
 
 // safePrepare turns a panic in prepare into the record's error: one odd
@@ -452,8 +491,17 @@ func (e *engine) noEndpoint() error {
 	return app.Usagef("no endpoint: give --%sbase-url or set %s", e.opt.Role, env)
 }
 
-func (e *engine) stopErr() error {
+// stopCause is why the run was stopped, when that was neither a signal
+// nor its end (nil then).
+func (e *engine) stopCause() error {
 	if c := context.Cause(e.stop); c != nil && !errors.Is(c, context.Canceled) {
+		return c
+	}
+	return nil
+}
+
+func (e *engine) stopErr() error {
+	if c := e.stopCause(); c != nil {
 		return c
 	}
 	return context.Canceled
@@ -501,6 +549,11 @@ func (e *engine) work(it *item) {
 	defer func() { c.head, c.body, c.req = nil, nil, nil }() // the window keeps the item, not its bodies
 	if it.hit != nil && e.serveHit(it) {
 		e.jr.add(it.rec, it.fp)
+		return
+	}
+	if err := e.checkBeforeSending(); err != nil {
+		e.stopWith(err)
+		it.drop = true
 		return
 	}
 	var last *oai.Error
