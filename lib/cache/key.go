@@ -58,7 +58,7 @@ func NewKey(path string, body []byte) (Key, error) {
 	if prompt == nil {
 		return Key{}, errors.New(`request has neither "messages" nor "prompt"`)
 	}
-	c, err := appendCanonical(nil, prompt)
+	c, err := appendCanonical(make([]byte, 0, len(prompt)+64), prompt)
 	if err != nil {
 		return Key{}, fmt.Errorf("request: %w", err)
 	}

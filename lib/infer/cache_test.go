@@ -11,6 +11,8 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/cache"
+	"github.com/ifkit/ifkit/lib/cost"
+	"github.com/ifkit/ifkit/lib/parts"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/sim"
 	"github.com/ifkit/ifkit/lib/testbin"
@@ -468,5 +470,31 @@ func TestCacheAnswersWithoutEndpoint(t *testing.T) {
 	code, _, stderr = runBatch(t, nil, "--base-url", gone, "--model", "m", "--cache", dir, more)
 	if code != 1 || !strings.Contains(stderr, "no endpoint answered GET /v1/models") {
 		t.Fatalf("one request to send, the endpoint is gone: exit %d: %s", code, stderr)
+	}
+}
+
+// TestPartManifestUsage: a shard part's manifest accounts for what its
+// task paid, as a partitioned run's does.
+func TestPartManifestUsage(t *testing.T) {
+	s := startSim(t, sim.Options{Models: []string{"m"}, Skill: 1})
+	dir := t.TempDir() + "/parts/"
+	in := sampled(t, 10, "")
+	if code, _, stderr := runBatch(t, nil, "--base-url", s.BaseURL(), "--shard", "0/2", "--price", "gpu-hour=3600", "-o", dir, in); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "part-00000-of-00002"+parts.ManifestExt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Records int64
+		Usage   cost.Account
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	// gpu-hour=3600 is one per second of wall time.
+	if a := m.Usage; a.Answers.Paid != m.Records || m.Records == 0 || a.Tokens.Prompt == 0 || a.Cost == nil || *a.Cost != a.WallS || a.Price != "gpu-hour=3600" {
+		t.Fatalf("manifest: %s", b)
 	}
 }
