@@ -49,9 +49,12 @@ type Account struct {
 	Tokens Tokens `json:"tokens"`
 	// CacheTokens are those of the replies the cache answered: paid once,
 	// by the run that stored them.
-	CacheTokens Tokens  `json:"cache_tokens"`
-	WallS       float64 `json:"wall_s"`
-	Price       string  `json:"price,omitempty"`
+	CacheTokens Tokens `json:"cache_tokens"`
+	// CacheRun is the name this run's replies carry in the cache, which
+	// records answered from them give as response.cached_run.
+	CacheRun string  `json:"cache_run,omitempty"`
+	WallS    float64 `json:"wall_s"`
+	Price    string  `json:"price,omitempty"`
 	// Cost is what this run paid at Price; CostSaved what the cache's
 	// answers would have cost again (token prices only).
 	Cost      *float64 `json:"cost,omitempty"`

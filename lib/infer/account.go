@@ -41,7 +41,7 @@ func accountAttrs(a *cost.Account, cs *cache.Stats) []any {
 	}
 	if cs != nil {
 		attrs = append(attrs, "cache_hits", cs.Hits, "cache_misses", cs.Misses, "cache_stored", cs.Stored,
-			"cache_read", bytesize.Approx(cs.ReadBytes), "cache_written", bytesize.Approx(cs.WrittenBytes))
+			"cache_read", bytesize.Approx(cs.ReadBytes), "cache_written", bytesize.Approx(cs.WrittenBytes), "cache_run", cs.Run)
 		if cs.Corrupt > 0 {
 			attrs = append(attrs, "cache_unreadable", cs.Corrupt)
 		}

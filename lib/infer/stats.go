@@ -285,6 +285,7 @@ func (e *engine) summary() Summary {
 	if e.cache != nil {
 		st := e.cache.Stats()
 		cs = &st
+		acct.CacheRun = st.Run
 	}
 	return Summary{
 		Tool: e.r.Tool, Model: e.model, Endpoints: s.endpoints, Started: s.start.UTC(), Account: acct, Cache: cs,

@@ -63,7 +63,7 @@ func (u Usage) ReasoningTokens() int {
 
 // FromCache marks a reply that came from the cache (--cache, docs/cache.md)
 // instead of a call: when it was first received and by which run, whose
-// summary, --stats and manifest name the same run in "cache".
+// summary, --stats and manifest name it cache_run.
 type FromCache struct {
 	Cached     bool   `json:"cached,omitempty"`
 	CachedTime string `json:"cached_time,omitempty"`
