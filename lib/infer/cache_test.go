@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/cache"
@@ -498,4 +501,82 @@ func TestPartManifestUsage(t *testing.T) {
 	if a := m.Usage; a.Answers.Paid != m.Records || m.Records == 0 || a.Tokens.Prompt == 0 || a.Cost == nil || math.Abs(*a.Cost-a.WallS) > 1e-6 || a.Price != "gpu-hour=3600" {
 		t.Fatalf("manifest: %s", b)
 	}
+}
+
+// TestCacheEightWritersKill9: 8 infer-batch processes write one cache at
+// once, each key asked by four of them, and 3 are killed with SIGKILL in
+// the middle: the cache is left with valid entries only, and a run that
+// reads it gets the server's own replies, never a torn or foreign one.
+func TestCacheEightWritersKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 8 infer-batch processes")
+	}
+	s := startSim(t, sim.Options{Models: []string{"m"}, Skill: 1, Latency: 40 * time.Millisecond})
+	dir, tmp := t.TempDir(), t.TempDir()
+	const keys, each = 120, 60
+	question := func(k int) string {
+		return fmt.Sprintf(`{"id":"q%03d","request":{"messages":[{"role":"user","content":"question number %d"}],"max_tokens":16}}`+"\n", k, k)
+	}
+	var all bytes.Buffer
+	for k := range keys {
+		all.WriteString(question(k))
+	}
+	allIn := filepath.Join(tmp, "all.jsonl")
+	os.WriteFile(allIn, all.Bytes(), 0o644)
+	type proc struct {
+		cmd    *exec.Cmd
+		stderr *lockedBuf
+		out    string
+		kill   bool
+	}
+	var procs []proc
+	for p := range 8 {
+		var b bytes.Buffer
+		for i := range each {
+			b.WriteString(question((p*15 + i) % keys))
+		}
+		in, out := filepath.Join(tmp, fmt.Sprintf("in%d.jsonl", p)), filepath.Join(tmp, fmt.Sprintf("out%d.jsonl", p))
+		os.WriteFile(in, b.Bytes(), 0o644)
+		cmd, stderr := childBatch(t, "--base-url", s.BaseURL(), "--model", "m", "-j", "2", "--cache", dir, "-o", out, in)
+		procs = append(procs, proc{cmd, stderr, out, p%3 == 1})
+	}
+	for _, p := range procs {
+		if !p.kill {
+			continue
+		}
+		waitFor(t, "10 answers in the journal", func() bool {
+			_, err := os.Stat(journalName(p.out))
+			return err == nil && len(journalLines(t, journalName(p.out))) >= 10
+		})
+		p.cmd.Process.Signal(syscall.SIGKILL)
+	}
+	for i, p := range procs {
+		if err := p.cmd.Wait(); !p.kill && err != nil {
+			t.Fatalf("writer %d: %v: %s", i, err, p.stderr.String())
+		}
+	}
+	code, cached, stderr := runBatch(t, nil, "--base-url", s.BaseURL(), "--model", "m", "--cache", dir, "--cache-mode", "read", allIn)
+	if code != 0 || strings.Contains(stderr, "unreadable") {
+		t.Fatalf("reading the cache: exit %d: %s", code, stderr)
+	}
+	code, fresh, stderr := runBatch(t, nil, "--base-url", s.BaseURL(), "--model", "m", allIn)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	hits, server := 0, parseLines(t, fresh)
+	for i, rec := range parseLines(t, cached) {
+		var got, want record.Response
+		rec.Decode("response", &got)
+		server[i].Decode("response", &want)
+		if got.Text != want.Text || got.Usage.CompletionTokens != want.Usage.CompletionTokens {
+			t.Fatalf("%s: the cache answered %q, the server %q", rec.ID(), got.Text, want.Text)
+		}
+		if got.Cached {
+			hits++
+		}
+	}
+	if hits < keys/2 {
+		t.Fatalf("only %d of %d keys in the cache", hits, keys)
+	}
+	t.Logf("%d of %d keys cached by 5 whole and 3 killed writers", hits, keys)
 }
