@@ -63,7 +63,7 @@ func OptionsFromFlags(r *app.Run) (Options, error) {
 		o.MaxAge = d
 	}
 	if o.Dir == "" {
-		for _, f := range Flags()[1:] {
+		for _, f := range Flags()[1:] { // all but --cache itself
 			if n := f.Names()[0]; r.IsSet(n) {
 				return o, app.Usagef("--%s needs --cache DIR (or %s)", n, EnvDir)
 			}

@@ -113,7 +113,8 @@ const (
 // Unprefixed (the engine, shared by every role a program has): -j/--concurrency,
 // --adaptive, --window, --unordered, --max-retries, --retry-base,
 // --retry-max-wait, --retry-after-max, the timeouts, --resume, --resume-from,
-// --retry-errors, --grace, --stats. A program with two roles calls
+// --retry-errors, --grace, --stats, the batch modes, --dispatch, the cache's
+// (lib/cache.Flags), --price and --dry-run. A program with two roles calls
 // EndpointFlags for the second one only.
 func Flags(prefix string) []cli.Flag {
 	return append(EndpointFlags(prefix), EngineFlags()...)
