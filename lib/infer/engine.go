@@ -27,34 +27,36 @@ type Result struct {
 
 // engine is one Process run.
 type engine struct {
-	r          *app.Run
-	opt        Options
-	model      string
-	checked    bool // the endpoints were checked (resolveModel)
-	client     *oai.Client
-	eps        *balancer
-	lim        *limiter
-	rpm        *bucket
-	tpm        *bucket
-	encOnce    sync.Once
-	enc        *tokens.Encoder
-	encReady   atomic.Bool      // enc is loaded
-	srv        *oai.TokenizeAPI // --tokenizer server
-	counts     sync.Map         // content hash → prompt tokens, for srv
-	countWarn  sync.Once
-	tmplWarn   sync.Once
-	tpmWarn    sync.Once
-	st         *stats
-	jr         *journal
-	earlier    *earlier     // --resume: the earlier records, by id
-	cache      *cache.Cache // --cache; nil without
-	lazyCheck  bool         // the start-up check waits for the first miss (modelForBuild)
+	r         *app.Run
+	opt       Options
+	model     string
+	checked   bool // the endpoints were checked (resolveModel)
+	client    *oai.Client
+	eps       *balancer
+	lim       *limiter
+	rpm       *bucket
+	tpm       *bucket
+	encOnce   sync.Once
+	enc       *tokens.Encoder
+	encReady  atomic.Bool      // enc is loaded
+	srv       *oai.TokenizeAPI // --tokenizer server
+	counts    sync.Map         // content hash → prompt tokens, for srv
+	countWarn sync.Once
+	tmplWarn  sync.Once
+	tpmWarn   sync.Once
+	st        *stats
+	jr        *journal
+	earlier   *earlier // --resume: the earlier records, by id
+	prepare   func(*record.Record) ([]byte, error)
+	apply     func(*record.Record, *Result) error
+
+	// --cache (cached.go); cache is nil without it.
+	cache      *cache.Cache
+	lazyCheck  bool // the start-up check waits for the first miss (modelForBuild)
 	checkMu    sync.Mutex
 	checkErr   error
 	explained  atomic.Int64 // cache misses explained (the first ten are logged)
 	storeFails atomic.Int64
-	prepare    func(*record.Record) ([]byte, error)
-	apply      func(*record.Record, *Result) error
 
 	// reqCtx carries the requests: unlike r.Ctx it outlives a signal by
 	// --grace, so requests in flight can finish.
