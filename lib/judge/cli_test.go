@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/app"
-	"github.com/ifkit/ifkit/lib/sim"
 )
 
 // Without a judge model the engine flags do nothing, and the run says so;
@@ -47,14 +46,7 @@ func TestActionWarnsAboutIdleEngineFlags(t *testing.T) {
 // needs no endpoint with --judge-model, and --cache alone (IFKIT_CACHE set
 // for a whole pipeline) draws no warning from a judge that calls nothing.
 func TestJudgeCacheAndDryRun(t *testing.T) {
-	opt := sim.DefaultOptions()
-	opt.Solvers = []sim.Solver{yesSolver{}}
-	srv := sim.New(opt)
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv, url := startYesSim(t)
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jsonl")
 	os.WriteFile(in, []byte(`{"id":"a","bench":"echo","text":"sky"}`+"\n"+`{"id":"b","bench":"echo","text":"sea"}`+"\n"+`{"id":"c","bench":"echo","text":"decided"}`+"\n"), 0o644)
