@@ -232,6 +232,7 @@ func (r *Run) finishLake(runErr error) error {
 	m.Parts = l.w.Parts()
 	m.Records = l.w.Records()
 	m.Failed = r.Failed.Load()
+	m.Usage = r.usage
 	m.Ended = time.Now().UTC()
 	m.Complete = runErr == nil
 	var err error

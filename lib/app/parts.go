@@ -151,6 +151,7 @@ func (r *Run) startPart() error {
 		m.Complete = os.IsNotExist(perr) && ferr == nil
 		m.Records = int64(r.out.Records())
 		m.Failed = r.Failed.Load()
+		m.Usage = r.usage
 		m.Ended = time.Now().UTC()
 		if err := m.Write(mp); err != nil {
 			r.Log.Error("writing the part's manifest", "file", mp, "err", err)

@@ -71,6 +71,7 @@ type Manifest struct {
 	Input    []Input   `json:"input"`
 	Records  int64     `json:"records"`
 	Failed   int64     `json:"failed"`
+	Usage    any       `json:"usage,omitempty"` // what an inference or judge run paid (lib/cost.Account)
 	Complete bool      `json:"complete"`
 	Version  string    `json:"ifkit_version"`
 	Tool     string    `json:"tool"`
