@@ -81,14 +81,23 @@ func TestRecordsDocNamesEveryField(t *testing.T) {
 			t.Errorf("docs/records.md does not name %s `%s`", what, name)
 		}
 	}
-	for _, v := range []any{record.Response{}, record.Error{}, record.Judgement{}, record.JudgeCall{}, record.Point{}, record.Usage{},
-		parts.Manifest{}, parts.Input{}, lake.Manifest{}, lake.Part{}, longgenbench.Counts{}, longgenbench.Entry{}} {
-		typ := reflect.TypeOf(v)
+	var fields func(typ reflect.Type)
+	fields = func(typ reflect.Type) {
 		for i := range typ.NumField() {
-			if tag, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ","); tag != "" && tag != "-" {
-				named("the field "+typ.String()+"."+typ.Field(i).Name+" as", tag)
+			f := typ.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case f.Anonymous && tag == "":
+				fields(f.Type) // an embedded struct's fields are the record's
+			case tag != "" && tag != "-":
+				named("the field "+typ.String()+"."+f.Name+" as", tag)
 			}
 		}
+	}
+	for _, v := range []any{record.Response{}, record.Error{}, record.Judgement{}, record.JudgeCall{}, record.Point{}, record.Usage{},
+		record.PromptTokensDetails{}, record.CompletionTokensDetails{},
+		parts.Manifest{}, parts.Input{}, lake.Manifest{}, lake.Part{}, longgenbench.Counts{}, longgenbench.Entry{}} {
+		fields(reflect.TypeOf(v))
 	}
 	for _, c := range report.Core {
 		named("the metric-row column", c)

@@ -58,14 +58,3 @@ func TestRunIDIsAContentHash(t *testing.T) {
 		}
 	}
 }
-
-func TestSecretNames(t *testing.T) {
-	for name, secret := range map[string]bool{
-		"api-key-file": true, "judge-api-key-file": true, "api-key": true, "token": true, "password": true,
-		"max-tokens": false, "tokenizer": false, "prefill-tokens-per-sec": false, "model": false, "keys": false,
-	} {
-		if secretName.MatchString(name) != secret {
-			t.Errorf("%s: secret %v, want %v", name, !secret, secret)
-		}
-	}
-}

@@ -9,6 +9,7 @@ import (
 	"github.com/ifkit/ifkit/lib/lake"
 	"github.com/ifkit/ifkit/lib/parts"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
@@ -136,7 +137,7 @@ func (r *Run) startPart() error {
 	}
 	m := &parts.Manifest{
 		Shard: r.Shard.I, Count: r.Shard.N, Part: filepath.Base(r.parts.path), Input: inputs,
-		Version: Version, Tool: r.Tool, Command: parts.Command(os.Args),
+		Version: Version, Tool: r.Tool, Command: redact.Args(os.Args),
 		Host: host, PID: os.Getpid(), Job: job, Started: time.Now().UTC(),
 	}
 	r.parts.manifest = m
@@ -150,6 +151,7 @@ func (r *Run) startPart() error {
 		m.Complete = os.IsNotExist(perr) && ferr == nil
 		m.Records = int64(r.out.Records())
 		m.Failed = r.Failed.Load()
+		m.Usage = r.usage
 		m.Ended = time.Now().UTC()
 		if err := m.Write(mp); err != nil {
 			r.Log.Error("writing the part's manifest", "file", mp, "err", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/batchapi"
@@ -38,10 +39,11 @@ func batchFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "batch-export", Category: catBatch, Usage: "call nothing: write one OpenAI Batch request line per record that needs a call (custom_id = id, method, url, body = request + model), for OpenAI's Batch API or vllm run-batch"},
 		&cli.StringSliceFlag{Name: "batch-import", Category: catBatch, Usage: "call nothing: write the input records with the response or error of the Batch result `FILE`s (OpenAI output and error files, vllm run-batch output), matched by custom_id; ids without a result get an error"},
-		&cli.BoolFlag{Name: "batch-api", Category: catBatch, Usage: "run the requests as batches on the endpoint's /v1/files and /v1/batches (split at --batch-max-requests or 200 MB), poll, and write the records; with -o FILE the batch ids are kept in FILE.partial.batches and --resume polls them again"},
+		&cli.BoolFlag{Name: "batch-api", Category: catBatch, Usage: "run the requests as batches on the endpoint's /v1/files and /v1/batches (split at --batch-max-requests or --batch-max-bytes), poll, and write the records; with -o FILE what was uploaded and created is kept in FILE.partial.batches, and the same command with --resume polls those batches again and keeps the answers already in -o FILE (nothing is paid twice)"},
 		&cli.BoolFlag{Name: "cancel-on-exit", Category: catBatch, Usage: "--batch-api: cancel the unfinished batches on SIGTERM/SIGINT (default: leave them running for --resume)"},
 		&cli.DurationFlag{Name: "batch-poll", Value: time.Minute, Category: catBatch, Usage: "--batch-api: longest wait between two polls (back-off from 1 s)"},
-		&cli.IntFlag{Name: "batch-max-requests", Value: batchapi.MaxRequests, Category: catBatch, Usage: "--batch-api: requests per batch"},
+		&cli.IntFlag{Name: "batch-max-requests", Value: batchapi.MaxRequests, Category: catBatch, Usage: "--batch-api: requests per batch (OpenAI: 50,000)"},
+		&cli.Int64Flag{Name: "batch-max-bytes", Value: batchapi.MaxBytes, Category: catBatch, Usage: "--batch-api: bytes per batch input file (OpenAI: 200 MB, about 400 prompts of 128k tokens); with every --batch-* mode a request whose line alone is larger fails without being sent"},
 	}
 }
 
@@ -49,7 +51,7 @@ func batchOptionsFromFlags(r *app.Run) BatchOptions {
 	return BatchOptions{
 		Export: r.Bool("batch-export"), Import: r.StringSlice("batch-import"), API: r.Bool("batch-api"),
 		CancelOnExit: r.Bool("cancel-on-exit"), Poll: r.Duration("batch-poll"),
-		MaxRequests: r.Int("batch-max-requests"), MaxBytes: batchapi.MaxBytes,
+		MaxRequests: r.Int("batch-max-requests"), MaxBytes: r.Int64("batch-max-bytes"),
 	}
 }
 
@@ -68,10 +70,12 @@ func (o *Options) validateBatch() error {
 		return app.Usagef("--batch-export, --batch-import and --batch-api are different ways to run: give one")
 	case b.CancelOnExit && !b.API:
 		return app.Usagef("--cancel-on-exit needs --batch-api")
-	case (b.Export || len(b.Import) > 0) && o.Resume:
-		return app.Usagef("--resume does not apply to --batch-export or --batch-import (they call nothing); it applies to --batch-api")
+	case b.Export && len(o.ResumeFrom) > 0:
+		return app.Usagef("--resume-from does not apply to --batch-export, which writes requests, not answers")
 	case b.API && (b.MaxRequests < 1 || b.Poll <= 0):
 		return app.Usagef("--batch-max-requests %d, --batch-poll %v: want at least 1 and more than 0", b.MaxRequests, b.Poll)
+	case n > 0 && b.MaxBytes < 1:
+		return app.Usagef("--batch-max-bytes %d: want at least 1", b.MaxBytes)
 	case b.Export && o.Model == "" && len(o.BaseURLs) == 0:
 		return app.Usagef("--batch-export: a Batch request names its model: give --%smodel (or --%sbase-url to ask the endpoint)", o.Role, o.Role)
 	}
@@ -84,11 +88,28 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 		lim: newLimiter(1, false), eps: newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)}
 	// Batches do not stream: the request's own "stream" is dropped below.
 	e.opt.Stream = false
+	if err := e.openCache(); err != nil {
+		return err
+	}
+	defer e.closeCache()
 	e.startTotal()
+	if opt.Resume && !opt.Batch.Export {
+		// The answers of an earlier output are kept, as online: --batch-api
+		// sends no batch for them, --batch-import writes them as they were.
+		err := e.resume()
+		defer e.earlier.close()
+		if err != nil {
+			return err
+		}
+	}
 	var err error
 	switch {
 	case opt.Batch.Export:
+		if r.LakeRunFile() != "" {
+			return app.Usagef("--batch-export writes one file of Batch request lines, not a partitioned folder: give -o FILE (or none)")
+		}
 		e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+		e.client.MaxReply = opt.MaxReply
 		defer e.client.Close()
 		if opt.Model != "" {
 			if err := e.modelKnown(); err != nil {
@@ -98,6 +119,7 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 		err = e.export()
 	case len(opt.Batch.Import) > 0:
 		e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+		e.client.MaxReply = opt.MaxReply
 		defer e.client.Close()
 		if err := e.modelKnown(); err != nil {
 			return err
@@ -106,9 +128,12 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 		if err := res.ReadFiles(opt.Batch.Import); err != nil {
 			return app.Invalid(err)
 		}
-		err = e.importResults(e.r.Records, res, "batch:"+opt.Batch.Import[0], nil)
+		err = e.importResults(e.withEarlier(e.r.Records), res, "batch:"+opt.Batch.Import[0], nil)
 	default:
 		err = e.batchAPI()
+	}
+	if err == nil {
+		err = e.finishResume()
 	}
 	e.st.finish(e)
 	if serr := e.writeStats(); serr != nil && err == nil {
@@ -131,11 +156,62 @@ func (e *engine) modelKnown() error {
 	return e.detectTokenizer()
 }
 
-// callFor prepares a record as an online run would: c is nil when the
-// record needs no call or failed before one (re says why; pre when the
-// pre-flight check refused it, and then c holds what was counted). Nothing
-// is counted in the stats here.
+// withEarlier passes on the records that have no earlier answer (--resume)
+// and writes the others as they were.
+func (e *engine) withEarlier(each func(func(*record.Record) error) error) func(func(*record.Record) error) error {
+	if e.earlier == nil {
+		return each
+	}
+	return func(fn func(*record.Record) error) error {
+		return each(func(rec *record.Record) error {
+			it := &item{rec: rec}
+			if err := e.takeEarlier(it); err != nil {
+				return err
+			}
+			if !it.old {
+				return fn(rec)
+			}
+			e.st.resumed.Add(1)
+			return e.r.Write(it.rec)
+		})
+	}
+}
+
+// callFor is prepareCall for a Batch line: the body whole, without stream
+// fields, within --batch-max-bytes, with its cache key. Nothing is counted
+// in the stats here. A Batch matches results by custom_id, the record's
+// id: one that is not valid UTF-8 would be sent and come back under
+// another id (JSON has no such strings), so it is bad input.
 func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre bool, err error) {
+	if !utf8.ValidString(rec.ID()) {
+		return nil, nil, false, app.Invalidf("the id %q is not valid UTF-8: a Batch's custom_id must be, or its result comes back under another id", rec.ID())
+	}
+	if c, re, pre, err = e.prepareCall(rec); c == nil || re != nil || err != nil {
+		return c, re, pre, err
+	}
+	c.head, c.body = nil, c.joined() // a Batch line holds the body whole
+	if c.stream {
+		// A batch answers whole: a stream asked for by the request is dropped.
+		var m map[string]json.RawMessage
+		if err := record.Unmarshal(c.body, &m); err == nil {
+			delete(m, "stream")
+			delete(m, "stream_options")
+			c.body, _ = record.Marshal(m)
+		}
+		c.stream = false
+	}
+	if n := batchapi.InputSize(rec.ID(), batchURL(c), c.body); int64(n) > e.opt.Batch.MaxBytes {
+		return c, &record.Error{Kind: oai.KindBadRequest, Message: fmt.Sprintf("not sent: its Batch request line is %d bytes, more than --batch-max-bytes %d", n, e.opt.Batch.MaxBytes)}, true, nil
+	}
+	e.keyCall(c)
+	return c, nil, false, nil
+}
+
+// prepareCall prepares and builds a record's call at once (the batch modes
+// and --dry-run have no slots to build ahead of): c is nil when the record
+// needs no call or failed before one (re says why; pre when the pre-flight
+// check refused it, and then c holds what was counted).
+func (e *engine) prepareCall(rec *record.Record) (c *call, re *record.Error, pre bool, err error) {
 	body, err := e.safePrepare(rec)
 	switch {
 	case errors.As(err, &re):
@@ -151,17 +227,6 @@ func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre boo
 	c = &call{req: body}
 	if re = e.build(e.r.Ctx, c, false); re != nil {
 		return c, re, true, nil // c has the counts, for an answer kept anyway
-	}
-	c.head, c.body = nil, c.joined() // a Batch line holds the body whole
-	if c.stream {
-		// A batch answers whole: a stream asked for by the request is dropped.
-		var m map[string]json.RawMessage
-		if err := record.Unmarshal(c.body, &m); err == nil {
-			delete(m, "stream")
-			delete(m, "stream_options")
-			c.body, _ = record.Marshal(m)
-		}
-		c.stream = false
 	}
 	return c, nil, false, nil
 }
@@ -179,7 +244,7 @@ func batchURL(c *call) string {
 func (e *engine) export() error {
 	w := e.r.TextWriter()
 	var buf []byte
-	lines, skipped := 0, 0
+	lines, skipped, cached := 0, 0, 0
 	err := e.r.Records(func(rec *record.Record) error {
 		c, re, _, err := e.callFor(rec)
 		if err != nil {
@@ -189,6 +254,15 @@ func (e *engine) export() error {
 			skipped++
 			return nil
 		}
+		if e.cache != nil {
+			it := &item{rec: rec, call: c}
+			if e.lookup(it); it.hit != nil {
+				// --batch-import writes it from the cache.
+				e.cache.Served()
+				cached++
+				return nil
+			}
+		}
 		buf = batchapi.AppendInput(buf[:0], rec.ID(), batchURL(c), c.body)
 		if _, err := w.Write(buf); err != nil {
 			return err
@@ -197,8 +271,12 @@ func (e *engine) export() error {
 		e.r.Written.Add(1)
 		return nil
 	})
-	e.r.Log.Info("--batch-export: Batch request lines written", "requests", lines, "records_without_a_call", skipped,
-		"hint", "records without a call are written by --batch-import from the same input")
+	attrs := []any{"requests", lines, "records_without_a_call", skipped}
+	if e.cache != nil {
+		attrs = append(attrs, "answered_by_the_cache", cached)
+	}
+	e.r.Log.Info("--batch-export: Batch request lines written", append(attrs,
+		"hint", "records without a call, or that the cache answers, are written by --batch-import from the same input (with --cache)")...)
 	return err
 }
 
@@ -239,11 +317,13 @@ func (e *engine) importResults(each func(func(*record.Record) error) error, res 
 			}
 		}
 		out, ok := res.Take(rec.ID())
-		if !ok {
+		switch {
+		case ok:
+			e.applyOutput(rec, c, out, ep)
+		case e.fromCache(rec, c):
+		default:
 			missing++
 			e.fail(rec, &record.Error{Kind: KindNoBatchResult, Message: "no batch result has this custom_id", Attempts: 0})
-		} else {
-			e.applyOutput(rec, c, out, ep)
 		}
 		return e.r.Write(rec)
 	})
@@ -257,6 +337,17 @@ func (e *engine) importResults(each func(func(*record.Record) error) error, res 
 		e.r.Log.Warn("batch results whose custom_id is not in the input were ignored", "results", n, "some", fmt.Sprint(res.IDs(3)))
 	}
 	return err
+}
+
+// fromCache answers a record without a batch result from the cache: an
+// export left it out because the cache held its reply.
+func (e *engine) fromCache(rec *record.Record, c *call) bool {
+	if e.cache == nil {
+		return false
+	}
+	it := &item{rec: rec, call: c}
+	e.lookup(it)
+	return it.hit != nil && e.serveHit(it)
 }
 
 // KindNoBatchResult is the error kind of a record whose request has no line

@@ -45,8 +45,9 @@
 // does not stop the other -j-1 slots. --unordered writes as records finish.
 //
 // Resume and kill -9. See resume.go and journal.go: earlier outputs (FILE,
-// FILE.partial, FILE.partial.journal, FILE.partial.resume-N, --resume-from)
-// are indexed at the start, answers win over errors, and --retry-errors drops
+// FILE.partial, FILE.partial.journal, FILE.partial.resume-N, --resume-from;
+// for -o DIR/ the folder's earlier parts, which lib/app sets aside, and
+// DIR/_run.partial.*) are indexed at the start, answers win over errors, and --retry-errors drops
 // the errors so they are sent again. The journal gets each answered record
 // with one write() before its concurrency slot is released, so a kill -9
 // loses at most the -j answers in flight. A journal line is what the run
@@ -85,6 +86,17 @@
 // blank line when there is no marker, loses tokens from its right end, as
 // LIFBench truncates its context and keeps the instruction. A prompt with
 // neither cannot be cut and fails with kind context_length.
+//
+// Cache. --cache DIR (lib/cache; cached.go here) keys a call by its body as
+// sent (after the pre-flight cut) and the model the server reports; a
+// builder looks the key up ahead of the slot and the worker writes the
+// entry's reply (response.cached) instead of calling. A reply is stored once
+// the record kept it without an error, unless the server cut its prompt.
+// With --model the start-up check waits for the first request to send, so a
+// run the cache answers whole needs no endpoint. The batch modes share it
+// (batchmode.go, batchrun.go). The account (answers paid, from the cache and
+// from --resume; tokens; --price) is the summary's, --stats' and, through
+// app.Run.SetUsage, the manifests'; --dry-run (dryrun.go) computes it ahead.
 //
 // Silent truncation. When the server reports fewer prompt tokens than were
 // counted, beyond the tokenizer's tolerance (count.go), the response gets

@@ -1,10 +1,17 @@
 package infer
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/bytesize"
+	"github.com/ifkit/ifkit/lib/cache"
+	"github.com/ifkit/ifkit/lib/cost"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
@@ -51,6 +58,14 @@ type Options struct {
 	OutageWait     time.Duration // how long records wait when every endpoint is down (0: not at all)
 	Batch          BatchOptions  // OpenAI Batch export, import or API instead of calls
 	Dispatch       string        // DispatchPrefix or DispatchInput ("": input), see dispatch.go
+	MaxReply       int64         // bytes of one reply, streamed or not (0: oai.MaxBody)
+	Cache          cache.Options // --cache: replies kept and reused across runs (cached.go)
+	Price          cost.Price    // --price: what the tokens or the GPU hours cost
+	DryRun         bool          // count and price what would be sent, send nothing (dryrun.go)
+
+	// retryWait, when set (tests), waits each retry's back-off instead of
+	// sleep, so a test sees every wait the engine decided on.
+	retryWait func(ctx context.Context, d time.Duration) error
 }
 
 // Defaults returns the options every flag defaults to.
@@ -80,6 +95,10 @@ const (
 	catEngine   = "Inference engine:"
 )
 
+// maxKeyFile bounds an --api-key-file: a key is a line, and a mistyped path
+// (/dev/zero, a dataset) must not be read into memory.
+const maxKeyFile = 64 << 10
+
 // Flags returns the endpoint flags for a role and the shared engine flags.
 //
 // Prefixed (one set per endpoint role, e.g. "judge-"): base-url, model,
@@ -91,7 +110,8 @@ const (
 // Unprefixed (the engine, shared by every role a program has): -j/--concurrency,
 // --adaptive, --window, --unordered, --max-retries, --retry-base,
 // --retry-max-wait, --retry-after-max, the timeouts, --resume, --resume-from,
-// --retry-errors, --grace, --stats. A program with two roles calls
+// --retry-errors, --grace, --stats, the batch modes, --dispatch, the cache's
+// (lib/cache.Flags), --price and --dry-run. A program with two roles calls
 // EndpointFlags for the second one only.
 func Flags(prefix string) []cli.Flag {
 	return append(EndpointFlags(prefix), EngineFlags()...)
@@ -109,7 +129,7 @@ func EndpointFlags(prefix string) []cli.Flag {
 			Usage: "OpenAI-compatible endpoint `URL` (…/v1); repeat or comma-separate for several, balanced by least in flight"},
 		&cli.StringFlag{Name: prefix + "model", Category: catEndpoint,
 			Usage: "model `NAME` sent with each request (default: the endpoint's only model from /v1/models)"},
-		&cli.StringFlag{Name: prefix + "api-key-file", Category: catEndpoint,
+		&cli.StringFlag{Name: redact.Flag(prefix + "api-key-file"), Category: catEndpoint,
 			Usage: "read the API key from `FILE` (default: $" + keyEnv + "; keys are never taken from argv nor written anywhere)"},
 		&cli.BoolFlag{Name: prefix + "stream", Category: catEndpoint,
 			Usage: "stream answers (SSE) to measure time to first token (ttft_ms)"},
@@ -150,13 +170,14 @@ func EngineFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "timeout-first-byte", Value: d.FirstByte, Category: catEngine, Usage: "wait for the response headers or the first streamed event; without --stream servers answer only when the whole generation is done, so long generations want --stream (then a stall is caught by --timeout-idle) (0: none)"},
 		&cli.DurationFlag{Name: "timeout-idle", Value: d.IdleTimeout, Category: catEngine, Usage: "streaming: longest pause between events (0: none)"},
 		&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Category: catEngine, Usage: "one attempt, start to end (0: none)"},
-		&cli.BoolFlag{Name: "resume", Category: catEngine, Usage: "continue an earlier run: read the ids already answered in -o FILE (and FILE.partial, even truncated or compressed) and send only the rest"},
-		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s) whose answers to the same requests are reused instead of sent again (implies --resume)"},
+		&cli.BoolFlag{Name: "resume", Category: catEngine, Usage: "continue an earlier run: read the ids already answered in -o FILE (and FILE.partial, even truncated or compressed, and its journal) or in the run -o DIR/ holds, and send only the rest"},
+		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s), partitioned folders (-o DIR/) or folders of shard parts whose answers to the same requests are reused instead of sent again (implies --resume)"},
 		&cli.BoolFlag{Name: "retry-errors", Category: catEngine, Usage: "with --resume: send again every record that ended with \"error\" (transient ones — network, timeout, bad, cut or aborted replies, " + oai.RetriedStatuses + " — are sent again anyway; this adds " + oai.FinalStatuses + ", other 4xx and context_length)"},
 		&cli.DurationFlag{Name: "outage-wait", Value: d.OutageWait, Category: catEngine, Usage: "when every endpoint fails (network errors, 5xx) after one has answered, records wait this long for one to come back instead of using up their retries (0: no waiting)"},
 		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
 		&cli.StringFlag{Name: "stats", Category: catEngine, Usage: "write run statistics as JSON to `FILE` (counts, latency and TTFT percentiles, tokens, throughput)"},
-	}, append(batchFlags(), dispatchFlag())...)
+		&cli.StringFlag{Name: "max-reply", Value: "64MiB", Category: catEngine, Usage: "longest reply read, streamed or not (`SIZE`: bytes, or with KiB, MiB, GiB); a longer one fails the record with kind " + oai.KindTooLarge + ", not retried, so memory stays within a few times SIZE per request in flight"},
+	}, slices.Concat(batchFlags(), []cli.Flag{dispatchFlag()}, cache.Flags(), accountFlags())...)
 }
 
 // OptionsFromFlags reads the flags of Flags(prefix) (or EndpointFlags(prefix)
@@ -175,7 +196,7 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.Model = r.String(prefix + "model")
 	keyEnv := envName(prefix, "API_KEY")
 	if f := r.String(prefix + "api-key-file"); f != "" {
-		b, err := stream.ReadFile(f)
+		b, err := stream.ReadFileMax(f, maxKeyFile)
 		if err != nil {
 			return o, app.Usagef("--%sapi-key-file: %v", prefix, err)
 		}
@@ -214,11 +235,34 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	if o.Output == "-" {
 		o.Output = ""
 	}
+	if f := r.LakeRunFile(); f != "" {
+		// -o DIR/: the journal and --resume's files are DIR/_run.partial.*,
+		// and the earlier parts come from app (EarlierParts).
+		o.Output = f
+	}
 	o.Grace = r.Duration("grace")
 	o.OutageWait = r.Duration("outage-wait")
 	o.StatsFile = r.String("stats")
 	o.Batch = batchOptionsFromFlags(r)
 	o.Dispatch = r.String("dispatch")
+	n, err := bytesize.Parse(r.String("max-reply"))
+	switch {
+	case err == nil && n < 1<<10:
+		err = errors.New("want at least 1KiB")
+	case err == nil && n > stream.MaxLine/2:
+		err = fmt.Errorf("at most %dMiB: the record that holds a longer reply would be too long for the next stage (%d MiB a line)", stream.MaxLine/2>>20, stream.MaxLine>>20)
+	}
+	if err != nil {
+		return o, app.Usagef("--max-reply %q: %v", r.String("max-reply"), err)
+	}
+	o.MaxReply = n
+	if o.Cache, err = cache.OptionsFromFlags(r); err != nil {
+		return o, err
+	}
+	if o.Price, err = cost.ParsePrice(r.String("price")); err != nil {
+		return o, app.Usagef("--price: %v", err)
+	}
+	o.DryRun = r.Bool("dry-run")
 	return o, o.validate()
 }
 
@@ -244,6 +288,9 @@ func (o *Options) validate() error {
 		return app.Usagef("--window %d: want at least -j (%d)", o.Window, o.Concurrency)
 	}
 	if err := o.validateBatch(); err != nil {
+		return err
+	}
+	if err := o.validateDryRun(); err != nil {
 		return err
 	}
 	// A negative wait would silently mean "no limit", as 0 does.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
-	"github.com/ifkit/ifkit/lib/pandas"
+	"github.com/ifkit/ifkit/lib/fsum"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 )
@@ -117,6 +117,10 @@ func lengthTokens(label string) (float64, bool) {
 	return float64(l.Tokens), true
 }
 
+// Every sum over samples is correctly rounded (lib/fsum), so the metrics do
+// not depend on the order the records arrive in; the published numbers
+// (pandas sums in file order) agree to the published precision.
+
 // ars is Σ_t R_t·ARS_t / Σ_t R_t over the tasks present, and the count.
 func ars(samples []sample) (per map[*Task]float64, overall float64, n int) {
 	by := map[*Task][]float64{}
@@ -130,7 +134,7 @@ func ars(samples []sample) (per map[*Task]float64, overall float64, n int) {
 		if len(xs) == 0 {
 			continue
 		}
-		per[t] = pandas.Mean(xs)
+		per[t] = fsum.Mean(xs)
 		num += t.Total() * per[t]
 		den += t.Total()
 		n += len(xs)
@@ -155,11 +159,11 @@ func ifp(samples []sample) map[string]float64 {
 			continue
 		}
 		for i, ps := range t.Points {
-			var m float64
+			var sum fsum.Sum
 			for _, s := range ss {
-				m += s.points[i]
+				sum.Add(s.points[i])
 			}
-			m /= float64(len(ss))
+			m := sum.Value() / float64(len(ss))
 			for _, c := range ps.Capabilities {
 				num[c] += m * ps.Max
 				den[c] += ps.Max
@@ -195,14 +199,14 @@ func ifs(samples []sample, key func(sample) string) (float64, int) {
 		}
 		var gm []float64
 		for _, k := range slices.Sorted(maps.Keys(groups)) {
-			gm = append(gm, pandas.Mean(groups[k]))
+			gm = append(gm, fsum.Mean(groups[k]))
 		}
-		m := pandas.Mean(all)
-		if sd := pandas.Std(gm); !math.IsNaN(sd) && m > 0 {
+		m := fsum.Mean(all)
+		if sd := fsum.Std(gm); !math.IsNaN(sd) && m > 0 {
 			vals = append(vals, sd/m)
 		}
 	}
-	return pandas.Mean(vals), len(vals)
+	return fsum.Mean(vals), len(vals)
 }
 
 var perspectives = []struct {
@@ -339,7 +343,7 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 				vals = append(vals, v)
 			}
 		}
-		avg := pandas.Mean(vals)
+		avg := fsum.Mean(vals)
 		row(m, "IFS", avg, len(vals), all, "perspective", "avg", "task", "overall", "length", "all")
 		r4 = append(r4, cell(avg), cell(overall), strconv.Itoa(failed))
 		t4.Rows = append(t4.Rows, r4)

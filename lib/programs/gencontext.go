@@ -5,7 +5,8 @@ import (
 	"github.com/ifkit/ifkit/lib/bench"
 )
 
-// GenContext is gen-context: one subcommand per benchmark.
+// GenContext is gen-context: one subcommand per benchmark, and
+// fetch-official, which downloads the benchmarks' official files.
 func GenContext(bs []bench.Bench) app.Tool {
 	check(bs)
 	t := app.Tool{
@@ -24,5 +25,6 @@ Example:
 		c.Name = b.Name
 		t.Commands = append(t.Commands, &c)
 	}
+	t.Commands = append(t.Commands, fetchOfficialCommand())
 	return t
 }

@@ -119,8 +119,8 @@ func TestProgramsTakeTheirList(t *testing.T) {
 	for _, c := range programs.GenContext(only).Commands {
 		cmds = append(cmds, c.Name)
 	}
-	if strings.Join(cmds, " ") != "toy" {
-		t.Errorf("gen-context commands %v, want toy alone", cmds)
+	if strings.Join(cmds, " ") != "toy fetch-official" {
+		t.Errorf("gen-context commands %v, want toy's and fetch-official alone", cmds)
 	}
 	flags := map[string]bool{}
 	for _, f := range programs.ExpandTemplates(only).Flags {

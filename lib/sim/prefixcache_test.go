@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -62,8 +63,9 @@ func TestPrefixCacheLookup(t *testing.T) {
 
 // A second request with the same context finds it in the prefix cache, so
 // only its new tokens are prefilled (ttft counts prefill tokens /
-// --prefill-tokens-per-sec), and /metrics says so after each request: the
-// counts are what the delay is made of, so the test needs no clock.
+// --prefill-tokens-per-sec), and the usage (as vLLM's) and /metrics say so
+// after each request: the counts are what the delay is made of, so the test
+// needs no clock.
 func TestPrefixCacheServer(t *testing.T) {
 	opt := DefaultOptions()
 	opt.PrefixCacheTokens = 100000
@@ -74,13 +76,15 @@ func TestPrefixCacheServer(t *testing.T) {
 	}
 	defer s.Close()
 	long := strings.Repeat("the same long context word ", 2000) // ~10k tokens
-	ask := func(q string) {
+	ask := func(q string) string {
 		resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(`{"model":"llm-sim","messages":[{"role":"user","content":"`+long+q+`"}],"max_tokens":2}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		io.Copy(io.Discard, resp.Body)
+		var v struct{ Usage json.RawMessage }
+		json.NewDecoder(resp.Body).Decode(&v)
 		resp.Body.Close()
+		return string(v.Usage)
 	}
 	metrics := func() (map[string]int, string) {
 		resp, err := http.Get(strings.TrimSuffix(base, "/v1") + "/metrics")
@@ -102,17 +106,20 @@ func TestPrefixCacheServer(t *testing.T) {
 		}
 		return m, string(b)
 	}
-	ask("first?")
+	usage := ask("first?")
 	m, text := metrics()
 	first := m["prompt_tokens"]
-	if first < 5000 || m["prefix_cache_hit_tokens"] != 0 {
-		t.Fatalf("after the first request (nothing cached yet):\n%s", text)
+	if first < 5000 || m["prefix_cache_hit_tokens"] != 0 || !strings.Contains(usage, `"prompt_tokens_details":{"cached_tokens":0}`) {
+		t.Fatalf("after the first request (nothing cached yet): usage %s, metrics:\n%s", usage, text)
 	}
-	ask("second?")
+	usage = ask("second?")
 	m, text = metrics()
 	second := m["prompt_tokens"] - first
 	prefilled := second - m["prefix_cache_hit_tokens"]
-	if prefilled*10 > second || m["prefix_cache_hit_tokens"] != m["prefix_cache_reusable_tokens"] || m["requests_running"] != 0 {
+	if prefilled*10 > second || m["prefix_cache_hit_tokens"] != m["prefix_cache_reusable_tokens"] || m["requests_running"] != 0 || m["completion_requests"] != 2 {
 		t.Fatalf("the second request prefilled %d of its %d tokens, want only its new ones:\n%s", prefilled, second, text)
+	}
+	if strings.Contains(usage, `"cached_tokens":0}`) || !strings.Contains(usage, `"cached_tokens":`) {
+		t.Fatalf("the second request's usage does not say what the cache held: %s", usage)
 	}
 }

@@ -637,3 +637,34 @@ func TestReadFileSkipsBOM(t *testing.T) {
 		}
 	}
 }
+
+// A file that has no business being large is refused past its limit, and
+// a device is refused without reading it; a pipe is read up to the limit.
+func TestReadFileMax(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "key")
+	os.WriteFile(small, []byte("\xef\xbb\xbfsk-123\n"), 0o644)
+	if b, err := ReadFileMax(small, 16); err != nil || string(b) != "sk-123\n" {
+		t.Errorf("a small file: %q, %v", b, err)
+	}
+	big := filepath.Join(dir, "big")
+	os.WriteFile(big, make([]byte, 17), 0o644)
+	if _, err := ReadFileMax(big, 16); err == nil || !strings.Contains(err.Error(), "larger than 16 bytes") {
+		t.Errorf("a file over the limit: %v", err)
+	}
+	if _, err := ReadFileMax("/dev/zero", 1<<20); err == nil || !strings.Contains(err.Error(), "a device") {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w.Write(make([]byte, 64))
+		w.Close()
+	}()
+	if _, err := ReadFileMax(fmt.Sprintf("/dev/fd/%d", r.Fd()), 16); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("a pipe over the limit: %v", err)
+	}
+	r.Close()
+}
