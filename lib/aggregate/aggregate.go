@@ -86,7 +86,6 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if err != nil {
 		return err
 	}
-	r.TrackRun()
 	var results []*Result
 	var runs []string // the input run of each result, "" for this run's own
 	var items []item

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/ifkit/ifkit/lib/lake"
 	"github.com/ifkit/ifkit/lib/parts"
@@ -122,22 +121,10 @@ func (r *Run) startPart() error {
 	if r.parts == nil || r.parts.path == "" {
 		return nil
 	}
-	inputs, err := parts.HashInputs(r.files)
-	if err != nil {
+	m := &parts.Manifest{Shard: r.Shard.I, Count: r.Shard.N, Part: filepath.Base(r.parts.path)}
+	var err error
+	if m.Provenance, err = r.provenance(false); err != nil {
 		return err
-	}
-	host, _ := os.Hostname()
-	job := r.Getenv("SLURM_ARRAY_JOB_ID")
-	if job != "" {
-		job += "_" + r.Getenv("SLURM_ARRAY_TASK_ID")
-		if n := r.Getenv("SLURM_RESTART_COUNT"); n != "" && n != "0" {
-			job += " (restart " + n + ")"
-		}
-	}
-	m := &parts.Manifest{
-		Shard: r.Shard.I, Count: r.Shard.N, Part: filepath.Base(r.parts.path), Input: inputs,
-		Version: Version, Tool: r.Tool, Command: parts.Command(os.Args),
-		Host: host, PID: os.Getpid(), Job: job, Started: time.Now().UTC(),
 	}
 	r.parts.manifest = m
 	mp := parts.ManifestPath(r.parts.path)
@@ -150,7 +137,10 @@ func (r *Run) startPart() error {
 		m.Complete = os.IsNotExist(perr) && ferr == nil
 		m.Records = int64(r.out.Records())
 		m.Failed = r.Failed.Load()
-		m.Ended = time.Now().UTC()
+		var err error
+		if m.Provenance, err = r.provenance(true); err != nil {
+			r.Log.Error("describing the part's inputs", "err", err)
+		}
 		if err := m.Write(mp); err != nil {
 			r.Log.Error("writing the part's manifest", "file", mp, "err", err)
 		}

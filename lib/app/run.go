@@ -178,6 +178,7 @@ func (r *Run) Records(fn func(*record.Record) error) error {
 		r.reading.Store(in)
 		err := r.readAll(in, fn)
 		r.doneBytes.Add(in.Size)
+		r.readStreamed(in)
 		in.Close()
 		if err != nil {
 			return err
@@ -212,7 +213,6 @@ func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
 		if err != nil {
 			return err
 		}
-		r.hashStdin(in, line)
 		rec, err := record.Parse(line)
 		if err != nil {
 			id := ""

@@ -335,9 +335,8 @@ func (e *engine) writeStats() error {
 		return err
 	}
 	b = []byte(redact.String(string(b)))
-	tmp := e.opt.StatsFile + ".partial"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := stream.WriteFile(e.opt.StatsFile, append(b, '\n')); err != nil {
 		return fmt.Errorf("--stats: %w", err)
 	}
-	return os.Rename(tmp, e.opt.StatsFile)
+	return nil
 }

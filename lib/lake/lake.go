@@ -1,20 +1,18 @@
 // Package lake writes a run's records as a Hive-partitioned folder,
 // FIELD=value/part-NNNNN.jsonl.zst with _manifest.json beside the folders,
-// reads such a folder back, and computes the run id that ties the folder, and
-// the metric rows made from it, to their inputs and settings (DESIGN §7).
+// and reads such a folder back. Its manifest carries the run's provenance
+// (lib/provenance), whose run id ties the folder, and the metric rows made
+// from it, to their inputs and settings.
 package lake
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/ifkit/ifkit/lib/parts"
+	"github.com/ifkit/ifkit/lib/provenance"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -138,20 +136,12 @@ func folder(keys []Key, vals []string, present []bool) (string, map[string]*stri
 
 // Manifest is what _manifest.json holds: the run's provenance and its parts.
 type Manifest struct {
-	Run         string        `json:"run"`
-	Version     string        `json:"ifkit_version"`
-	Tool        string        `json:"tool"`
-	Command     []string      `json:"command"`
-	Settings    []string      `json:"settings"`
-	Input       []parts.Input `json:"input"`
-	InputRuns   []string      `json:"input_runs,omitempty"` // the runs of partitioned inputs: the lineage
-	PartitionBy []string      `json:"partition_by"`
-	Parts       []Part        `json:"parts"`
-	Records     int64         `json:"records"`
-	Failed      int64         `json:"failed"`
-	Complete    bool          `json:"complete"`
-	Created     time.Time     `json:"created"`
-	Ended       time.Time     `json:"ended,omitzero"`
+	provenance.Provenance
+	PartitionBy []string `json:"partition_by"`
+	Parts       []Part   `json:"parts"`
+	Records     int64    `json:"records"`
+	Failed      int64    `json:"failed"`
+	Complete    bool     `json:"complete"`
 }
 
 // Part is one part file of the folder.
@@ -159,19 +149,8 @@ type Part struct {
 	Path      string             `json:"path"` // relative, slash-separated
 	Partition map[string]*string `json:"partition,omitempty"`
 	Records   int64              `json:"records"`
-}
-
-// RunID is the content hash that names a run: the same input contents (their
-// sha256, not their names), program, settings and ifkit version give the
-// same id, so a re-run is recognisable and two different runs never share one.
-func RunID(inputs []parts.Input, tool string, settings []string, version string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "ifkit run\x00%s\x00%s\x00", version, tool)
-	for _, s := range settings {
-		fmt.Fprintf(h, "setting\x00%s\x00", s)
-	}
-	for _, in := range inputs {
-		fmt.Fprintf(h, "input\x00%s\x00", in.SHA256)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	// SHA256 and Size are the file's as stored: a reader checks them before
+	// it reads the part, and counts its records.
+	SHA256 string `json:"sha256,omitempty"`
+	Size   int64  `json:"size,omitempty"`
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ifkit/ifkit/lib/parts"
+	"github.com/ifkit/ifkit/lib/provenance"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
 )
@@ -154,7 +154,7 @@ func TestWriterRotatesAndChecks(t *testing.T) {
 		}
 		return nil
 	})
-	m := &Manifest{Run: "r1", Parts: ps, Records: w.Records(), Complete: true, PartitionBy: Names(keys)}
+	m := &Manifest{Provenance: provenance.Provenance{Run: "r1"}, Parts: ps, Records: w.Records(), Complete: true, PartitionBy: Names(keys)}
 	if err := WriteManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
@@ -184,24 +184,5 @@ func TestWriterRotatesAndChecks(t *testing.T) {
 	os.Remove(filepath.Join(dir, filepath.FromSlash(ps[0].Path)))
 	if _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing part: %v", err)
-	}
-}
-
-func TestRunID(t *testing.T) {
-	in := []parts.Input{{Name: "a", SHA256: "aa"}}
-	renamed := []parts.Input{{Name: "b", SHA256: "aa"}}
-	base := RunID(in, "judge", []string{"rubric=x"}, "v1")
-	if RunID(renamed, "judge", []string{"rubric=x"}, "v1") != base {
-		t.Error("the input's name changed the id")
-	}
-	for _, other := range []string{
-		RunID([]parts.Input{{SHA256: "ab"}}, "judge", []string{"rubric=x"}, "v1"),
-		RunID(in, "split-subtasks", []string{"rubric=x"}, "v1"),
-		RunID(in, "judge", []string{"rubric=y"}, "v1"),
-		RunID(in, "judge", []string{"rubric=x"}, "v2"),
-	} {
-		if other == base {
-			t.Error("a different input, program, setting or version gave the same id")
-		}
 	}
 }

@@ -106,6 +106,8 @@ func scan(dir string) (map[int]map[int]*entry, error) {
 		case ext == ManifestExt:
 			e := get(i, n)
 			e.manifest, e.mErr = ReadManifest(path)
+		case strings.HasPrefix(ext, ManifestExt):
+			// a manifest being written (stream.WriteFile)
 		case strings.HasSuffix(ext, ".partial"):
 			get(i, n).partial = path
 		case strings.Contains(ext, ".partial.") || strings.Contains(ext, ".tmp-") || strings.HasSuffix(ext, ".lock"):

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ifkit/ifkit/lib/provenance"
 )
 
 func TestNameParse(t *testing.T) {
@@ -76,7 +78,7 @@ func folder(t *testing.T, specs ...string) string {
 		if strings.Contains(flags, "g") {
 			defer os.Remove(part)
 		}
-		m := &Manifest{Shard: i, Count: n, Complete: !strings.Contains(flags, "u"), Input: []Input{{Name: "r.jsonl", SHA256: "aaa"}}}
+		m := &Manifest{Shard: i, Count: n, Complete: !strings.Contains(flags, "u"), Provenance: provenance.Provenance{Input: []provenance.Input{{Name: "r.jsonl", SHA256: "aaa"}}}}
 		if strings.Contains(flags, "x") {
 			m.Input[0].SHA256 = "bbb"
 		}
@@ -188,7 +190,7 @@ func TestChainedPartsAreOneSet(t *testing.T) {
 	for i := range 2 {
 		part := filepath.Join(up, Name(i, 2, ".jsonl"))
 		os.WriteFile(part, []byte(fmt.Sprintf(`{"id":"r%d"}`+"\n", i)), 0o644)
-		m := &Manifest{Shard: i, Count: 2, Complete: true, Input: []Input{{Name: "req.jsonl", SHA256: "aaa"}}}
+		m := &Manifest{Shard: i, Count: 2, Complete: true, Provenance: provenance.Provenance{Input: []provenance.Input{{Name: "req.jsonl", SHA256: "aaa"}}}}
 		if err := m.Write(ManifestPath(part)); err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +203,7 @@ func TestChainedPartsAreOneSet(t *testing.T) {
 		}
 		out := filepath.Join(down, Name(i, 2, ".jsonl"))
 		os.WriteFile(out, []byte(fmt.Sprintf(`{"id":"r%d"}`+"\n", i)), 0o644)
-		dm := &Manifest{Shard: i, Count: 2, Complete: true, Input: in}
+		dm := &Manifest{Shard: i, Count: 2, Complete: true, Provenance: provenance.Provenance{Input: in}}
 		if err := dm.Write(ManifestPath(out)); err != nil {
 			t.Fatal(err)
 		}

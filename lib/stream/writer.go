@@ -76,8 +76,7 @@ func create(path, tmp string, c Compression, stdout *os.File) (*Output, error) {
 	} else {
 		o.Path = path
 		o.tmp = tmp
-		// O_NOFOLLOW: never write through a symbolic link planted at FILE.partial.
-		f, err := os.OpenFile(o.tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o666)
+		f, err := openTemp(tmp)
 		if err != nil {
 			return nil, err
 		}
@@ -279,16 +278,47 @@ func (o *Output) Close() error {
 	if o.Path == "" {
 		return err
 	}
+	return commit(o.dst, o.tmp, o.Path, err)
+}
+
+// openTemp creates (or truncates) the temporary name a file is written
+// under. O_NOFOLLOW: never write through a symbolic link planted there.
+func openTemp(tmp string) (*os.File, error) {
+	return os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o666)
+}
+
+// commit puts a file written under tmp into place: synced, closed, renamed
+// over path (a reader sees the old file or the new one, never a mix, and a
+// symbolic link at path is replaced, not written through). err is the
+// writing's outcome: when it is set, tmp stays for the caller to keep or
+// remove.
+func commit(f *os.File, tmp, path string, err error) error {
 	if err == nil {
-		err = o.dst.Sync()
+		err = f.Sync()
 	}
-	if cerr := o.dst.Close(); err == nil {
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	return os.Rename(o.tmp, o.Path)
+	return os.Rename(tmp, path)
+}
+
+// WriteFile stores a whole file atomically, the way every output file is
+// completed: written to PartialName(path), synced and renamed into place.
+// Manifests, --stats and the report index are written with it.
+func WriteFile(path string, data []byte) error {
+	tmp := PartialName(path)
+	f, err := openTemp(tmp)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err = commit(f, tmp, path, err); err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // Abandon writes what was done and leaves it under PartialName, for a run that
