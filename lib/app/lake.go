@@ -193,20 +193,27 @@ func joinNums[T int | int64 | float64](xs []T) string {
 	return strings.Join(ss, ",")
 }
 
-// expandLake replaces a partitioned folder among the inputs by its parts.
+// expandLake replaces a partitioned folder among the inputs by its parts,
+// each counted as it is read against the manifest's records.
 func (r *Run) expandLake(dir string) ([]string, error) {
-	m, files, err := lake.Check(dir, r.Bool("allow-partial"))
+	m, listed, failed, err := lake.Check(dir, r.Bool("allow-partial"))
 	if err != nil {
 		return nil, &stream.LineError{File: dir, Err: err}
 	}
 	if !m.Complete {
-		r.Log.Warn("--allow-partial: reading the parts of a run that did not finish", "folder", dir, "run", m.Run, "parts", len(files))
+		r.Log.Warn("--allow-partial: reading the parts of a run that did not finish", "folder", dir, "run", m.Run, "parts", len(listed))
+	}
+	if len(failed) > 0 {
+		r.Log.Warn(fmt.Sprintf("--allow-partial: reading %d of %d parts; left out: %s", len(listed), len(m.Parts), strings.Join(failed, "; ")), "folder", dir, "run", m.Run)
 	}
 	if r.parts.runs == nil {
 		r.parts.runs = map[string]string{}
 	}
-	for _, f := range files {
-		r.parts.runs[f] = m.Run
+	files := make([]string, len(listed))
+	for i, l := range listed {
+		files[i] = l.File
+		r.parts.runs[l.File] = m.Run
+		r.parts.expect(l.File, l.Records)
 	}
 	return files, nil
 }

@@ -149,6 +149,9 @@ func (r *Run) output() (*stream.Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.parts != nil && r.parts.path != "" {
+		o.Checksum() // for the part's manifest
+	}
 	r.out = o
 	return o, nil
 }
@@ -202,17 +205,19 @@ func openError(name string, err error) error {
 }
 
 func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
+	var lines int64
 	for {
 		if r.Ctx.Err() != nil {
 			return r.Ctx.Err()
 		}
 		line, n, err := in.Next()
 		if err == io.EOF {
-			return nil
+			return r.parts.counted(in.Name, lines)
 		}
 		if err != nil {
 			return err
 		}
+		lines++
 		rec, err := record.Parse(line)
 		if err != nil {
 			id := ""

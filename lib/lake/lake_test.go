@@ -158,7 +158,7 @@ func TestWriterRotatesAndChecks(t *testing.T) {
 	if err := WriteManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
-	_, files, err := Check(dir, false)
+	_, files, _, err := Check(dir, false)
 	if err != nil || len(files) != len(ps) {
 		t.Fatalf("Check: %d files, %v", len(files), err)
 	}
@@ -166,10 +166,10 @@ func TestWriterRotatesAndChecks(t *testing.T) {
 	// what Check refuses
 	m.Complete = false
 	WriteManifest(dir, m)
-	if _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "did not finish") {
+	if _, _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "did not finish") {
 		t.Errorf("unfinished run: %v", err)
 	}
-	if _, _, err := Check(dir, true); err != nil {
+	if _, _, _, err := Check(dir, true); err != nil {
 		t.Errorf("unfinished run, allowPartial: %v", err)
 	}
 	m.Complete = true
@@ -177,12 +177,23 @@ func TestWriterRotatesAndChecks(t *testing.T) {
 	foreign := filepath.Join(dir, "model=x", "part-00000.jsonl.zst")
 	os.MkdirAll(filepath.Dir(foreign), 0o755)
 	os.WriteFile(foreign, nil, 0o644)
-	if _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "model=x/part-00000.jsonl.zst") {
+	if _, _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "model=x/part-00000.jsonl.zst") {
 		t.Errorf("foreign part: %v", err)
 	}
 	os.Remove(foreign)
-	os.Remove(filepath.Join(dir, filepath.FromSlash(ps[0].Path)))
-	if _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "missing") {
+	// a part changed since it was written: refused, or left out under allowPartial
+	first := filepath.Join(dir, filepath.FromSlash(ps[0].Path))
+	b, _ := os.ReadFile(first)
+	os.WriteFile(first, b[:len(b)-1], 0o644)
+	if _, _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), ps[0].Path+": ") || !strings.Contains(err.Error(), "bytes, its manifest says") {
+		t.Errorf("changed part: %v", err)
+	}
+	if _, files, failed, err := Check(dir, true); err != nil || len(files) != len(ps)-1 || len(failed) != 1 {
+		t.Errorf("changed part, allowPartial: %d files, failed %q, %v", len(files), failed, err)
+	}
+	os.WriteFile(first, b, 0o644)
+	os.Remove(first)
+	if _, _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing part: %v", err)
 	}
 }

@@ -117,6 +117,7 @@ func (w *Writer) start(rel string, vals map[string]*string) (*openPart, error) {
 	if err != nil {
 		return nil, err
 	}
+	out.Checksum()
 	p := &openPart{out: out, part: Part{Path: path.Join(rel, name), Partition: vals}}
 	w.open[rel] = p
 	return p, nil
@@ -128,6 +129,7 @@ func (w *Writer) closePart(rel string) error {
 	if err := p.out.Close(); err != nil {
 		return err
 	}
+	p.part.SHA256, p.part.Size = p.out.Sum()
 	w.done = append(w.done, p.part)
 	return nil
 }

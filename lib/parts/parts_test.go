@@ -50,7 +50,7 @@ func TestCommandHidesSecrets(t *testing.T) {
 // folder writes parts and manifests: each spec is "I/N" plus flags
 // (u: unfinished, x: other input, m: no manifest, d: a second extension,
 // p: only .partial, g: the part file gone, its manifest left, l: a writer's
-// lock file beside it).
+// lock file beside it, c: the part changed after its manifest recorded it).
 func folder(t *testing.T, specs ...string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -82,6 +82,12 @@ func folder(t *testing.T, specs ...string) string {
 		if strings.Contains(flags, "x") {
 			m.Input[0].SHA256 = "bbb"
 		}
+		if m.Complete {
+			m.SHA256, m.Size, _ = provenance.HashFile(part)
+		}
+		if strings.Contains(flags, "c") {
+			os.WriteFile(part, []byte(`{"id":"y"}`+"\n"), 0o644)
+		}
 		if err := m.Write(ManifestPath(part)); err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +118,10 @@ func TestCheck(t *testing.T) {
 		{"foreign even when allowed", []string{"0/3", "1/3", "2/3", "1/2"}, -1, true, nil, nil, "foreign"},
 		{"other input", []string{"0/3", "1/3 x", "2/3"}, -1, true, nil, nil, "made from other input"},
 		{"duplicated", []string{"0/2", "1/2 d"}, -1, false, nil, nil, "duplicated: shard 1 has 2 part files"},
+		{"changed since written", []string{"0/3", "1/3 c", "2/3"}, -1, false, nil, nil, "changed since written: part-00001-of-00003.jsonl: sha256"},
+		{"changed, allowed", []string{"0/3", "1/3 c", "2/3"}, -1, true, []int{0, 2}, []int{1}, ""},
 		{"only one shard", []string{"0/3", "1/3 u", "2/3"}, 2, false, []int{2}, nil, ""},
+		{"only a changed shard", []string{"0/3", "1/3 c", "2/3"}, 1, false, nil, nil, "changed since written"},
 		{"only an unfinished shard", []string{"0/3", "1/3 u", "2/3"}, 1, true, nil, nil, "unfinished"},
 	}
 	for _, tt := range tests {

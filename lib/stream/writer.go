@@ -2,8 +2,11 @@ package stream
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"runtime"
@@ -42,6 +45,8 @@ type Output struct {
 	done    chan struct{}
 	ticker  *time.Ticker
 	enc     *zstd.Encoder
+	sum     hash.Hash // the bytes written, when Checksum asked for them
+	size    int64
 }
 
 // chunk is one compressed piece on its way to the file, in order. It does not
@@ -229,7 +234,36 @@ func (o *Output) writeLoop(chunks <-chan chunk) {
 		if _, err := o.dst.Write(b); err != nil {
 			o.setErr(fmt.Errorf("write %s: %w", o.name(), err))
 		}
+		if o.sum != nil {
+			o.sum.Write(b)
+			o.size += int64(len(b))
+		}
 	}
+}
+
+// Checksum makes the output hash the bytes it writes (as stored: compressed),
+// for a manifest that lets a reader check the file before reading it. Call
+// it before the first write; Sum gives the result once the output is closed.
+func (o *Output) Checksum() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.sum == nil && o.records == 0 && len(o.buf) == 0 {
+		o.sum = sha256.New()
+	}
+}
+
+// Sum is the SHA-256 (hex) and size of what a closed output wrote, when
+// Checksum asked for it ("" otherwise).
+func (o *Output) Sum() (sha string, size int64) {
+	select {
+	case <-o.done: // the write loop is over: sum and size are final
+	default:
+		return "", 0
+	}
+	if o.sum == nil {
+		return "", 0
+	}
+	return hex.EncodeToString(o.sum.Sum(nil)), o.size
 }
 
 func (o *Output) setErr(err error) {
