@@ -321,13 +321,13 @@ func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) e
 	if format == "parquet" && r.BinaryToTerminal() {
 		return app.Usagef("--format parquet writes a binary file: give -o FILE.parquet (or redirect stdout)")
 	}
-	if err := app.CheckOutputFile("rows", rowsPath); err != nil {
+	if err := r.ClaimFile("rows", rowsPath); err != nil {
 		return err
 	}
-	if err := app.CheckOutputFile("items", opt.Items); err != nil {
+	if err := r.ClaimFile("items", opt.Items); err != nil {
 		return err
 	}
-	if err := app.CheckOutputFile("html", opt.HTML); err != nil {
+	if err := r.ClaimFile("html", opt.HTML); err != nil {
 		return err
 	}
 	if opt.Items != "" && importKind != "" {

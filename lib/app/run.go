@@ -45,7 +45,9 @@ type Run struct {
 	skipInvalid  bool
 	signal       atomic.Pointer[os.Signal]
 	afterOutput  []func()
-	unlock       func() // releases -o's lock (stream.Lock); nil without -o
+	unlock       func()                    // releases -o's lock (stream.Lock); nil without -o
+	owned        []ownedFile               // the files this run writes (the ownership rule, own.go)
+	paid         func(*record.Record) bool // Tool.Paid
 	parts        *partsState
 	lake         *lakeOut // -o DIR/ without --shard
 	textDir      string   // -o DIR/ of a report-writing tool (OutputDir)
@@ -99,7 +101,7 @@ func (r *Run) setup() error {
 		if r.files, err = r.expandFolders(r.files); err != nil {
 			return err
 		}
-		if err := r.claimOutput(r.files); err != nil {
+		if err := r.claimOutput(); err != nil {
 			return err
 		}
 		// The first input is opened now: auto compression mirrors it. (A
@@ -112,7 +114,7 @@ func (r *Run) setup() error {
 		}
 	} else if r.Args().Len() > 0 {
 		return Usagef("unexpected arguments %q", r.Args().Slice())
-	} else if err := r.claimOutput(nil); err != nil {
+	} else if err := r.claimOutput(); err != nil {
 		return err
 	}
 	if err := r.startLake(); err != nil {

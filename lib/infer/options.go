@@ -224,6 +224,9 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.Grace = r.Duration("grace")
 	o.OutageWait = r.Duration("outage-wait")
 	o.StatsFile = r.String("stats")
+	if err := r.ClaimFile("stats", o.StatsFile); err != nil {
+		return o, err
+	}
 	o.Batch = batchOptionsFromFlags(r)
 	o.Dispatch = r.String("dispatch")
 	return o, o.validate()

@@ -197,3 +197,29 @@ func TestWriterRotatesAndChecks(t *testing.T) {
 		t.Errorf("missing part: %v", err)
 	}
 }
+
+// A symbolic link planted at a partition folder's name (in a shared folder,
+// while the run writes) is refused, never followed: no part lands outside
+// the run's folder.
+func TestWriterRefusesPlantedLinks(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	keys, _ := ParseKeys("model")
+	w := Create(dir, keys, stream.None, ".jsonl")
+	a := record.New("a")
+	a.Set("model", "a")
+	if err := w.Write(a, a.AppendJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(dir, "model=b")); err != nil {
+		t.Fatal(err)
+	}
+	b := record.New("b")
+	b.Set("model", "b")
+	if err := w.Write(b, b.AppendJSON); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Write through a planted link: %v", err)
+	}
+	w.Abandon()
+	if des, _ := os.ReadDir(elsewhere); len(des) > 0 {
+		t.Errorf("a part was written through the link: %v", des)
+	}
+}

@@ -379,12 +379,12 @@ func (o *Output) Discard() {
 
 var errClosed = errors.New("write to a closed output")
 
-// ErrSameFile is returned when -o names one of the inputs.
+// ErrSameFile is returned when an output is one of the inputs.
 var ErrSameFile = errors.New("refusing to overwrite an input file")
 
 // CheckNotInput fails when out, or the FILE.partial a run writes first, is
-// the same file as one of the inputs, stdin included (`-o F < F`): the run
-// would truncate what it is about to read.
+// the same file as one of the inputs, stdin included (`-o F < F`), by device
+// and inode: the run would truncate what it is about to read.
 func CheckNotInput(out string, inputs []string, stdin io.Reader) error {
 	if out == "" || out == "-" {
 		return nil
@@ -409,7 +409,7 @@ func CheckNotInput(out string, inputs []string, stdin io.Reader) error {
 				continue
 			}
 			if os.SameFile(ost, ist) {
-				return fmt.Errorf("-o %s: %w %s (%s)", out, ErrSameFile, in, o)
+				return fmt.Errorf("%w %s (%s)", ErrSameFile, in, o)
 			}
 		}
 	}
