@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ifkit/ifkit/lib/provenance"
 	"github.com/ifkit/ifkit/lib/record"
@@ -98,41 +99,28 @@ func (k Key) Value(rec *record.Record) (v string, ok bool, err error) {
 
 // Escape makes a value one folder name's right-hand side: the characters
 // Spark's Hive writer escapes (path separators, '=', '%', quotes, control
-// characters, …) and the space, as %XX, which DuckDB and Spark both decode.
-// A model name "org/model" becomes "org%2Fmodel": still readable, one level.
+// characters, …), the space, and every byte that is not part of valid UTF-8,
+// as %XX, which DuckDB and Spark both decode. A model name "org/model"
+// becomes "org%2Fmodel": still readable, one level. (A name in bytes that
+// are not UTF-8 could not be listed in the JSON manifest as it is on disk.)
 func Escape(v string) string {
 	var b strings.Builder
-	for i := 0; i < len(v); i++ {
+	for i := 0; i < len(v); {
 		c := v[i]
-		if c < 0x20 || c == 0x7f || strings.IndexByte(" \"#%'*/:=?\\{[]^", c) >= 0 {
+		r, n := utf8.DecodeRuneInString(v[i:])
+		if c < 0x20 || c == 0x7f || strings.IndexByte(" \"#%'*/:=?\\{[]^", c) >= 0 || r == utf8.RuneError && n == 1 {
 			fmt.Fprintf(&b, "%%%02X", c)
+			i++
 			continue
 		}
-		b.WriteByte(c)
+		b.WriteString(v[i : i+n])
+		i += n
 	}
 	return b.String()
 }
 
 // Unescape reverses Escape (any %XX, as readers decode).
 func Unescape(s string) (string, error) { return url.PathUnescape(s) }
-
-// folder is the relative folder of one combination of values, and the
-// values as the manifest lists them (nil for the default partition).
-func folder(keys []Key, vals []string, present []bool) (string, map[string]*string) {
-	segs := make([]string, len(keys))
-	m := make(map[string]*string, len(keys))
-	for i, k := range keys {
-		if !present[i] {
-			segs[i] = k.Name + "=" + DefaultPartition
-			m[k.Name] = nil
-			continue
-		}
-		segs[i] = k.Name + "=" + Escape(vals[i])
-		v := vals[i]
-		m[k.Name] = &v
-	}
-	return strings.Join(segs, "/"), m
-}
 
 // Manifest is what _manifest.json holds: the run's provenance and its parts.
 type Manifest struct {

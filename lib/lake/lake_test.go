@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ifkit/ifkit/lib/provenance"
 	"github.com/ifkit/ifkit/lib/record"
@@ -20,6 +22,7 @@ func TestEscape(t *testing.T) {
 		{`x:y?"*'#\{[]^`, "x%3Ay%3F%22%2A%27%23%5C%7B%5B%5D%5E"},
 		{"tab\there\n", "tab%09here%0A"},
 		{"日本", "日本"},
+		{"a\xffb\xe6\x97", "a%FFb%E6%97"}, // not UTF-8: the folder name must be
 		{"", ""},
 	} {
 		if got := Escape(tc.in); got != tc.want {
@@ -34,8 +37,8 @@ func FuzzEscapeRoundTrip(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		e := Escape(s)
-		if strings.ContainsAny(e, "/= ") {
-			t.Fatalf("Escape(%q) = %q keeps a separator", s, e)
+		if strings.ContainsAny(e, "/= ") || !utf8.ValidString(e) {
+			t.Fatalf("Escape(%q) = %q keeps a separator or bytes that are not UTF-8", s, e)
 		}
 		back, err := Unescape(e)
 		if err != nil || back != s {
@@ -221,5 +224,56 @@ func TestWriterRefusesPlantedLinks(t *testing.T) {
 	w.Abandon()
 	if des, _ := os.ReadDir(elsewhere); len(des) > 0 {
 		t.Errorf("a part was written through the link: %v", des)
+	}
+}
+
+// Every value gets a folder of its own that fits in a file name: a long
+// value is cut and ends in a hash (the run failed at it, after paying for the
+// answers before), values that differ only in letter case get two names that
+// differ otherwise too (one folder on macOS and Windows), and a value spelled
+// like the default partition's name does not share its folder.
+func TestFolderNames(t *testing.T) {
+	keys, _ := ParseKeys("model,bench")
+	var nm namer
+	folder := func(model string, present bool) string {
+		rel, vals := nm.folder(keys, []string{model, "b"}, []bool{present, true})
+		if present && *vals["model"] != model || !present && vals["model"] != nil {
+			t.Errorf("values %v for %q", vals, model)
+		}
+		return rel
+	}
+	long := strings.Repeat("ü", 200) // 400 bytes
+	seen := map[string]string{}
+	for _, c := range []struct {
+		model   string
+		present bool
+		want    string // a regular expression
+	}{
+		{"Qwen", true, `^model=Qwen/bench=b$`},
+		{"qwen", true, `^model=qwen~[0-9a-f]{16}/bench=b$`},
+		{"QWEN", true, `^model=QWEN~[0-9a-f]{16}/bench=b$`},
+		{"__hive_default_partition__", true, `^model=__hive_default_partition__~[0-9a-f]{16}/bench=b$`},
+		{"", false, `^model=__HIVE_DEFAULT_PARTITION__/bench=b$`},
+		{long, true, `^model=(ü)+~[0-9a-f]{16}/bench=b$`},
+		{long + "x", true, `^model=(ü)+~[0-9a-f]{16}/bench=b$`},
+		{strings.Repeat("/", 100), true, `^model=(%2F)+~[0-9a-f]{16}/bench=b$`},
+	} {
+		got := folder(c.model, c.present)
+		if !regexp.MustCompile(c.want).MatchString(got) {
+			t.Errorf("%.20q: folder %q, want %s", c.model, got, c.want)
+		}
+		for _, seg := range strings.Split(got, "/") {
+			if len(seg) > MaxName {
+				t.Errorf("%.20q: %d bytes in a folder name", c.model, len(seg))
+			}
+		}
+		fold := strings.ToLower(got)
+		if other, ok := seen[fold]; ok {
+			t.Errorf("%.20q and %.20q share the folder %q on a case-insensitive file system", c.model, other, got)
+		}
+		seen[fold] = c.model
+		if again := folder(c.model, c.present); again != got {
+			t.Errorf("%.20q: %q, then %q", c.model, got, again)
+		}
 	}
 }

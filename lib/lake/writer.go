@@ -30,6 +30,7 @@ type Writer struct {
 	ext  string
 
 	mu      sync.Mutex
+	names   namer
 	open    map[string]*openPart // by relative folder
 	next    map[string]int       // the next part number of each folder
 	done    []Part
@@ -59,7 +60,7 @@ func (w *Writer) folderOf(rec *record.Record) (string, map[string]*string, error
 		}
 		vals[i], present[i] = v, ok
 	}
-	rel, m := folder(w.keys, vals, present)
+	rel, m := w.names.folder(w.keys, vals, present)
 	return rel, m, nil
 }
 
