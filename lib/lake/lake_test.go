@@ -257,6 +257,8 @@ func TestFolderNames(t *testing.T) {
 		{long, true, `^model=(ü)+~[0-9a-f]{16}/bench=b$`},
 		{long + "x", true, `^model=(ü)+~[0-9a-f]{16}/bench=b$`},
 		{strings.Repeat("/", 100), true, `^model=(%2F)+~[0-9a-f]{16}/bench=b$`},
+		{"caf\u00e9", true, `^model=café/bench=b$`},
+		{"cafe\u0301", true, `^model=cafe\x{301}~[0-9a-f]{16}/bench=b$`},
 	} {
 		got := folder(c.model, c.present)
 		if !regexp.MustCompile(c.want).MatchString(got) {
@@ -267,7 +269,7 @@ func TestFolderNames(t *testing.T) {
 				t.Errorf("%.20q: %d bytes in a folder name", c.model, len(seg))
 			}
 		}
-		fold := strings.ToLower(got)
+		fold := fold(got)
 		if other, ok := seen[fold]; ok {
 			t.Errorf("%.20q and %.20q share the folder %q on a case-insensitive file system", c.model, other, got)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxName is the longest folder name written: NAME_MAX of Linux, macOS and
@@ -21,17 +23,18 @@ const MaxName = 255
 //     escaped text as fits and ends in "~" and a hash of the whole value
 //     (a run would otherwise fail at the first such record, after paying
 //     for the answers before it);
-//   - a name that differs from one already taken only in letter case (Qwen
-//     and qwen share one folder on macOS's and Windows' file systems; the
-//     first value seen keeps the plain name) gets the same "~hash" ending,
-//     and so does a value spelled like the default partition's name.
+//   - a name that differs from one already taken only in letter case or
+//     Unicode normalization (Qwen and qwen share one folder on macOS's and
+//     Windows' file systems, é and e + U+0301 on macOS's; the first value
+//     seen keeps the plain name) gets the same "~hash" ending, and so does a
+//     value spelled like the default partition's name.
 //
 // The manifest lists every part's values as they are, so ifkit reads them
 // back exactly; DuckDB and Spark read the folder name, ending included.
 type namer struct {
 	mu    sync.Mutex
 	names map[string]string   // (parent, key, value) → folder name
-	taken map[string]struct{} // parent/name in lower case
+	taken map[string]struct{} // parent/name, folded
 }
 
 // folder is the relative folder of one combination of values, and the
@@ -82,7 +85,7 @@ func (nm *namer) name(parent, key, text, id string, first int) string {
 			end := "~" + hex.EncodeToString(sum[:])[:16]
 			name = key + "=" + cut(text, MaxName-len(key)-1-len(end)) + end
 		}
-		if fold := strings.ToLower(path.Join(parent, name)); !has(nm.taken, fold) {
+		if fold := fold(path.Join(parent, name)); !has(nm.taken, fold) {
 			nm.taken[fold] = struct{}{}
 			return name
 		}
@@ -90,6 +93,11 @@ func (nm *namer) name(parent, key, text, id string, first int) string {
 }
 
 func has(m map[string]struct{}, k string) bool { _, ok := m[k]; return ok }
+
+// fold is a folder name as a file system that ignores letter case and
+// Unicode normalization (macOS: "é" and "e" with a combining accent are one
+// name) sees it.
+func fold(name string) string { return strings.ToLower(norm.NFD.String(name)) }
 
 // cut is the longest prefix of an escaped text within max bytes that ends
 // neither inside a %XX escape nor inside a UTF-8 sequence.
