@@ -114,8 +114,9 @@ func scan(dir string) (map[int]map[int]*entry, error) {
 			// a manifest being written (stream.WriteFile)
 		case strings.HasSuffix(ext, ".partial"):
 			get(i, n).partial = path
-		case strings.Contains(ext, ".partial.") || strings.Contains(ext, ".tmp-") || strings.HasSuffix(ext, ".lock"):
-			// journals, resume copies, manifests being written, writers' locks
+		case strings.Contains(ext, ".partial.") || strings.Contains(ext, ".tmp-") || strings.HasSuffix(ext, ".lock") || strings.Contains(ext, ".bak-"):
+			// journals, resume copies, manifests being written, writers' locks,
+			// what --force moved aside
 		default:
 			e := get(i, n)
 			e.parts = append(e.parts, path)

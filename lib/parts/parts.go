@@ -24,11 +24,12 @@ var nameRE = regexp.MustCompile(`^part-(\d{5,})-of-(\d{5,})(\..+)$`)
 // Name is the file name of shard i of n with extension ext (".jsonl.zst").
 func Name(i, n int, ext string) string { return fmt.Sprintf("part-%05d-of-%05d%s", i, n, ext) }
 
-// Parse reads a part file's base name. Manifests, FILE.partial, FILE.lock and
-// other files beside the parts are not parts.
+// Parse reads a part file's base name. Manifests, FILE.partial, FILE.lock,
+// FILE.bak-N (an earlier part --force moved aside) and other files beside
+// the parts are not parts.
 func Parse(base string) (i, n int, ext string, ok bool) {
 	m := nameRE.FindStringSubmatch(base)
-	if m == nil || m[3] == ManifestExt || strings.HasSuffix(m[3], ".partial") || strings.Contains(m[3], ".partial.") || strings.HasSuffix(m[3], ".lock") {
+	if m == nil || m[3] == ManifestExt || strings.HasSuffix(m[3], ".partial") || strings.Contains(m[3], ".partial.") || strings.HasSuffix(m[3], ".lock") || strings.Contains(m[3], ".bak-") {
 		return 0, 0, "", false
 	}
 	i, _ = strconv.Atoi(m[1])

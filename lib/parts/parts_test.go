@@ -25,6 +25,7 @@ func TestNameParse(t *testing.T) {
 		{"part-00001-of-00016.jsonl.zst.partial", 0, 0, "", false},
 		{"part-00001-of-00016.jsonl.zst.partial.journal", 0, 0, "", false},
 		{"part-00001-of-00016.jsonl.zst.lock", 0, 0, "", false},
+		{"part-00001-of-00016.jsonl.zst.bak-1", 0, 0, "", false},
 		{"part-1-of-16.jsonl", 0, 0, "", false},
 		{"requests.jsonl.zst", 0, 0, "", false},
 	}
@@ -50,7 +51,8 @@ func TestCommandHidesSecrets(t *testing.T) {
 // folder writes parts and manifests: each spec is "I/N" plus flags
 // (u: unfinished, x: other input, m: no manifest, d: a second extension,
 // p: only .partial, g: the part file gone, its manifest left, l: a writer's
-// lock file beside it, c: the part changed after its manifest recorded it).
+// lock file beside it, b: an earlier part that --force moved aside, c: the
+// part changed after its manifest recorded it).
 func folder(t *testing.T, specs ...string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -68,6 +70,9 @@ func folder(t *testing.T, specs ...string) string {
 		os.WriteFile(part, []byte(`{"id":"x"}`+"\n"), 0o644)
 		if strings.Contains(flags, "l") {
 			os.WriteFile(part+".lock", []byte("123\n"), 0o644)
+		}
+		if strings.Contains(flags, "b") {
+			os.WriteFile(part+".bak-1", []byte(`{"id":"old"}`+"\n"), 0o644)
 		}
 		if strings.Contains(flags, "d") {
 			os.WriteFile(filepath.Join(dir, Name(i, n, ".jsonl.gz")), nil, 0o644)
@@ -107,6 +112,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"complete", []string{"2/3", "0/3", "1/3"}, -1, false, []int{0, 1, 2}, nil, ""},
 		{"lock files beside the parts", []string{"0/2 l", "1/2 l"}, -1, false, []int{0, 1}, nil, ""},
+		{"parts moved aside by --force", []string{"0/2 b", "1/2"}, -1, false, []int{0, 1}, nil, ""},
 		{"missing", []string{"0/3", "2/3"}, -1, false, nil, nil, "missing shard(s) 1"},
 		{"missing, allowed", []string{"0/3", "2/3"}, -1, true, []int{0, 2}, []int{1}, ""},
 		{"unfinished", []string{"0/3", "1/3 u", "2/3"}, -1, false, nil, nil, "unfinished: part-00001-of-00003.jsonl not complete"},
