@@ -3,7 +3,7 @@ MODULE  := github.com/ifkit/ifkit
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X $(MODULE)/lib/app.Version=$(VERSION)
 
-.PHONY: build test test-lake fuzz demo bench clean
+.PHONY: build test test-lake test-kubernetes fuzz demo bench clean
 
 build:
 	go build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./tools/...
@@ -13,6 +13,7 @@ test:
 	go vet ./...
 	go test -race -timeout 20m ./...
 	@$(MAKE) --no-print-directory test-lake
+	@$(MAKE) --no-print-directory test-kubernetes
 
 # DuckDB reads the lake outputs (tests/lake: its own module, so cgo and the
 # DuckDB library stay out of ifkit's go.mod). Skips, saying why, when there
@@ -25,6 +26,18 @@ test-lake:
 	  echo "tests/lake: SKIP: cannot fetch the DuckDB Go driver (github.com/duckdb/duckdb-go/v2):"; head -3 lake-deps.log; rm -f lake-deps.log; \
 	else \
 	  rm -f lake-deps.log; go vet . && go test -timeout 10m . ; \
+	fi
+
+# The Kubernetes Indexed Job template, read with Kubernetes' own API types
+# and run once per index (tests/kubernetes: its own module, so k8s.io/api
+# stays out of ifkit's go.mod). Skips, saying why, when k8s.io/api cannot be
+# fetched; fails on a failing test.
+test-kubernetes:
+	@cd tests/kubernetes && \
+	if ! go list -deps -test . >/dev/null 2>kubernetes-deps.log; then \
+	  echo "tests/kubernetes: SKIP: cannot fetch k8s.io/api:"; head -3 kubernetes-deps.log; rm -f kubernetes-deps.log; \
+	else \
+	  rm -f kubernetes-deps.log; go vet . && go test -timeout 10m . ; \
 	fi
 
 # Each fuzz test (lib/**/fuzz_test.go) for FUZZTIME; `make test` runs their

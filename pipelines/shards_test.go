@@ -14,8 +14,9 @@ import (
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
-// The xargs and Slurm array recipes split one request file into parts whose
-// union is exactly the input, the same parts either way, and a rerun resumes.
+// The xargs recipe and every scheduler's array template split one request
+// file into parts whose union is exactly the input, the same parts every way,
+// and a rerun resumes.
 func TestShardRecipes(t *testing.T) {
 	url := StartSim(t, "--skill", "1")
 	dir := t.TempDir()
@@ -31,17 +32,45 @@ func TestShardRecipes(t *testing.T) {
 	RunScript(t, "xargs-shards.sh", []string{"OPENAI_BASE_URL=" + url, "JOBS=4"}, requests, xargsOut, "3", "2")
 	xargsParts := parts(t, xargsOut, 3, want)
 
-	slurmOut := filepath.Join(dir, "slurm")
-	for task := range 3 { // an array 0-2: task I is shard I of 3
-		RunScript(t, "slurm/infer-array.sbatch", []string{
-			"OPENAI_BASE_URL=" + url, "REQUESTS=" + requests, "OUT=" + slurmOut, "JOBS=4",
-			fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d", task), "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_JOB_ID=42",
-		})
-	}
-	slurmParts := parts(t, slurmOut, 3, want)
-	for i := range xargsParts {
-		if !slices.Equal(xargsParts[i], slurmParts[i]) {
-			t.Errorf("part %d differs between xargs %v and Slurm %v", i, xargsParts[i], slurmParts[i])
+	// Each scheduler's template, run as its array of 3 would run it (Grid
+	// Engine and LSF count tasks from 1; PBS does not say the array's size),
+	// writes the same parts, and refuses to run outside an array.
+	for _, tpl := range []struct {
+		script string
+		task   func(i int) []string
+		log    string // task 1's log under OUT/logs
+	}{
+		{"slurm/infer-array.sbatch", func(i int) []string {
+			return []string{fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d", i), "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_JOB_ID=42"}
+		}, "42_1.attempt0.log"},
+		{"pbs/infer-array.pbs", func(i int) []string {
+			return []string{fmt.Sprintf("PBS_ARRAY_INDEX=%d", i), "PBS_ARRAY_ID=42[].pbs01", "SHARDS=3", "PBS_O_WORKDIR=" + dir}
+		}, "42_1.log"},
+		{"lsf/infer-array.lsf", func(i int) []string {
+			return []string{fmt.Sprintf("LSB_JOBINDEX=%d", i+1), "LSB_JOBINDEX_END=3", "LSB_JOBID=42", "LS_SUBCWD=" + dir}
+		}, "42_2.log"},
+		{"gridengine/infer-array.sge", func(i int) []string {
+			return []string{fmt.Sprintf("SGE_TASK_ID=%d", i+1), "SGE_TASK_FIRST=1", "SGE_TASK_LAST=3", "SGE_TASK_STEPSIZE=1", "JOB_ID=42"}
+		}, "42_2.log"},
+	} {
+		out := filepath.Join(dir, filepath.Dir(tpl.script))
+		common := []string{"OPENAI_BASE_URL=" + url, "REQUESTS=" + requests, "OUT=" + out, "JOBS=4"}
+		for i := range 3 {
+			RunScript(t, tpl.script, append(slices.Clip(common), tpl.task(i)...))
+		}
+		got := parts(t, out, 3, want)
+		for i := range xargsParts {
+			if !slices.Equal(xargsParts[i], got[i]) {
+				t.Errorf("part %d differs between xargs %v and %s %v", i, xargsParts[i], tpl.script, got[i])
+			}
+		}
+		if log, _ := os.ReadFile(filepath.Join(out, "logs", tpl.log)); !strings.Contains(string(log), "shard 1/3") {
+			t.Errorf("%s: OUT/logs/%s does not hold shard 1's log:\n%s", tpl.script, tpl.log, log)
+		}
+		cmd := exec.Command("bash", tpl.script)
+		cmd.Env = Env(append(slices.Clip(common), "SGE_TASK_ID=undefined", "LSB_JOBINDEX=0")...)
+		if o, err := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(o), "not inside") {
+			t.Errorf("%s outside an array: %v, want exit 2 saying it is not inside an array task\n%s", tpl.script, err, o)
 		}
 	}
 

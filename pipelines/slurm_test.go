@@ -218,6 +218,20 @@ func checkout(t *testing.T, parent string) string {
 	return dir
 }
 
+// clusterRequests writes the IFScale requests the cluster tests submit to
+// co/out/ifscale/requests.jsonl.zst and returns that path and their ids.
+func clusterRequests(t *testing.T, co string) (string, []string) {
+	t.Helper()
+	requests := filepath.Join(co, "out", "ifscale", "requests.jsonl.zst")
+	os.MkdirAll(filepath.Dir(requests), 0o755)
+	gen := exec.Command("bash", "-c", "gen-context ifscale --densities 10,20,30,40,50,60,70,80 --seeds 0,1,2,3 | expand-templates --compress zstd -o "+requests)
+	gen.Env = Env()
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("making requests: %v\n%s", err, out)
+	}
+	return requests, ids(t, requests)
+}
+
 // readmeClusterBlock is the first code block of the README's "On a cluster" section.
 func readmeClusterBlock(t *testing.T) string {
 	data, err := os.ReadFile("../README.md")
@@ -239,14 +253,7 @@ func TestSlurm(t *testing.T) {
 	// Slow enough that a task is still running when the test acts on it.
 	slow := StartSim(t, "--skill", "1", "--latency", "400ms")
 	co := checkout(t, filepath.Join(c.dir, "work"))
-	requests := filepath.Join(co, "out", "ifscale", "requests.jsonl.zst")
-	os.MkdirAll(filepath.Dir(requests), 0o755)
-	gen := exec.Command("bash", "-c", "gen-context ifscale --densities 10,20,30,40,50,60,70,80 --seeds 0,1,2,3 | expand-templates --compress zstd -o "+requests)
-	gen.Env = Env()
-	if out, err := gen.CombinedOutput(); err != nil {
-		t.Fatalf("making requests: %v\n%s", err, out)
-	}
-	want := ids(t, requests)
+	requests, want := clusterRequests(t, co)
 	parts := filepath.Join(co, "out", "ifscale", "parts")
 
 	// sbatch waits for its job, so the next command of a block runs after it

@@ -482,7 +482,8 @@ func lookPath(pathList, name string) (string, error) {
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
 	for _, k := range []string{"PATH", "HOME", "TMPDIR", "WORK", "LANG", "OPENAI_BASE_URL", "SOURCE_DATE_EPOCH",
-		"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP", "SLURM_PROCID", "SLURM_NTASKS"} {
+		"SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX", "SLURM_ARRAY_TASK_STEP", "SLURM_PROCID", "SLURM_NTASKS",
+		"SHARDS", "JOB_COMPLETION_INDEX", "SGE_TASK_ID", "SGE_TASK_FIRST", "SGE_TASK_LAST", "SGE_TASK_STEPSIZE"} {
 		if v := ts.Getenv(k); v != "" {
 			env = append(env, k+"="+v)
 		}

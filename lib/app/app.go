@@ -57,9 +57,9 @@ type Tool struct {
 	// Paid, in a tool that can --resume (its records can carry answers that
 	// cost a model call), says whether a record of its output does: such an
 	// output of an earlier run is never replaced without --resume or --force
-	// (claimOutput). Unset, every record of such a tool counts as paid
-	// (infer-batch); judge sets it, since a score a program computed did not
-	// cost anything.
+	// (claimOutput): infer-batch's answers, judge's verdicts of a judge
+	// model (a score a program computed cost nothing). Unset, every record of
+	// such a tool counts as paid.
 	Paid func(*record.Record) bool
 	// Action runs the tool. It is not used when Commands are set.
 	Action func(*Run) error
@@ -120,8 +120,8 @@ func commonFlags(k Kind) []cli.Flag {
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (via FILE.partial, renamed when complete) instead of stdout; DIR/ (a trailing slash or an existing folder) writes a folder: a partitioned run (see --partition-by), or with --shard this shard's part file", Category: "Common:"},
 		&cli.BoolFlag{Name: "force", Usage: "with -o, in a tool that can --resume: start over even though FILE.partial holds an earlier run's answers, moving them aside to FILE.partial.bak-N", Category: "Common:"},
 		&cli.StringFlag{Name: "compress", Value: "auto", Usage: "output compression: auto (by -o extension; without -o the first input's when stdout is a file, plain on a pipe or terminal), zstd, gzip, none", Category: "Common:"},
-		&cli.StringFlag{Name: "shard", Usage: "keep records whose hash(id) mod N is I: `I/N`, or auto from SLURM_ARRAY_TASK_ID/COUNT/MIN/STEP", Category: "Common:"},
-		&cli.IntFlag{Name: "shards", Usage: "with --shard auto: the number of shards `N` when the array is not 0..N-1 (a re-run of some tasks); or set SHARDS", Category: "Common:"},
+		&cli.StringFlag{Name: "shard", Usage: "keep records whose hash(id) mod N is I: `I/N`, or auto from the array task of Slurm, Kubernetes, PBS, LSF, Grid Engine, AWS Batch or Cloud Batch", Category: "Common:"},
+		&cli.IntFlag{Name: "shards", Usage: "with --shard auto: the number of shards `N` when the array is not all N shards (a re-run of some tasks); or set SHARDS", Category: "Common:"},
 		&cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress line on stderr: auto (on a terminal), always, never", Category: "Common:"},
 		&cli.StringFlag{Name: "max-failures", Value: "0", Usage: "exit 4 when more records than `N` (or P%, or inf) failed in this stage; the output is complete either way", Category: "Common:"},
 		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "stderr log format: text or json", Category: "Common:"},

@@ -85,6 +85,19 @@ func (r *Run) CountFailure(e *record.Error) {
 	f.n++
 }
 
+// FailuresByKind is this stage's tally of failed records (CountFailure) by
+// error kind, for a tool's own report (infer-batch's --stats).
+func (r *Run) FailuresByKind() map[string]int64 {
+	g := &r.failures
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	m := map[string]int64{}
+	for k, f := range g.m {
+		m[k.kind] += int64(f.n)
+	}
+	return m
+}
+
 // logFailures prints one line per kind of failure, most frequent first, and
 // how to continue.
 func (r *Run) logFailures() {

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/lake"
-	"github.com/ifkit/ifkit/lib/parts"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/urfave/cli/v2"
 )
@@ -21,16 +22,17 @@ type lakeOut struct {
 	dir      string
 	w        *lake.Writer
 	manifest *lake.Manifest
+	earlier  []string // --resume: the earlier runs' parts (setAsideParts)
 }
 
 // setupLake takes -o DIR/ (with or without --partition-by) as a partitioned
 // output. The folder must be new or empty: parts of two runs in one folder
 // would be read as one, so each run gets its own folder (a lake of many runs
-// is a folder of such folders).
+// is a folder of such folders). --resume continues the run a folder holds,
+// finished or not: its parts are set aside (setAsideParts) for the tool to
+// read as earlier outputs, and the run writes the folder anew.
 func (r *Run) setupLake(dir string) error {
-	if r.defines("resume") && (r.Bool("resume") || len(r.StringSlice("resume-from")) > 0) {
-		return Usagef("-o %s/ writes a partitioned folder, which --resume cannot continue: write to -o FILE to resume", dir)
-	}
+	resume := r.defines("resume") && (r.Bool("resume") || len(r.StringSlice("resume-from")) > 0)
 	var keys []lake.Key
 	if spec := r.String("partition-by"); spec != "" {
 		var err error
@@ -46,6 +48,28 @@ func (r *Run) setupLake(dir string) error {
 		return Usagef("%v", err)
 	}
 	r.unlock = unlock
+	r.lake = &lakeOut{dir: dir}
+	if err := r.checkLakeFolder(dir, resume); err != nil {
+		return err
+	}
+	if resume {
+		if err := r.setAsideParts(); err != nil {
+			return err
+		}
+	}
+	// The tool writes through Run.Write; "output" no longer names a file it
+	// could journal beside (LakeRunFile does).
+	if err := r.Set("output", ""); err != nil {
+		return err
+	}
+	r.lake.w = lake.Create(dir, keys, r.lakeCompression(), partExt(r.String("compress")))
+	r.lake.manifest = &lake.Manifest{PartitionBy: lake.Names(keys), Parts: []lake.Part{}}
+	return nil
+}
+
+// checkLakeFolder refuses a folder that holds anything but a partitioned
+// run that --resume continues.
+func (r *Run) checkLakeFolder(dir string, resume bool) error {
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -54,19 +78,106 @@ func (r *Run) setupLake(dir string) error {
 		if de.Name() == stream.LockName(lake.ManifestName) {
 			continue
 		}
-		if m, err := lake.ReadManifest(dir); err == nil && !m.Complete {
+		m, err := lake.ReadManifest(dir)
+		switch {
+		case err == nil && resume:
+			return nil
+		case err == nil && !m.Complete && r.defines("resume"):
+			return Usagef("-o %s/: the folder holds a run that did not finish (run %s): --resume continues it; remove the folder to start over", dir, m.Run)
+		case err == nil && !m.Complete:
 			return Usagef("-o %s/: the folder holds a run that did not finish (run %s, %d parts); remove it to start over", dir, m.Run, len(m.Parts))
 		}
 		return Usagef("-o %s/: the folder is not empty (%s); a partitioned run writes into a new or empty folder, one per run", dir, de.Name())
 	}
-	// The tool writes through Run.Write; "output" no longer names a file it
-	// could journal beside.
-	if err := r.Set("output", ""); err != nil {
+	return nil
+}
+
+// lakeEarlier is the folder, inside a partitioned folder that --resume
+// continues, that holds the part files of the runs before it, numbered and
+// without a data extension, so that no reader takes them for parts (the
+// "_" keeps Spark and Hive away, and no *.jsonl.zst glob matches them).
+// They are removed once the folder is complete.
+const lakeEarlier = "_earlier"
+
+// setAsideParts moves the folder's part files, complete or left unfinished
+// by a kill or a signal (.part-N….partial), into lakeEarlier, and removes
+// the partition folders they leave empty.
+func (r *Run) setAsideParts() error {
+	dir := r.lake.dir
+	earlier := filepath.Join(dir, lakeEarlier)
+	if err := os.MkdirAll(earlier, 0o755); err != nil {
 		return err
 	}
-	r.lake = &lakeOut{dir: dir, w: lake.Create(dir, keys, r.lakeCompression(), partExt(r.String("compress")))}
-	r.lake.manifest = &lake.Manifest{PartitionBy: lake.Names(keys), Parts: []lake.Part{}}
+	next := len(listFiles(earlier)) + 1
+	var folders []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case p == earlier:
+			return filepath.SkipDir
+		case d.IsDir():
+			if p != dir {
+				folders = append(folders, p)
+			}
+			return nil
+		case !lakePart.MatchString(d.Name()):
+			return nil
+		}
+		for {
+			to := filepath.Join(earlier, fmt.Sprintf("%05d", next))
+			next++
+			if _, err := os.Lstat(to); os.IsNotExist(err) {
+				return os.Rename(p, to)
+			}
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("--resume: set aside the parts of %s: %w", dir, err)
+	}
+	for _, f := range slices.Backward(folders) {
+		os.Remove(f) // only when empty
+	}
+	os.Remove(earlier) // only when empty: a folder with no run has nothing to set aside
+	r.lake.earlier = listFiles(earlier)
+	r.AfterComplete(func() { os.RemoveAll(earlier) })
 	return nil
+}
+
+// lakePart matches a part file's name, complete or hidden while written.
+var lakePart = regexp.MustCompile(`^(part-\d{5,}\..*|\.part-\d{5,}\..*\.partial)$`)
+
+// listFiles lists a folder's files, sorted.
+func listFiles(dir string) []string {
+	des, _ := os.ReadDir(dir)
+	var fs []string
+	for _, de := range des {
+		if de.Type().IsRegular() {
+			fs = append(fs, filepath.Join(dir, de.Name()))
+		}
+	}
+	return fs
+}
+
+// LakeRunFile is, for -o DIR/, the name a tool gives the files it keeps
+// beside an output, as FILE is for -o FILE (infer-batch's journal
+// DIR/_run.partial.journal, its spill and set-aside files); "" for other
+// outputs.
+func (r *Run) LakeRunFile() string {
+	if r.lake == nil {
+		return ""
+	}
+	return filepath.Join(r.lake.dir, "_run")
+}
+
+// EarlierParts are the part files of the runs that an -o DIR/ --resume run
+// continues (set aside by setAsideParts), for the tool to read as earlier
+// outputs.
+func (r *Run) EarlierParts() []string {
+	if r.lake == nil {
+		return nil
+	}
+	return r.lake.earlier
 }
 
 // startLake writes the manifest of a run that has begun (complete: false)
@@ -95,10 +206,21 @@ func (r *Run) lakeCompression() stream.Compression {
 func (r *Run) finishLake(runErr error) error {
 	l := r.lake
 	m := l.manifest
+	var ue *usageError
+	if errors.As(runErr, &ue) && l.w.Records() == 0 && l.earlier == nil {
+		// The tool refused its flags before writing anything: as a usage
+		// error found at the start, it leaves no unfinished run behind.
+		os.Remove(filepath.Join(l.dir, lake.ManifestName))
+		return runErr
+	}
+	kept := false // every record written is on disk, in complete or hidden parts
 	if runErr == nil {
 		runErr = l.w.Close()
+		kept = runErr == nil
+	} else if aerr := l.w.Abandon(); aerr != nil {
+		r.Log.Error("the unfinished parts could not be flushed", "folder", l.dir, "err", aerr.Error())
 	} else {
-		l.w.Abandon()
+		kept = true
 	}
 	m.Parts = l.w.Parts()
 	m.Records = l.w.Records()
@@ -114,6 +236,9 @@ func (r *Run) finishLake(runErr error) error {
 	}
 	if werr := lake.WriteManifest(l.dir, m); werr != nil {
 		err = errors.Join(err, werr)
+	}
+	if kept {
+		r.runAfterOutput(runErr == nil && err == nil)
 	}
 	if runErr != nil {
 		return runErr
@@ -141,13 +266,10 @@ func (r *Run) toolName() string {
 // is written, so they are not part of a run's identity.
 var outputOnly = []string{"output", "force", "compress", "progress", "log-format", "max-failures", "partition-by"}
 
-// secretName matches flags that hold a secret or name its file (api-key-file,
-// judge-api-key-file, …) but not max-tokens or tokenizer.
-var secretName = regexp.MustCompile(`(?i)(^|-)(api-?key|key|secret|password|passwd|token)(-file)?$`)
-
 // settings are the flags set on the command line as name=value, sorted: all
-// but the output-only ones (common, and the tool's Tool.OutputFlags) and any
-// named like a secret (or a secret's file).
+// but the output-only ones (common, and the tool's Tool.OutputFlags) and
+// those marked secret where they are declared (redact.Flag); the values as
+// redact.Value writes them.
 func (r *Run) settings() []string {
 	var out []string
 	for _, name := range r.FlagNames() {
@@ -156,11 +278,10 @@ func (r *Run) settings() []string {
 			continue
 		}
 		name = f.Names()[0]
-		if slices.Contains(outputOnly, name) || slices.Contains(r.outputFlags, name) || secretName.MatchString(name) {
+		if slices.Contains(outputOnly, name) || slices.Contains(r.outputFlags, name) || redact.IsFlag(name) {
 			continue
 		}
-		// parts.Command masks credentials in URLs (user:password@host).
-		s := parts.Command([]string{name + "=" + r.flagValue(f, name)})[0]
+		s := name + "=" + redact.Value(r.flagValue(f, name))
 		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}

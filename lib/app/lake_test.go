@@ -63,17 +63,6 @@ func TestRunIDIsAContentHash(t *testing.T) {
 	}
 }
 
-func TestSecretNames(t *testing.T) {
-	for name, secret := range map[string]bool{
-		"api-key-file": true, "judge-api-key-file": true, "api-key": true, "token": true, "password": true,
-		"max-tokens": false, "tokenizer": false, "prefill-tokens-per-sec": false, "model": false, "keys": false,
-	} {
-		if secretName.MatchString(name) != secret {
-			t.Errorf("%s: secret %v, want %v", name, !secret, secret)
-		}
-	}
-}
-
 // An input that cannot be read twice — a FIFO, or a pipe named /dev/fd/N as
 // bash's <(…) gives it — is hashed from the bytes the run read, never opened
 // again: re-opening a FIFO waits for a writer that never comes, and a pipe

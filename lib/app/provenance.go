@@ -9,6 +9,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/parts"
 	"github.com/ifkit/ifkit/lib/provenance"
+	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
@@ -80,7 +81,7 @@ func (r *Run) RunID() (string, error) {
 func (r *Run) provenance(final bool) (provenance.Provenance, error) {
 	host, pid, job := provenance.Host(r.Getenv)
 	p := provenance.Provenance{
-		Version: Version, Tool: r.toolName(), Command: parts.Command(os.Args), Settings: r.settings(),
+		Version: Version, Tool: r.toolName(), Command: redact.Args(os.Args), Settings: r.settings(),
 		Host: host, PID: pid, Job: job, Started: r.Created(),
 	}
 	var err error

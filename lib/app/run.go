@@ -45,6 +45,7 @@ type Run struct {
 	skipInvalid  bool
 	signal       atomic.Pointer[os.Signal]
 	afterOutput  []func()
+	afterDone    []func()
 	unlock       func()                    // releases -o's lock (stream.Lock); nil without -o
 	owned        []ownedFile               // the files this run writes (the ownership rule, own.go)
 	paid         func(*record.Record) bool // Tool.Paid
@@ -306,6 +307,12 @@ func Invalidf(format string, args ...any) error { return Invalid(fmt.Errorf(form
 // supersedes, such as the earlier partial output a resumed run copied.
 func (r *Run) AfterOutput(fn func()) { r.afterOutput = append(r.afterOutput, fn) }
 
+// AfterComplete registers fn to run once the output is complete (closed and
+// in place), before the AfterOutput functions; never after an interrupted
+// run. A tool uses it to remove earlier outputs that an interrupted run may
+// still need: the records it had not reached are only there.
+func (r *Run) AfterComplete(fn func()) { r.afterDone = append(r.afterDone, fn) }
+
 // AddSummary adds a key and value to the closing summary line, which is
 // printed only after the output is complete (so a reader that went away,
 // as with "| head", leaves stderr quiet).
@@ -424,7 +431,14 @@ func (r *Run) FlatMap(fn func(rec *record.Record, emit func(*record.Record) erro
 	})
 }
 
-func (r *Run) runAfterOutput() {
+// runAfterOutput runs the AfterComplete functions when complete, then the
+// AfterOutput ones.
+func (r *Run) runAfterOutput(complete bool) {
+	if complete {
+		for _, fn := range r.afterDone {
+			fn()
+		}
+	}
 	for _, fn := range r.afterOutput {
 		fn()
 	}
@@ -485,12 +499,12 @@ func (r *Run) finish(err error) (int, error) {
 		if err == nil {
 			err = out.Close()
 			if err == nil {
-				r.runAfterOutput()
+				r.runAfterOutput(true)
 			}
 		} else if out.Records() == 0 && !r.text {
 			out.Discard()
 		} else if aerr := out.Abandon(); aerr == nil && out.Path != "" {
-			r.runAfterOutput()
+			r.runAfterOutput(false)
 			r.Log.Warn("partial output kept; rerun (with --resume where the tool has it) to complete it", "file", stream.PartialName(out.Path), "records", out.Records())
 		}
 	}

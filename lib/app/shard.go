@@ -26,10 +26,10 @@ func (s Shard) Keep(id string) bool {
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
 
-// ParseShard reads --shard: "" (all), "I/N", or "auto" from a Slurm array
-// task (see parts.Auto: the task id is the shard number, N from shards, a
-// 0..N-1 array, or the parts already in dir), falling back to
-// SLURM_PROCID/SLURM_NTASKS for multi-task steps.
+// ParseShard reads --shard: "" (all), "I/N", or "auto" from an array task of
+// any scheduler parts.Auto knows (the task id is the shard number, N from
+// shards, the array when it is all N shards, or the parts already in dir),
+// falling back to SLURM_PROCID/SLURM_NTASKS for multi-task steps.
 func ParseShard(s string, getenv func(string) string, shards int, dir string) (Shard, string, error) {
 	switch s {
 	case "":
@@ -62,5 +62,5 @@ func autoShard(getenv func(string) string, shards int, dir string) (Shard, strin
 	if err1 == nil && err2 == nil && nt > 0 && p >= 0 && p < nt {
 		return Shard{p, nt}, fmt.Sprintf("shard %d/%d from SLURM_PROCID/SLURM_NTASKS", p, nt), nil
 	}
-	return Shard{0, 1}, "--shard auto: no Slurm array variables set; processing everything (0/1)", nil
+	return Shard{0, 1}, "--shard auto: no array task variables set (" + parts.Schedulers() + "); processing everything (0/1)", nil
 }

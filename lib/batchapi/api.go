@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,6 +211,37 @@ func (c *Client) Get(ctx context.Context, id string) (*Batch, error) {
 		return nil, fmt.Errorf("batch %s: %w", id, err)
 	}
 	return &out, nil
+}
+
+// FindByFile looks, newest first, through at most pages pages of 100 of the
+// account's batches for one created over the uploaded file fileID: a run
+// killed between creating a batch and noting its id finds it again instead
+// of creating (and paying for) another. nil when there is none.
+func (c *Client) FindByFile(ctx context.Context, fileID string, pages int) (*Batch, error) {
+	after := ""
+	for range pages {
+		var page struct {
+			Data    []Batch `json:"data"`
+			HasMore bool    `json:"has_more"`
+		}
+		q := "/batches?limit=100"
+		if after != "" {
+			q += "&after=" + url.QueryEscape(after)
+		}
+		if err := c.do(ctx, http.MethodGet, q, "", nil, &page); err != nil {
+			return nil, fmt.Errorf("list batches: %w", err)
+		}
+		for i := range page.Data {
+			if page.Data[i].InputFileID == fileID {
+				return &page.Data[i], nil
+			}
+		}
+		if !page.HasMore || len(page.Data) == 0 {
+			return nil, nil
+		}
+		after = page.Data[len(page.Data)-1].ID
+	}
+	return nil, nil
 }
 
 // Cancel asks for a batch to stop.

@@ -40,14 +40,26 @@ type Input struct {
 // AppendInput appends one request line (with its newline) for body, which is
 // already a JSON object: it is not decoded again, as it may hold a 500 KB prompt.
 func AppendInput(dst []byte, customID, url string, body []byte) []byte {
-	dst = append(dst, `{"custom_id":`...)
+	dst = append(dst, inputStart...)
 	dst = append(dst, record.Quote(customID)...)
-	dst = append(dst, `,"method":"POST","url":`...)
+	dst = append(dst, inputURL...)
 	dst = append(dst, record.Quote(url)...)
-	dst = append(dst, `,"body":`...)
+	dst = append(dst, inputBody...)
 	dst = append(dst, body...)
-	return append(dst, "}\n"...)
+	return append(dst, inputEnd...)
 }
+
+// InputSize is the length of the line AppendInput makes, without making it.
+func InputSize(customID, url string, body []byte) int {
+	return len(inputStart) + len(record.Quote(customID)) + len(inputURL) + len(record.Quote(url)) + len(inputBody) + len(body) + len(inputEnd)
+}
+
+const (
+	inputStart = `{"custom_id":`
+	inputURL   = `,"method":"POST","url":`
+	inputBody  = `,"body":`
+	inputEnd   = "}\n"
+)
 
 // Output is one result line of a batch output or error file.
 type Output struct {

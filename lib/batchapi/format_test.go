@@ -79,3 +79,13 @@ func FuzzParseOutput(f *testing.F) {
 		}
 	})
 }
+
+// InputSize is the length of AppendInput's line, for ids that need escaping too.
+func TestInputSize(t *testing.T) {
+	for _, id := range []string{"a", `q"uote\`, "é\u2028", "bad\xff"} {
+		body := []byte(`{"messages":[{"role":"user","content":"hi"}]}`)
+		if got, want := InputSize(id, URLChat, body), len(AppendInput(nil, id, URLChat, body)); got != want {
+			t.Errorf("%q: InputSize %d, line %d", id, got, want)
+		}
+	}
+}

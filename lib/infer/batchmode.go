@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/batchapi"
@@ -38,10 +39,11 @@ func batchFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "batch-export", Category: catBatch, Usage: "call nothing: write one OpenAI Batch request line per record that needs a call (custom_id = id, method, url, body = request + model), for OpenAI's Batch API or vllm run-batch"},
 		&cli.StringSliceFlag{Name: "batch-import", Category: catBatch, Usage: "call nothing: write the input records with the response or error of the Batch result `FILE`s (OpenAI output and error files, vllm run-batch output), matched by custom_id; ids without a result get an error"},
-		&cli.BoolFlag{Name: "batch-api", Category: catBatch, Usage: "run the requests as batches on the endpoint's /v1/files and /v1/batches (split at --batch-max-requests or 200 MB), poll, and write the records; with -o FILE the batch ids are kept in FILE.partial.batches and --resume polls them again"},
+		&cli.BoolFlag{Name: "batch-api", Category: catBatch, Usage: "run the requests as batches on the endpoint's /v1/files and /v1/batches (split at --batch-max-requests or --batch-max-bytes), poll, and write the records; with -o FILE what was uploaded and created is kept in FILE.partial.batches, and the same command with --resume polls those batches again and keeps the answers already in -o FILE (nothing is paid twice)"},
 		&cli.BoolFlag{Name: "cancel-on-exit", Category: catBatch, Usage: "--batch-api: cancel the unfinished batches on SIGTERM/SIGINT (default: leave them running for --resume)"},
 		&cli.DurationFlag{Name: "batch-poll", Value: time.Minute, Category: catBatch, Usage: "--batch-api: longest wait between two polls (back-off from 1 s)"},
-		&cli.IntFlag{Name: "batch-max-requests", Value: batchapi.MaxRequests, Category: catBatch, Usage: "--batch-api: requests per batch"},
+		&cli.IntFlag{Name: "batch-max-requests", Value: batchapi.MaxRequests, Category: catBatch, Usage: "--batch-api: requests per batch (OpenAI: 50,000)"},
+		&cli.Int64Flag{Name: "batch-max-bytes", Value: batchapi.MaxBytes, Category: catBatch, Usage: "--batch-api: bytes per batch input file (OpenAI: 200 MB, about 400 prompts of 128k tokens); with every --batch-* mode a request whose line alone is larger fails without being sent"},
 	}
 }
 
@@ -49,7 +51,7 @@ func batchOptionsFromFlags(r *app.Run) BatchOptions {
 	return BatchOptions{
 		Export: r.Bool("batch-export"), Import: r.StringSlice("batch-import"), API: r.Bool("batch-api"),
 		CancelOnExit: r.Bool("cancel-on-exit"), Poll: r.Duration("batch-poll"),
-		MaxRequests: r.Int("batch-max-requests"), MaxBytes: batchapi.MaxBytes,
+		MaxRequests: r.Int("batch-max-requests"), MaxBytes: r.Int64("batch-max-bytes"),
 	}
 }
 
@@ -68,10 +70,12 @@ func (o *Options) validateBatch() error {
 		return app.Usagef("--batch-export, --batch-import and --batch-api are different ways to run: give one")
 	case b.CancelOnExit && !b.API:
 		return app.Usagef("--cancel-on-exit needs --batch-api")
-	case (b.Export || len(b.Import) > 0) && o.Resume:
-		return app.Usagef("--resume does not apply to --batch-export or --batch-import (they call nothing); it applies to --batch-api")
+	case b.Export && len(o.ResumeFrom) > 0:
+		return app.Usagef("--resume-from does not apply to --batch-export, which writes requests, not answers")
 	case b.API && (b.MaxRequests < 1 || b.Poll <= 0):
 		return app.Usagef("--batch-max-requests %d, --batch-poll %v: want at least 1 and more than 0", b.MaxRequests, b.Poll)
+	case n > 0 && b.MaxBytes < 1:
+		return app.Usagef("--batch-max-bytes %d: want at least 1", b.MaxBytes)
 	case b.Export && o.Model == "" && len(o.BaseURLs) == 0:
 		return app.Usagef("--batch-export: a Batch request names its model: give --%smodel (or --%sbase-url to ask the endpoint)", o.Role, o.Role)
 	}
@@ -85,10 +89,23 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 	// Batches do not stream: the request's own "stream" is dropped below.
 	e.opt.Stream = false
 	e.startTotal()
+	if opt.Resume && !opt.Batch.Export {
+		// The answers of an earlier output are kept, as online: --batch-api
+		// sends no batch for them, --batch-import writes them as they were.
+		err := e.resume()
+		defer e.earlier.close()
+		if err != nil {
+			return err
+		}
+	}
 	var err error
 	switch {
 	case opt.Batch.Export:
+		if r.LakeRunFile() != "" {
+			return app.Usagef("--batch-export writes one file of Batch request lines, not a partitioned folder: give -o FILE (or none)")
+		}
 		e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+		e.client.MaxReply = opt.MaxReply
 		defer e.client.Close()
 		if opt.Model != "" {
 			if err := e.modelKnown(); err != nil {
@@ -98,6 +115,7 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 		err = e.export()
 	case len(opt.Batch.Import) > 0:
 		e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+		e.client.MaxReply = opt.MaxReply
 		defer e.client.Close()
 		if err := e.modelKnown(); err != nil {
 			return err
@@ -106,9 +124,12 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 		if err := res.ReadFiles(opt.Batch.Import); err != nil {
 			return app.Invalid(err)
 		}
-		err = e.importResults(e.r.Records, res, "batch:"+opt.Batch.Import[0], nil)
+		err = e.importResults(e.withEarlier(e.r.Records), res, "batch:"+opt.Batch.Import[0], nil)
 	default:
 		err = e.batchAPI()
+	}
+	if err == nil {
+		err = e.finishResume()
 	}
 	e.st.finish(e)
 	if serr := e.writeStats(); serr != nil && err == nil {
@@ -131,11 +152,37 @@ func (e *engine) modelKnown() error {
 	return e.detectTokenizer()
 }
 
+// withEarlier passes on the records that have no earlier answer (--resume)
+// and writes the others as they were.
+func (e *engine) withEarlier(each func(func(*record.Record) error) error) func(func(*record.Record) error) error {
+	if e.earlier == nil {
+		return each
+	}
+	return func(fn func(*record.Record) error) error {
+		return each(func(rec *record.Record) error {
+			it := &item{rec: rec}
+			if err := e.takeEarlier(it); err != nil {
+				return err
+			}
+			if !it.old {
+				return fn(rec)
+			}
+			e.st.resumed.Add(1)
+			return e.r.Write(it.rec)
+		})
+	}
+}
+
 // callFor prepares a record as an online run would: c is nil when the
 // record needs no call or failed before one (re says why; pre when the
 // pre-flight check refused it, and then c holds what was counted). Nothing
-// is counted in the stats here.
+// is counted in the stats here. A Batch matches results by custom_id, the
+// record's id: one that is not valid UTF-8 would be sent and come back
+// under another id (JSON has no such strings), so it is bad input.
 func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre bool, err error) {
+	if !utf8.ValidString(rec.ID()) {
+		return nil, nil, false, app.Invalidf("the id %q is not valid UTF-8: a Batch's custom_id must be, or its result comes back under another id", rec.ID())
+	}
 	body, err := e.safePrepare(rec)
 	switch {
 	case errors.As(err, &re):
@@ -162,6 +209,9 @@ func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre boo
 			c.body, _ = record.Marshal(m)
 		}
 		c.stream = false
+	}
+	if n := batchapi.InputSize(rec.ID(), batchURL(c), c.body); int64(n) > e.opt.Batch.MaxBytes {
+		return c, &record.Error{Kind: oai.KindBadRequest, Message: fmt.Sprintf("not sent: its Batch request line is %d bytes, more than --batch-max-bytes %d", n, e.opt.Batch.MaxBytes)}, true, nil
 	}
 	return c, nil, false, nil
 }

@@ -215,7 +215,8 @@ func TestBatchFlagUsage(t *testing.T) {
 		{[]string{"--batch-export", "--batch-api", "--base-url", "http://127.0.0.1:1/v1"}, "give one"},
 		{[]string{"--batch-export"}, "--model"},
 		{[]string{"--cancel-on-exit", "--base-url", "http://127.0.0.1:1/v1"}, "--cancel-on-exit needs --batch-api"},
-		{[]string{"--batch-import", "x.jsonl", "--resume", "-o", filepath.Join(t.TempDir(), "o.jsonl")}, "--resume does not apply"},
+		{[]string{"--batch-export", "--model", "m", "--resume-from", "x.jsonl"}, "--resume-from does not apply"},
+		{[]string{"--batch-api", "--batch-max-bytes", "0", "--base-url", "http://127.0.0.1:1/v1"}, "--batch-max-bytes 0"},
 	} {
 		code, _, stderr := runBatch(t, nil, append(tc.args, in)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -270,7 +271,8 @@ func TestBatchAPIKillResumesPolling(t *testing.T) {
 		b, _ := os.ReadFile(state)
 		return bytes.Contains(b, []byte("batch_id"))
 	})
-	time.Sleep(100 * time.Millisecond) // polling
+	// A poll (GET /v1/batches/ID: llm-sim counts it as "other").
+	waitFor(t, "a poll", func() bool { return s.Stats().ByPath["other"] >= 1 })
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	if s.Stats().ByPath["/v1/batches"] != 1 {
@@ -326,19 +328,6 @@ func TestBatchAPICancelOnExit(t *testing.T) {
 	}
 }
 
-// --batch-api --resume never overwrites an online run's unfinished answers.
-func TestBatchAPIResumeKeepsOnlineAnswers(t *testing.T) {
-	s := startSim(t, sim.DefaultOptions())
-	in := batchInput(t, 3, false)
-	out := filepath.Join(t.TempDir(), "out.jsonl")
-	partial := out + ".partial"
-	os.WriteFile(partial, []byte(`{"id":"c000","request":{},"response":{"text":"paid"}}`+"\n"), 0o644)
-	code, _, stderr := runBatch(t, nil, "--batch-api", "--resume", "--base-url", s.BaseURL(), "--model", sim.DefaultModel, "-o", out, in)
-	if b, _ := os.ReadFile(partial); code != 2 || !strings.Contains(stderr, "online run") || !bytes.Contains(b, []byte("paid")) {
-		t.Fatalf("exit %d, partial %q: %s", code, b, stderr)
-	}
-}
-
 // --tokenizer server counts with the endpoint's tokenize API in the batch
 // modes too; without an endpoint it is a usage error, not a silent estimate.
 func TestBatchTokenizerServer(t *testing.T) {
@@ -361,5 +350,72 @@ func TestBatchTokenizerServer(t *testing.T) {
 	parseLines(t, out)[0].Decode("response", &resp)
 	if resp.Tokenizer != TokenizerServer || resp.PromptTokensSent <= 0 || s.Stats().ByPath["/tokenize"] == 0 {
 		t.Fatalf("counted %d by %q, /tokenize calls %v", resp.PromptTokensSent, resp.Tokenizer, s.Stats().ByPath)
+	}
+}
+
+// --batch-export writes one file of request lines: -o DIR/ is a usage
+// error that leaves the folder as it was, not a stdout export and a
+// manifest that says complete.
+func TestBatchExportToFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lake") + "/"
+	code, stdout, stderr := runBatch(t, nil, "--batch-export", "--model", "m", "-o", dir, batchInput(t, 3, false))
+	if code != 2 || !strings.Contains(stderr, "give -o FILE") || len(stdout) > 0 {
+		t.Fatalf("exit %d, stdout %q: %s", code, stdout, stderr)
+	}
+	if des, _ := os.ReadDir(dir); len(des) > 1 { // the lock file
+		t.Fatalf("the folder holds %v", des)
+	}
+}
+
+// An id that is not valid UTF-8 is bad input in every batch mode (exit 3,
+// file:line) before anything is uploaded: its custom_id would come back as
+// another id.
+func TestBatchInvalidUTF8ID(t *testing.T) {
+	bs := newBatchServer(t)
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	os.WriteFile(in, []byte(`{"id":"ok","request":{"messages":[{"role":"user","content":"hi"}]}}`+"\n"+
+		"{\"id\":\"bad\xff\",\"request\":{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}}\n"), 0o644)
+	results := filepath.Join(t.TempDir(), "results.jsonl")
+	os.WriteFile(results, []byte(`{"id":"x","custom_id":"ok","response":{"status_code":200,"body":{"choices":[{"message":{"content":"hello"},"finish_reason":"stop"}]}},"error":null}`+"\n"), 0o644)
+	for _, mode := range [][]string{
+		{"--batch-api", "--batch-poll", "20ms", "--base-url", bs.url},
+		{"--batch-export"},
+		{"--batch-import", results},
+	} {
+		code, _, stderr := runBatch(t, nil, append(append(mode, "--model", sim.DefaultModel), in)...)
+		if code != 3 || !strings.Contains(stderr, "in.jsonl:2") || !strings.Contains(stderr, "not valid UTF-8") {
+			t.Errorf("%v: exit %d: %s", mode, code, stderr)
+		}
+	}
+	if bs.uploads.Load() != 0 || bs.created.Load() != 0 {
+		t.Fatalf("%d uploads, %d batches for bad input", bs.uploads.Load(), bs.created.Load())
+	}
+}
+
+// Batches are split by bytes as well as by count (--batch-max-bytes), and a
+// request whose line alone is larger fails without being sent.
+func TestBatchMaxBytes(t *testing.T) {
+	bs := newBatchServer(t)
+	var b bytes.Buffer
+	for i := range 6 {
+		fmt.Fprintf(&b, `{"id":"r%d","request":{"messages":[{"role":"user","content":"%s"}],"max_tokens":4}}`+"\n", i, strings.Repeat("word ", 100))
+	}
+	fmt.Fprintf(&b, `{"id":"huge","request":{"messages":[{"role":"user","content":"%s"}],"max_tokens":4}}`+"\n", strings.Repeat("word ", 1000))
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	os.WriteFile(in, b.Bytes(), 0o644)
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	// About 640 bytes a line: two lines a batch.
+	code, _, stderr := runBatch(t, nil, "--max-failures", "1", "--batch-api", "--batch-poll", "20ms", "--batch-max-bytes", "1400",
+		"--base-url", bs.url, "--model", sim.DefaultModel, "-o", out, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs := readRecords(t, out)
+	var re record.Error
+	if len(recs) != 7 || recs[6].Decode("error", &re) != nil || !strings.Contains(re.Message, "--batch-max-bytes 1400") {
+		t.Fatalf("%d records; the huge one: %s", len(recs), recs[len(recs)-1].AppendJSON(nil))
+	}
+	if c, got := bs.created.Load(), bs.completions(); c != 3 || got != 6 {
+		t.Fatalf("%d batches, %d requests; want 3 and 6", c, got)
 	}
 }

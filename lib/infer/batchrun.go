@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,31 +25,33 @@ import (
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
-// BatchStateName is where --batch-api keeps the ids of the batches it
-// created for -o FILE, so a killed run polls them again with --resume
-// instead of paying for them twice.
-func BatchStateName(out string) string { return stream.PartialName(out) + ".batches" }
-
-// batchChunk is one batch input file being written.
+// batchChunk is one batch of this run: a new one, whose input file is
+// written in pass 1 and then uploaded, or one an earlier run created
+// (saved) that answers some of this run's records.
 type batchChunk struct {
-	url   string
-	path  string
-	f     *os.File
-	w     *bufio.Writer
-	n     int
-	size  int64
-	h     hash.Hash
-	sum   string // hex sha256 of the file: the same requests give the same batch
+	url  string
+	path string
+	f    *os.File
+	w    *bufio.Writer
+	n    int
+	size int64
+	h    hash.Hash
+	sum  string // the url and the hex sha256 of the file
+	// fps are the records this run takes from the batch: id → the
+	// fingerprint (hex) of the request it sent.
+	fps   map[string]string
+	saved *batchState // created (or uploaded) by an earlier run
 	batch *batchapi.Batch
 }
 
-// batchState is one line of FILE.partial.batches.
-type batchState struct {
-	Hash     string `json:"hash"`
-	URL      string `json:"url"`
-	Requests int    `json:"requests"`
-	FileID   string `json:"file_id"`
-	BatchID  string `json:"batch_id"`
+// batchPlan is what pass 1 leaves: the records kept aside in a spill file,
+// the batches, the calls built (by id) and the ids written from an earlier
+// output instead of a batch.
+type batchPlan struct {
+	spill  string
+	chunks []*batchChunk
+	built  map[string]*call
+	kept   map[string]bool
 }
 
 // batchAPI runs the records through the endpoint's Batch API: the records
@@ -56,34 +59,33 @@ type batchState struct {
 // files, which are uploaded and run as batches; when every batch has ended
 // the results are downloaded and the kept records are written with them, in
 // input order, as --batch-import would.
+//
+// Nothing is paid twice. With -o FILE every step that costs is noted in
+// FILE.partial.batches (batchstate.go) before the next one, and --resume
+// takes each record from the first of: an earlier output (FILE,
+// FILE.partial, as an online --resume does, so a complete output costs
+// nothing), a batch an earlier run created for the same request, a new
+// batch. A kill between creating a batch and noting it is covered by
+// looking the batch up by its input file.
 func (e *engine) batchAPI() error {
 	r, opt := e.r, e.opt
 	if len(opt.BaseURLs) > 1 {
 		r.Log.Warn("--batch-api runs every batch on the first --base-url", "endpoint", oai.Label(opt.BaseURLs[0]))
 	}
 	e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
+	e.client.MaxReply = opt.MaxReply
 	defer e.client.Close()
 
-	var saved map[string]batchState
 	state := ""
 	if opt.Output != "" {
 		state = BatchStateName(opt.Output)
-		var err error
-		if saved, err = readBatchState(state); err != nil {
-			return err
-		}
-		if len(saved) > 0 && !opt.Resume {
-			return app.Usagef("%s holds the batches of an earlier run that did not finish: --resume polls them (nothing is paid twice); remove the file to start over", state)
-		}
-		if len(saved) == 0 && opt.Resume {
-			// Without batches of its own, FILE.partial holds an online run's
-			// answers, which this run's output would overwrite.
-			for _, f := range []string{stream.PartialName(opt.Output), journalName(opt.Output)} {
-				if st, err := os.Stat(f); err == nil && st.Size() > 0 {
-					return app.Usagef("--batch-api --resume: %s holds the answers of an online run, not batches: finish it with --resume without --batch-api, or move it away", f)
-				}
-			}
-		}
+	}
+	saved, err := readBatchState(state)
+	if err != nil {
+		return err
+	}
+	if len(saved) > 0 && !opt.Resume {
+		return app.Usagef("%s holds the batches of an earlier run that did not finish: --resume polls them (nothing is paid twice); remove the file to start over", state)
 	}
 	dir := os.TempDir()
 	if opt.Output != "" {
@@ -95,28 +97,97 @@ func (e *engine) batchAPI() error {
 	}
 	defer os.RemoveAll(work)
 
-	// Pass 1: keep the records aside and write the requests.
-	spill, err := os.Create(filepath.Join(work, "records.jsonl"))
+	plan, err := e.writeBatchFiles(work, saved)
 	if err != nil {
 		return err
 	}
-	defer spill.Close()
-	sw := bufio.NewWriterSize(spill, 1<<20)
-	var chunks []*batchChunk
-	built := map[string]*call{}
+	if len(plan.chunks) > 0 {
+		cl := &batchapi.Client{HTTP: e.client.HTTP, Base: opt.BaseURLs[0], Key: opt.APIKey}
+		sf, err := openBatchState(r, state)
+		if err != nil {
+			return err
+		}
+		defer sf.close()
+		if err := e.submit(cl, plan.chunks, sf); err != nil {
+			return err
+		}
+		if err := e.pollBatches(cl, plan.chunks); err != nil {
+			return err
+		}
+		res, err := e.downloadResults(cl, plan.chunks)
+		if err != nil {
+			return err
+		}
+		if err := e.writeKept(plan, res); err != nil {
+			return err
+		}
+	} else {
+		r.Log.Info("--batch-api: no record needs a call")
+		if err := e.writeKept(plan, batchapi.NewResults()); err != nil {
+			return err
+		}
+	}
+	if state != "" {
+		r.AfterComplete(func() { os.Remove(state) })
+	}
+	return nil
+}
+
+// writeBatchFiles is the first pass: every record is kept aside in a spill
+// file while the requests are written to new batch files in work, split by
+// endpoint, --batch-max-requests and --batch-max-bytes, or assigned to a
+// batch an earlier run created for the same request (saved).
+func (e *engine) writeBatchFiles(work string, saved []*batchState) (*batchPlan, error) {
+	opt := e.opt
+	f, err := os.Create(filepath.Join(work, "records.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sw := bufio.NewWriterSize(f, 1<<20)
+	plan := &batchPlan{spill: f.Name(), built: map[string]*call{}, kept: map[string]bool{}}
+	covers := map[string][]*batchState{}
+	for _, st := range saved {
+		for id := range st.FPs {
+			covers[id] = append(covers[id], st)
+		}
+	}
+	earlier := map[*batchState]*batchChunk{}
 	open := map[string]*batchChunk{} // by url: a batch has one endpoint
 	var buf []byte
-	err = r.Records(func(rec *record.Record) error {
-		buf = append(rec.AppendJSON(buf[:0]), '\n')
+	err = e.r.Records(func(rec *record.Record) error {
+		it := &item{rec: rec}
+		if err := e.takeEarlier(it); err != nil {
+			return err
+		}
+		buf = append(it.rec.AppendJSON(buf[:0]), '\n')
 		if _, err := sw.Write(buf); err != nil {
 			return err
+		}
+		if it.old {
+			plan.kept[rec.ID()] = true
+			return nil
 		}
 		c, re, _, err := e.callFor(rec)
 		if err != nil || c == nil || re != nil {
 			return err
 		}
 		// importResults applies the result to this call: not built twice.
-		built[rec.ID()] = &call{path: c.path, maxTokens: c.maxTokens, cut: c.cut, promptTokens: c.promptTokens, tokenizer: c.tokenizer, exact: c.exact}
+		plan.built[rec.ID()] = &call{path: c.path, maxTokens: c.maxTokens, cut: c.cut, promptTokens: c.promptTokens, tokenizer: c.tokenizer, exact: c.exact}
+		fp := strconv.FormatUint(e.fingerprint(rec), 16)
+		for _, st := range covers[rec.ID()] {
+			if st.FPs[rec.ID()] == fp {
+				ch := earlier[st]
+				if ch == nil {
+					ch = &batchChunk{url: st.URL, saved: st, fps: map[string]string{}}
+					earlier[st] = ch
+					plan.chunks = append(plan.chunks, ch)
+				}
+				ch.fps[rec.ID()] = fp
+				ch.n++
+				return nil
+			}
+		}
 		url := batchURL(c)
 		buf = batchapi.AppendInput(buf[:0], rec.ID(), url, c.body)
 		ch := open[url]
@@ -127,16 +198,17 @@ func (e *engine) batchAPI() error {
 			ch = nil
 		}
 		if ch == nil {
-			ch = &batchChunk{url: url, path: filepath.Join(work, fmt.Sprintf("batch-%03d.jsonl", len(chunks))), h: sha256.New()}
+			ch = &batchChunk{url: url, path: filepath.Join(work, fmt.Sprintf("batch-%03d.jsonl", len(plan.chunks))), h: sha256.New(), fps: map[string]string{}}
 			if ch.f, err = os.Create(ch.path); err != nil {
 				return err
 			}
 			ch.w = bufio.NewWriterSize(io.MultiWriter(ch.f, ch.h), 1<<20)
-			chunks = append(chunks, ch)
+			plan.chunks = append(plan.chunks, ch)
 			open[url] = ch
 		}
 		ch.n++
 		ch.size += int64(len(buf))
+		ch.fps[rec.ID()] = fp
 		_, err = ch.w.Write(buf)
 		return err
 	})
@@ -149,85 +221,108 @@ func (e *engine) batchAPI() error {
 		err = sw.Flush()
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if len(chunks) == 0 {
-		r.Log.Info("--batch-api: no record needs a call")
-		return e.writeKept(spill.Name(), batchapi.NewResults(), built)
+	// A state line of an older ifkit names no requests: a new batch file
+	// with the same bytes is that batch.
+	for _, ch := range plan.chunks {
+		for _, st := range saved {
+			if ch.saved == nil && st.FPs == nil && st.Hash == ch.sum {
+				ch.saved = st
+			}
+		}
 	}
+	return plan, nil
+}
 
-	cl := &batchapi.Client{HTTP: e.client.HTTP, Base: opt.BaseURLs[0], Key: opt.APIKey}
-	// Submit: a batch of the same requests that an earlier run created is
-	// polled again, not created again.
-	var sf *os.File
-	if state != "" {
-		if sf, err = os.OpenFile(state, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
-			return err
-		}
-		defer sf.Close()
-	} else {
-		r.Log.Warn("--batch-api without -o: a killed run cannot find its batches again (they are logged)")
-	}
+// submit uploads and creates each new batch, noting each step in the state
+// file before the next; a batch an earlier run created is polled again, and
+// one whose file it uploaded is looked up (a kill may have come between
+// creating the batch and noting it) or else created.
+func (e *engine) submit(cl *batchapi.Client, chunks []*batchChunk, sf *stateFile) error {
+	r := e.r
 	for i, ch := range chunks {
-		if st, ok := saved[ch.sum]; ok {
-			ch.batch = &batchapi.Batch{ID: st.BatchID, RequestCounts: batchapi.RequestCounts{Total: st.Requests}} // status unknown until polled
-			r.Log.Info("--resume: polling a batch the earlier run created", "batch", st.BatchID, "requests", st.Requests)
-			continue
-		}
 		if err := r.Ctx.Err(); err != nil {
 			return err
+		}
+		st := ch.saved
+		switch {
+		case st != nil && st.BatchID != "":
+			ch.batch = &batchapi.Batch{ID: st.BatchID, RequestCounts: batchapi.RequestCounts{Total: st.Requests}} // status unknown until polled
+			r.Log.Info("--resume: polling a batch the earlier run created", "batch", st.BatchID, "requests", st.Requests, "taken", ch.n)
+			continue
+		case st != nil:
+			b, err := cl.FindByFile(r.Ctx, st.FileID, 20)
+			if err != nil {
+				return err
+			}
+			if b != nil {
+				ch.batch = b
+				r.Log.Info("--resume: found the batch the earlier run created over its uploaded file", "batch", b.ID, "file", st.FileID)
+				if err := sf.add(batchState{FileID: st.FileID, BatchID: b.ID}); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := e.create(cl, ch, st.FileID, i, len(chunks), sf); err != nil {
+				return err
+			}
+			continue
 		}
 		f, err := cl.Upload(r.Ctx, ch.path)
 		if err != nil {
 			return err
 		}
-		b, err := cl.Create(r.Ctx, f.ID, ch.url, map[string]string{"ifkit": fmt.Sprintf("%s %d/%d", r.Tool, i+1, len(chunks))})
-		if err != nil {
+		if err := sf.add(batchState{Hash: ch.sum, URL: ch.url, Requests: ch.n, FileID: f.ID, FPs: ch.fps}); err != nil {
 			return err
 		}
-		ch.batch = b
-		r.Log.Info("batch created", "batch", b.ID, "file", f.ID, "requests", ch.n, "bytes", ch.size, "url", ch.url)
-		if sf != nil {
-			line, _ := record.Marshal(batchState{Hash: ch.sum, URL: ch.url, Requests: ch.n, FileID: f.ID, BatchID: b.ID})
-			if _, err := sf.Write(append(line, '\n')); err != nil {
-				return err
-			}
-			if err := sf.Sync(); err != nil {
-				return err
-			}
+		if err := e.create(cl, ch, f.ID, i, len(chunks), sf); err != nil {
+			return err
 		}
 	}
+	return nil
+}
 
-	if err := e.pollBatches(cl, chunks); err != nil {
+// create starts the batch of an uploaded file and notes it.
+func (e *engine) create(cl *batchapi.Client, ch *batchChunk, fileID string, i, n int, sf *stateFile) error {
+	b, err := cl.Create(e.r.Ctx, fileID, ch.url, map[string]string{"ifkit": fmt.Sprintf("%s %d/%d", e.r.Tool, i+1, n)})
+	if err != nil {
 		return err
 	}
+	ch.batch = b
+	e.r.Log.Info("batch created", "batch", b.ID, "file", fileID, "requests", ch.n, "bytes", ch.size, "url", ch.url)
+	return sf.add(batchState{FileID: fileID, BatchID: b.ID})
+}
 
+// downloadResults reads the output and error files of the ended batches,
+// keeping the results of the requests this run takes from each.
+func (e *engine) downloadResults(cl *batchapi.Client, chunks []*batchChunk) (*batchapi.Results, error) {
 	res := batchapi.NewResults()
 	for _, ch := range chunks {
 		b := ch.batch
 		if b.Status != batchapi.StatusCompleted {
-			r.Log.Warn("batch did not complete: its requests without a result get an error", "batch", b.ID, "status", b.Status, "errors", batchErrors(b))
+			e.r.Log.Warn("batch did not complete: its requests without a result get an error", "batch", b.ID, "status", b.Status, "errors", batchErrors(b))
 		}
+		got := batchapi.NewResults()
 		for _, id := range []*string{b.OutputFileID, b.ErrorFileID} {
 			if id == nil || *id == "" {
 				continue
 			}
 			var data bytes.Buffer
-			if err := cl.Download(r.Ctx, *id, &data); err != nil {
-				return err
+			if err := cl.Download(e.r.Ctx, *id, &data); err != nil {
+				return nil, err
 			}
-			if err := res.ReadFrom(b.ID+"/"+*id, &data); err != nil {
-				return fmt.Errorf("batch %s: %w", b.ID, err)
+			if err := got.ReadFrom(b.ID+"/"+*id, &data); err != nil {
+				return nil, fmt.Errorf("batch %s: %w", b.ID, err)
+			}
+		}
+		for id := range ch.fps {
+			if o, ok := got.Take(id); ok {
+				res.Add(o)
 			}
 		}
 	}
-	if err := e.writeKept(spill.Name(), res, built); err != nil {
-		return err
-	}
-	if state != "" {
-		r.AfterOutput(func() { os.Remove(state) })
-	}
-	return nil
+	return res, nil
 }
 
 func (ch *batchChunk) close() error {
@@ -241,33 +336,6 @@ func (ch *batchChunk) close() error {
 	ch.f = nil
 	ch.sum = ch.url + ":" + hex.EncodeToString(ch.h.Sum(nil))
 	return err
-}
-
-func readBatchState(name string) (map[string]batchState, error) {
-	b, err := os.ReadFile(name)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	m := map[string]batchState{}
-	for i, line := range bytes.Split(b, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var st batchState
-		if err := record.Unmarshal(line, &st); err != nil || st.BatchID == "" {
-			// A kill while the line was written leaves it torn: that batch
-			// is lost to --resume, the others are not.
-			if i == bytes.Count(b, []byte("\n")) {
-				continue
-			}
-			return nil, app.Invalidf("%s:%d: not a batch state line", name, i+1)
-		}
-		m[st.Hash] = st
-	}
-	return m, nil
 }
 
 func batchErrors(b *batchapi.Batch) string {
@@ -363,15 +431,15 @@ func (e *engine) leaveBatches(cl *batchapi.Client, chunks []*batchChunk) error {
 	return e.r.Ctx.Err()
 }
 
-// writeKept writes the records kept aside in pass 1 with their results
-// (built: the calls pass 1 built, by id).
-func (e *engine) writeKept(path string, res *batchapi.Results, built map[string]*call) error {
+// writeKept writes the records kept aside in pass 1: those from an earlier
+// output as they were, the others with their results.
+func (e *engine) writeKept(plan *batchPlan, res *batchapi.Results) error {
 	label := "batch"
 	if len(e.opt.BaseURLs) > 0 {
 		label = oai.Label(e.opt.BaseURLs[0])
 	}
 	each := func(fn func(*record.Record) error) error {
-		in, err := stream.Open(path, nil)
+		in, err := stream.Open(plan.spill, nil)
 		if err != nil {
 			return err
 		}
@@ -388,10 +456,16 @@ func (e *engine) writeKept(path string, res *batchapi.Results, built map[string]
 			if err != nil {
 				return err
 			}
-			if err := fn(rec); err != nil {
+			if plan.kept[rec.ID()] {
+				e.st.resumed.Add(1)
+				err = e.r.Write(rec)
+			} else {
+				err = fn(rec)
+			}
+			if err != nil {
 				return err
 			}
 		}
 	}
-	return e.importResults(each, res, label, built)
+	return e.importResults(each, res, label, plan.built)
 }

@@ -36,8 +36,9 @@
 // does not stop the other -j-1 slots. --unordered writes as records finish.
 //
 // Resume and kill -9. See resume.go and journal.go: earlier outputs (FILE,
-// FILE.partial, FILE.partial.journal, FILE.partial.resume-N, --resume-from)
-// are indexed at the start, answers win over errors, and --retry-errors drops
+// FILE.partial, FILE.partial.journal, FILE.partial.resume-N, --resume-from;
+// for -o DIR/ the folder's earlier parts, which lib/app sets aside, and
+// DIR/_run.partial.*) are indexed at the start, answers win over errors, and --retry-errors drops
 // the errors so they are sent again. The journal gets each answered record
 // with one write() before its concurrency slot is released, so a kill -9
 // loses at most the -j answers in flight. A journal line is what the run

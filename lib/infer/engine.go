@@ -90,6 +90,7 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 	}
 	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats()}
 	e.client = oai.New(opt.Concurrency, opt.ConnectTimeout, opt.APIKey)
+	e.client.MaxReply = opt.MaxReply
 	defer e.client.Close()
 	e.eps = newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)
 	e.lim = newLimiter(opt.Concurrency, opt.Adaptive)
@@ -226,193 +227,125 @@ func (e *engine) resolveModel() error {
 	return e.detectTokenizer()
 }
 
-// run is the pipeline: this goroutine reads and dispatches, workers call the
-// endpoints, one writer goroutine writes.
+// run is the pipeline: this goroutine reads and admits the records (admit),
+// builders build their calls ahead (buildAhead), senders call the endpoints
+// (work), in input order or by prefix (dispatch.go), and one recordWriter
+// writes them (writer.go).
 func (e *engine) run() error {
-	r := e.r
-	var wg sync.WaitGroup
-	var queue chan *item    // ordered: records in input order, at most window of them
-	var finished chan *item // unordered: records as they complete
-	var window chan struct{}
-	if e.opt.Unordered {
-		finished = make(chan *item, e.opt.Concurrency)
-		window = make(chan struct{}, e.opt.window())
-	} else {
-		queue = make(chan *item, e.opt.window())
-	}
-	var writeErr error
-	writerDone := make(chan struct{})
-	write := func(it *item) {
-		if it.drop || writeErr != nil {
-			return
-		}
-		if err := r.Write(it.rec); err != nil {
-			writeErr = err
-			e.stopWith(err)
-			e.cancelReq()
-		}
-	}
-	go func() {
-		defer close(writerDone)
-		if e.opt.Unordered {
-			for it := range finished {
-				write(it)
-				<-window
-			}
-			return
-		}
-		for it := range queue {
-			<-it.done
-			write(it)
-		}
-	}()
-	complete := func(it *item) {
-		if e.opt.Unordered {
-			finished <- it
-		} else {
-			close(it.done)
-		}
-	}
-
-	start := func(it *item) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	var senders sync.WaitGroup
+	p := &pipeline{w: newRecordWriter(e.opt.window(), e.opt.Concurrency, e.opt.Unordered, e.r.Write, func(err error) {
+		e.stopWith(err)
+		e.cancelReq()
+	})}
+	p.start = func(it *item) {
+		senders.Go(func() {
 			e.work(it)
-			complete(it)
-		}()
+			p.w.complete(it)
+		})
 	}
-	builds, buildersDone := e.buildAhead()
-	var disp *dispatcher // --dispatch prefix (dispatch.go)
+	var built <-chan struct{}
+	p.builds, built = e.buildAhead()
 	dispatched := make(chan struct{})
 	if e.opt.Dispatch == DispatchPrefix {
-		disp = newDispatcher(e.opt.window())
+		p.disp = newDispatcher(e.opt.window())
 		go func() {
 			defer close(dispatched)
-			e.dispatch(disp, start, complete)
+			e.dispatch(p.disp, p.start, p.w.complete)
 		}()
 	}
 
-	changed := 0
-	err := r.Records(func(rec *record.Record) error {
-		it := &item{rec: rec}
-		old, c, ch, err := e.earlier.take(e, rec)
-		if err != nil {
-			return err
-		}
-		if ch {
-			changed++
-		}
-		if old != nil {
-			it.rec, it.old = old, true
-			if c.ours {
-				var re record.Error
-				old.Decode("error", &re)
-				r.CountFailure(&re)
-				e.st.failed.Add(1)
-			}
-			var resp struct {
-				Cut bool `json:"server_truncated"`
-			}
-			if old.Decode("response", &resp) == nil && resp.Cut {
-				e.st.truncated(old.ID()) // the summary covers the whole output
-			}
-		} else if err := e.prepareItem(it); err != nil {
-			return err
-		}
-		// Admit into the window: blocks while it is full.
-		if e.opt.Unordered {
-			select {
-			case window <- struct{}{}:
-			case <-e.stop.Done():
-				return e.stopErr()
-			}
-		} else {
-			it.done = make(chan struct{})
-			select {
-			case queue <- it:
-			case <-e.stop.Done():
-				return e.stopErr()
-			}
-		}
-		if it.call != nil {
-			it.built = make(chan struct{})
-			builds <- it
-		}
-		if it.call == nil {
-			if it.old {
-				e.st.resumed.Add(1)
-			} else {
-				e.st.passed.Add(1)
-			}
-			complete(it)
-			return nil
-		}
-		if disp != nil {
-			if !disp.add(it) {
-				it.drop = true
-				complete(it)
-				return e.stopErr()
-			}
-			return nil
-		}
-		// A slot for the first attempt: dispatch waits here, so at most -j
-		// requests are in flight.
-		if err := e.lim.acquire(e.stop); err != nil {
-			it.drop = true
-			complete(it)
-			return e.stopErr()
-		}
-		start(it)
-		return nil
-	})
-	close(builds)
-	var bad *stream.LineError
-	switch {
-	case err == nil, errors.Is(err, context.Canceled):
-	case errors.As(err, &bad):
-		// Bad input stops the reading, but the records before it that are
-		// in flight are paid for: they finish within --grace and are
-		// written before the exit 3 that names the line.
-		go e.drainLogged(e.logDrain())
-	default:
-		// A fatal error: do not wait for requests in flight.
-		e.cancelReq()
-	}
-	if disp != nil {
-		disp.close()
+	err := e.r.Records(func(rec *record.Record) error { return e.admit(p, rec) })
+	close(p.builds)
+	e.stopReading(err)
+	if p.disp != nil {
+		p.disp.close()
 		<-dispatched
-		if disp.grouped > 0 {
-			r.Log.Info("--dispatch prefix: records sent ahead of their input position to share a prompt prefix", "records", disp.grouped)
+		if p.disp.grouped > 0 {
+			e.r.Log.Info("--dispatch prefix: records sent ahead of their input position to share a prompt prefix", "records", p.disp.grouped)
 		}
 	}
-	wg.Wait()
-	<-buildersDone
-	if e.opt.Unordered {
-		close(finished)
-	} else {
-		close(queue)
-	}
-	<-writerDone
-	if writeErr != nil {
-		return writeErr
+	senders.Wait()
+	<-built
+	if werr := p.w.close(); werr != nil {
+		return werr
 	}
 	if err == nil && e.r.Ctx.Err() != nil {
 		err = e.r.Ctx.Err()
 	}
-	if e.earlier != nil && err == nil {
-		kept, aerr := e.earlier.setAside(e.opt.Output)
-		if aerr != nil {
-			return aerr // before the sources that still hold them are removed
-		}
-		r.Log.Info("--resume: done with the earlier outputs", "sent_again_changed", changed, "ids_not_in_input", len(e.earlier.byID))
-		if kept > 0 {
-			r.Log.Warn("--resume: earlier answers whose ids are not in the input were moved aside, not deleted", "file", AsideName(e.opt.Output), "records", kept)
-		} else if len(e.earlier.byID) > 0 && e.opt.Output == "" {
-			r.Log.Warn("--resume: earlier records whose ids are not in the input are not in this output (they stay in the --resume-from files)", "ids", len(e.earlier.byID))
+	if err != nil {
+		return err
+	}
+	return e.finishResume()
+}
+
+// pipeline is what admit hands a record on to.
+type pipeline struct {
+	w      *recordWriter
+	builds chan<- *item   // to the builders (buildAhead)
+	disp   *dispatcher    // --dispatch prefix; nil: records are sent in input order
+	start  func(it *item) // sends a record that holds a limiter slot
+}
+
+// admit takes one input record into the run: its earlier record (--resume)
+// or its call is prepared, it enters the window in input order (waiting
+// while the window is full), and its call goes to the builders and then to
+// a sender. A record without a call is complete at once.
+func (e *engine) admit(p *pipeline, rec *record.Record) error {
+	it := &item{rec: rec}
+	if err := e.takeEarlier(it); err != nil {
+		return err
+	}
+	if !it.old {
+		if err := e.prepareItem(it); err != nil {
+			return err
 		}
 	}
-	return err
+	if p.w.admit(e.stop, it) != nil {
+		return e.stopErr()
+	}
+	if it.call == nil {
+		if it.old {
+			e.st.resumed.Add(1)
+		} else {
+			e.st.passed.Add(1)
+		}
+		p.w.complete(it)
+		return nil
+	}
+	it.built = make(chan struct{})
+	p.builds <- it
+	if p.disp != nil {
+		if !p.disp.add(it) {
+			it.drop = true
+			p.w.complete(it)
+			return e.stopErr()
+		}
+		return nil
+	}
+	// A slot for the first attempt: dispatch waits here, so at most -j
+	// requests are in flight.
+	if err := e.lim.acquire(e.stop); err != nil {
+		it.drop = true
+		p.w.complete(it)
+		return e.stopErr()
+	}
+	p.start(it)
+	return nil
+}
+
+// stopReading handles the end of the input. Bad input stops the reading,
+// but the records before it that are in flight are paid for: they finish
+// within --grace and are written before the exit 3 that names the line. A
+// fatal error does not wait for requests in flight.
+func (e *engine) stopReading(err error) {
+	var bad *stream.LineError
+	switch {
+	case err == nil, errors.Is(err, context.Canceled):
+	case errors.As(err, &bad):
+		go e.drainLogged(e.logDrain())
+	default:
+		e.cancelReq()
+	}
 }
 
 // buildAhead starts the goroutines that build the calls (decode, count,
@@ -510,7 +443,6 @@ func (e *engine) stopErr() error {
 }
 
 func (e *engine) fail(rec *record.Record, re *record.Error) {
-	e.st.failure(re.Kind)
 	// The model under test is known even when every attempt failed, and the
 	// aggregate counts the failure against it. A judge's model is not the
 	// record's model, so the judge role leaves the field alone.
@@ -562,20 +494,7 @@ func (e *engine) work(it *item) {
 			}
 			holding = true
 		}
-		// c.promptTokens is read only under --tpm: without it the count may
-		// still be running (countWhileSent) when a failed attempt retries.
-		if e.tpm != nil {
-			if cost := float64(c.promptTokens + c.maxTokens); cost > e.opt.TPM {
-				e.tpmWarn.Do(func() {
-					e.r.Log.Warn("a request needs more tokens than --"+e.opt.Role+"tpm allows in a minute: such requests go out one every few minutes, as the budget refills", "id", it.rec.ID(), "tokens", cost, "tpm", e.opt.TPM)
-				})
-			}
-		}
-		if e.rpm.take(e.stop, 1) != nil || (e.tpm != nil && e.tpm.take(e.stop, float64(c.promptTokens+c.maxTokens)) != nil) {
-			it.drop = true
-			return
-		}
-		if e.eps.hold(e.stop, e.opt.OutageWait) != nil {
+		if e.gate(it) != nil {
 			it.drop = true
 			return
 		}
@@ -609,15 +528,7 @@ func (e *engine) work(it *item) {
 			it.drop = true
 			return
 		}
-		sick := last.Kind == oai.KindNetwork || last.Kind == oai.KindTimeout || last.Kind == oai.KindServer || last.Kind == oai.KindTruncatedStream
-		if d := e.eps.done(ep, !sick, now); d > 0 {
-			e.r.Log.Warn("endpoint keeps failing: paused, then probed again", "endpoint", ep.label, "pause", d.String(), "last_error", last.Error())
-		}
-		e.st.attemptFailed(last)
-		if last.Kind == oai.KindRateLimited {
-			e.lim.throttled(now)
-		}
-		if sick && e.eps.inOutage() {
+		if e.attemptFailed(ep, last, now) {
 			tries-- // held, not burned: the record waits for the endpoint
 		}
 		if !last.Retryable || tries > e.opt.MaxRetries {
@@ -632,13 +543,62 @@ func (e *engine) work(it *item) {
 		avoid = ep
 		e.lim.release()
 		holding = false
-		if sleep(e.stop, backoff(max(tries, 1), last.RetryAfter, &e.opt)) != nil {
+		if e.backOff(tries, last) != nil {
 			it.drop = true
 			return
 		}
 	}
 	e.fail(it.rec, &record.Error{Kind: last.Kind, Status: last.Status, Message: last.Message, Attempts: attempts})
 	e.jr.add(it.rec, it.fp)
+}
+
+// backOff waits before retry number tries: the server's Retry-After, else
+// a jittered back-off (backoff). An error means the run is stopping.
+func (e *engine) backOff(tries int, last *oai.Error) error {
+	wait := sleep
+	if e.opt.retryWait != nil {
+		wait = e.opt.retryWait
+	}
+	return wait(e.stop, backoff(max(tries, 1), last.RetryAfter, &e.opt))
+}
+
+// gate waits until an attempt may go: --rpm, --tpm, and an outage of every
+// endpoint (held for --outage-wait). An error means the run is stopping.
+func (e *engine) gate(it *item) error {
+	c := it.call
+	// c.promptTokens is read only under --tpm: without it the count may
+	// still be running (countWhileSent) when a failed attempt retries.
+	if e.tpm != nil {
+		if cost := float64(c.promptTokens + c.maxTokens); cost > e.opt.TPM {
+			e.tpmWarn.Do(func() {
+				e.r.Log.Warn("a request needs more tokens than --"+e.opt.Role+"tpm allows in a minute: such requests go out one every few minutes, as the budget refills", "id", it.rec.ID(), "tokens", cost, "tpm", e.opt.TPM)
+			})
+		}
+	}
+	if err := e.rpm.take(e.stop, 1); err != nil {
+		return err
+	}
+	if e.tpm != nil {
+		if err := e.tpm.take(e.stop, float64(c.promptTokens+c.maxTokens)); err != nil {
+			return err
+		}
+	}
+	return e.eps.hold(e.stop, e.opt.OutageWait)
+}
+
+// attemptFailed tells the endpoint balancer, the limiter and the stats
+// about a failed attempt, and reports whether it failed for an outage of
+// every endpoint: such an attempt does not count against --max-retries.
+func (e *engine) attemptFailed(ep *endpoint, last *oai.Error, now time.Time) (held bool) {
+	sick := last.Kind == oai.KindNetwork || last.Kind == oai.KindTimeout || last.Kind == oai.KindServer || last.Kind == oai.KindTruncatedStream
+	if d := e.eps.done(ep, !sick, now); d > 0 {
+		e.r.Log.Warn("endpoint keeps failing: paused, then probed again", "endpoint", ep.label, "pause", d.String(), "last_error", last.Error())
+	}
+	e.st.attemptFailed(last)
+	if last.Kind == oai.KindRateLimited {
+		e.lim.throttled(now)
+	}
+	return sick && e.eps.inOutage()
 }
 
 // succeed applies a completion. It returns the error when apply rejected

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,9 +49,9 @@ func TestWindowBoundsHeadOfLine(t *testing.T) {
 		code, stdout, stderr = runBatch(t, nil, "--base-url", srv.URL, "--model", "m", "-j", fmt.Sprint(j), "--window", fmt.Sprint(window), in)
 	}()
 	// Record 0 is taken out of the queue by the writer, records 1..window
-	// fill it: window+1 requests, then nothing more until record 0 returns.
+	// fill it: window+1 requests, then nothing more until record 0 returns
+	// (TestRecordWriterWindowBound shows that admission stops there).
 	waitFor(t, "the window to fill", func() bool { return calls.Load() >= window+1 })
-	time.Sleep(200 * time.Millisecond)
 	if got := calls.Load(); got != window+1 {
 		t.Fatalf("%d requests sent behind a stuck one, want exactly %d (window %d)", got, window+1, window)
 	}
@@ -171,5 +172,44 @@ func TestFailureSummaryByKind(t *testing.T) {
 	}
 	if strings.Index(stderr, "not_found 404") > strings.Index(stderr, "bad_request 400") {
 		t.Errorf("the most frequent failure is not first:\n%s", stderr)
+	}
+}
+
+// --stats counts the failures the run's summary counts (app.Run's tally):
+// a final failure kept by --resume is one of them, by kind too.
+func TestStatsFailuresAreTheRuns(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			fmt.Fprint(w, `{"data":[{"id":"m"}]}`)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		if bytes.Contains(b, []byte("number 1\"")) || bytes.Contains(b, []byte("number 3\"")) {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"error":{"message":"no"}}`)
+			return
+		}
+		fmt.Fprint(w, `{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}]}`)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	out, stats := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "stats.json")
+	in := writeInput(t, 5, 4)
+	for _, resume := range []bool{false, true} {
+		args := []string{"--base-url", srv.URL, "--model", "m", "--max-failures", "inf", "--stats", stats, "-o", out, in}
+		if resume {
+			args = append([]string{"--resume"}, args...)
+		}
+		if code, _, stderr := runBatch(t, nil, args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var sum Summary
+		b, _ := os.ReadFile(stats)
+		if err := record.Unmarshal(b, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if sum.Records.Failed != 2 || sum.Records.FailedByKind["bad_request"] != 2 || len(sum.Records.FailedByKind) != 1 {
+			t.Fatalf("resume=%v: failed %d, by kind %v; want 2 bad_request", resume, sum.Records.Failed, sum.Records.FailedByKind)
+		}
 	}
 }

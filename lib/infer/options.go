@@ -8,6 +8,11 @@
 package infer
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,6 +63,11 @@ type Options struct {
 	OutageWait     time.Duration // how long records wait when every endpoint is down (0: not at all)
 	Batch          BatchOptions  // OpenAI Batch export, import or API instead of calls
 	Dispatch       string        // DispatchPrefix or DispatchInput ("": input), see dispatch.go
+	MaxReply       int64         // bytes of one reply, streamed or not (0: oai.MaxBody)
+
+	// retryWait, when set (tests), waits each retry's back-off instead of
+	// sleep, so a test sees every wait the engine decided on.
+	retryWait func(ctx context.Context, d time.Duration) error
 }
 
 // Defaults returns the options every flag defaults to.
@@ -116,7 +126,7 @@ func EndpointFlags(prefix string) []cli.Flag {
 			Usage: "OpenAI-compatible endpoint `URL` (…/v1); repeat or comma-separate for several, balanced by least in flight"},
 		&cli.StringFlag{Name: prefix + "model", Category: catEndpoint,
 			Usage: "model `NAME` sent with each request (default: the endpoint's only model from /v1/models)"},
-		&cli.StringFlag{Name: prefix + "api-key-file", Category: catEndpoint,
+		&cli.StringFlag{Name: redact.Flag(prefix + "api-key-file"), Category: catEndpoint,
 			Usage: "read the API key from `FILE` (default: $" + keyEnv + "; keys are never taken from argv nor written anywhere)"},
 		&cli.BoolFlag{Name: prefix + "stream", Category: catEndpoint,
 			Usage: "stream answers (SSE) to measure time to first token (ttft_ms)"},
@@ -157,12 +167,13 @@ func EngineFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "timeout-first-byte", Value: d.FirstByte, Category: catEngine, Usage: "wait for the response headers or the first streamed event; without --stream servers answer only when the whole generation is done, so long generations want --stream (then a stall is caught by --timeout-idle) (0: none)"},
 		&cli.DurationFlag{Name: "timeout-idle", Value: d.IdleTimeout, Category: catEngine, Usage: "streaming: longest pause between events (0: none)"},
 		&cli.DurationFlag{Name: "timeout", Value: d.Timeout, Category: catEngine, Usage: "one attempt, start to end (0: none)"},
-		&cli.BoolFlag{Name: "resume", Category: catEngine, Usage: "continue an earlier run: read the ids already answered in -o FILE (and FILE.partial, even truncated or compressed) and send only the rest"},
-		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s) whose answers to the same requests are reused instead of sent again (implies --resume)"},
+		&cli.BoolFlag{Name: "resume", Category: catEngine, Usage: "continue an earlier run: read the ids already answered in -o FILE (and FILE.partial, even truncated or compressed, and its journal) or in the run -o DIR/ holds, and send only the rest"},
+		&cli.StringSliceFlag{Name: "resume-from", Category: catEngine, Usage: "earlier output `FILE`(s), partitioned folders (-o DIR/) or folders of shard parts whose answers to the same requests are reused instead of sent again (implies --resume)"},
 		&cli.BoolFlag{Name: "retry-errors", Category: catEngine, Usage: "with --resume: send again every record that ended with \"error\" (transient ones — network, timeout, bad, cut or aborted replies, " + oai.RetriedStatuses + " — are sent again anyway; this adds " + oai.FinalStatuses + ", other 4xx and context_length)"},
 		&cli.DurationFlag{Name: "outage-wait", Value: d.OutageWait, Category: catEngine, Usage: "when every endpoint fails (network errors, 5xx) after one has answered, records wait this long for one to come back instead of using up their retries (0: no waiting)"},
 		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
 		&cli.StringFlag{Name: "stats", Category: catEngine, Usage: "write run statistics as JSON to `FILE` (counts, latency and TTFT percentiles, tokens, throughput)"},
+		&cli.StringFlag{Name: "max-reply", Value: "64MiB", Category: catEngine, Usage: "longest reply read, streamed or not (`SIZE`: bytes, or with KiB, MiB, GiB); a longer one fails the record with kind " + oai.KindTooLarge + ", not retried, so memory stays within a few times SIZE per request in flight"},
 	}, append(batchFlags(), dispatchFlag())...)
 }
 
@@ -221,6 +232,11 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	if o.Output == "-" {
 		o.Output = ""
 	}
+	if f := r.LakeRunFile(); f != "" {
+		// -o DIR/: the journal and --resume's files are DIR/_run.partial.*,
+		// and the earlier parts come from app (EarlierParts).
+		o.Output = f
+	}
 	o.Grace = r.Duration("grace")
 	o.OutageWait = r.Duration("outage-wait")
 	o.StatsFile = r.String("stats")
@@ -229,7 +245,39 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	}
 	o.Batch = batchOptionsFromFlags(r)
 	o.Dispatch = r.String("dispatch")
+	n, err := parseSize(r.String("max-reply"))
+	if err == nil && n > stream.MaxLine/2 {
+		err = fmt.Errorf("at most %dMiB: the record that holds a longer reply would be too long for the next stage (%d MiB a line)", stream.MaxLine/2>>20, stream.MaxLine>>20)
+	}
+	if err != nil {
+		return o, app.Usagef("--max-reply %q: %v", r.String("max-reply"), err)
+	}
+	o.MaxReply = n
 	return o, o.validate()
+}
+
+// parseSize reads a size: bytes, or a number with KiB, MiB or GiB (K, M, G
+// mean the same), at least 1 KiB.
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		n      int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
+		if v, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(v), u.n
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	switch {
+	case err != nil:
+		return 0, errors.New("want bytes, or a whole number with KiB, MiB or GiB")
+	case n > math.MaxInt64/mult || n*mult < 1<<10:
+		return 0, errors.New("want from 1KiB to a few GiB")
+	}
+	return n * mult, nil
 }
 
 func (o *Options) validate() error {

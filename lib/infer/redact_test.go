@@ -1,7 +1,11 @@
 package infer
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
+	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ifkit/ifkit/lib/lake"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/redact"
 )
@@ -133,5 +138,78 @@ func TestKeyFileOneLine(t *testing.T) {
 	code, _, stderr := runBatch(t, nil, "--base-url", "http://127.0.0.1:9/v1", "--api-key-file", keyFile, writeInput(t, 1, 4))
 	if code != 2 || !strings.Contains(stderr, "more than one line") || strings.Contains(stderr, "sk-first") {
 		t.Errorf("exit %d, stderr %q; want exit 2 saying the file has more than one line, without the key", code, stderr)
+	}
+}
+
+// The leaks found by attacking the redaction: URL credentials sent as
+// Basic authorization and echoed back in base64; a key that a server makes
+// part of the model name, which names lake folders and manifest partition
+// values; a key echoed inside JSON strings with its characters escaped.
+func TestSecretsNeverLeakInAnyShape(t *testing.T) {
+	t.Cleanup(redact.Reset)
+	const key = `sk-x/y"z\w-0a1b2c3d` // a key with characters JSON escapes
+	const password = "pw-9e8d7c6b5a"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, basic, _ := strings.Cut(r.Header.Get("Authorization"), "Basic ")
+		if strings.HasSuffix(r.URL.Path, "/models") {
+			// A model name made from the key, as a misconfigured proxy may.
+			fmt.Fprintf(w, `{"data":[{"id":%q}]}`, "org/"+key)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		if bytes.Contains(b, []byte("number 1\"")) {
+			// An error page echoing the key escaped as PHP and others do.
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"error":{"message":"bad key %s"}}`, strings.NewReplacer(`/`, `\/`, `"`, `\u0022`, `\`, `\\`).Replace(key))
+			return
+		}
+		// A reply whose text quotes the Basic authorization, and the key.
+		fmt.Fprintf(w, `{"choices":[{"message":{"content":%q},"finish_reason":"stop"}]}`, "you sent "+basic+" and "+key)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	keyFile, stats := filepath.Join(dir, "key"), filepath.Join(dir, "stats.json")
+	os.WriteFile(keyFile, []byte(key+"\n"), 0o600)
+	base := strings.Replace(srv.URL, "http://", "http://alice:"+password+"@", 1) + "/v1"
+	lakeDir := filepath.Join(dir, "lake") + "/"
+	code, _, stderr := runBatch(t, nil, "--base-url", base, "--api-key-file", keyFile, "--stats", stats, "--max-failures", "inf",
+		"--partition-by", "model", "-o", lakeDir, writeInput(t, 3, 4))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte("alice:" + password))
+	leaks := func(name, text string) {
+		t.Helper()
+		for _, secret := range []string{key, password, basic, `sk-x\/y`, `sk-x/y\"z`, "0a1b2c3d"} {
+			if strings.Contains(text, secret) {
+				t.Errorf("%q appears in %s:\n%s", secret, name, text)
+			}
+		}
+	}
+	statsText, _ := os.ReadFile(stats)
+	leaks("stderr", stderr)
+	leaks("--stats", string(statsText))
+	var folders []string
+	filepath.WalkDir(lakeDir, func(p string, d fs.DirEntry, err error) error {
+		folders = append(folders, p)
+		if err == nil && d.Type().IsRegular() {
+			b, _ := os.ReadFile(p)
+			if strings.HasSuffix(p, ".zst") {
+				for _, r := range readRecords(t, p) {
+					var resp record.Response
+					var e record.Error
+					r.Decode("response", &resp)
+					r.Decode("error", &e)
+					leaks(p+" (decoded)", resp.Text+e.Message+r.String("model"))
+				}
+			} else {
+				leaks(p, string(b))
+			}
+		}
+		return nil
+	})
+	leaks("folder names", strings.Join(folders, "\n"))
+	if m, err := lake.ReadManifest(lakeDir); err != nil || len(m.Parts) == 0 || !strings.Contains(m.Parts[0].Path, "redacted") {
+		t.Fatalf("the partition of the key's model: %v %+v", err, m)
 	}
 }

@@ -64,47 +64,77 @@ const perMessageTokens = 4
 // build turns the request into the body to send: it checks that the body
 // is a JSON object with messages (chat) or prompt (completions), counts the
 // prompt's tokens (--tokenizer), checks them against --max-model-len and, if
-// allowed, cuts the context until the count fits. With lazy, a count that
-// nothing checks before sending (no --max-model-len, no --tpm) is left to
-// c.countLater while the local tokenizer is still loading; once it is
+// allowed, cuts the context until the count fits (fit). With lazy, a count
+// that nothing checks before sending (no --max-model-len, no --tpm) is left
+// to c.countLater while the local tokenizer is still loading; once it is
 // loaded, counting here (ahead of the slot, on the builders) keeps the work
 // out of the moment a wave of answers returns (measured: 0.92 of capacity
 // and 250 MB against 0.915 and 400 MB when every count ran in flight).
 func (e *engine) build(ctx context.Context, c *call, lazy bool) *record.Error {
-	// The request is read in place: decoding it would copy a 455 KB prompt
-	// several times. Only a request that must change (a cut context, a
-	// model or stream field to replace) is decoded, below.
+	p, re := readPrompt(c)
+	if re != nil {
+		return re
+	}
+	switch {
+	case c.path == oai.PathCompletions && !p.isString:
+		// Token ids or a batch of prompts: bytes/4 is all we can say.
+		c.promptTokens, c.tokenizer = len(p.obj.Raw("prompt"))/4, "bytes/4~"
+	case lazy && e.opt.MaxModelLen == 0 && e.tpm == nil && e.srv == nil && !e.encReady.Load():
+		messages, texts, prompt := p.obj.Raw("messages"), p.texts, p.prompt
+		c.countLater = func(ctx context.Context) { e.count(ctx, c, messages, texts, prompt) }
+	default:
+		e.count(ctx, c, p.obj.Raw("messages"), p.texts, p.prompt)
+	}
+	if re := e.fit(ctx, c, p); re != nil {
+		return re
+	}
+	return e.body(c, p)
+}
+
+// parsedReq is a request read in place: decoding it would copy a 455 KB
+// prompt several times. Only a request that must change (a cut context, a
+// model or stream field to replace) is decoded (decode).
+type parsedReq struct {
+	obj      *record.Record
+	texts    []string // chat: each message's text
+	prompt   string   // completions: the prompt, when it is a string
+	isString bool
+	// m is the request decoded, once it must change; msgs its messages.
+	m    map[string]json.RawMessage
+	msgs []map[string]json.RawMessage
+}
+
+// readPrompt finds the endpoint, the prompt's texts and max_tokens.
+func readPrompt(c *call) (*parsedReq, *record.Error) {
 	obj, err := record.Object(c.req)
 	if err != nil {
-		return &record.Error{Kind: oai.KindBadRequest, Message: "request is not a JSON object"}
+		return nil, &record.Error{Kind: oai.KindBadRequest, Message: "request is not a JSON object"}
 	}
+	p := &parsedReq{obj: obj}
 	switch {
 	case obj.Raw("messages") != nil:
 		c.path = oai.PathChat
 	case obj.Raw("prompt") != nil:
 		c.path = oai.PathCompletions
 	default:
-		return &record.Error{Kind: oai.KindBadRequest, Message: `request has neither "messages" (chat) nor "prompt" (completions)`}
+		return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request has neither "messages" (chat) nor "prompt" (completions)`}
 	}
-	var texts []string
-	var prompt string
-	promptIsString := false
 	if c.path == oai.PathChat {
 		msgs, err := record.Elements(obj.Raw("messages"))
 		if err != nil || len(msgs) == 0 {
-			return &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
+			return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
 		}
-		texts = make([]string, len(msgs))
+		p.texts = make([]string, len(msgs))
 		for i, raw := range msgs {
 			msg, err := record.Object(raw)
 			if err != nil {
-				return &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
+				return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
 			}
-			texts[i] = contentString(msg.Raw("content"))
+			p.texts[i] = contentString(msg.Raw("content"))
 		}
 	} else if raw := obj.Raw("prompt"); raw[0] == '"' {
-		prompt, err = record.Unquote(raw)
-		promptIsString = err == nil
+		p.prompt, err = record.Unquote(raw)
+		p.isString = err == nil
 	}
 	for _, k := range []string{"max_tokens", "max_completion_tokens"} {
 		if raw := obj.Raw(k); raw != nil {
@@ -115,93 +145,96 @@ func (e *engine) build(ctx context.Context, c *call, lazy bool) *record.Error {
 			}
 		}
 	}
-	switch {
-	case c.path == oai.PathCompletions && !promptIsString:
-		// Token ids or a batch of prompts: bytes/4 is all we can say.
-		c.promptTokens, c.tokenizer = len(obj.Raw("prompt"))/4, "bytes/4~"
-	case lazy && e.opt.MaxModelLen == 0 && e.tpm == nil && e.srv == nil && !e.encReady.Load():
-		messages := obj.Raw("messages")
-		c.countLater = func(ctx context.Context) { e.count(ctx, c, messages, texts, prompt) }
-	default:
-		e.count(ctx, c, obj.Raw("messages"), texts, prompt)
-	}
+	return p, nil
+}
 
-	// m is the request decoded, once it must change; msgs its messages.
-	var m map[string]json.RawMessage
-	var msgs []map[string]json.RawMessage
-	decode := func() *record.Error {
-		if m != nil {
-			return nil
-		}
-		if err := record.Unmarshal(c.req, &m); err != nil || m == nil {
-			return &record.Error{Kind: oai.KindBadRequest, Message: "request is not a JSON object"}
-		}
-		if c.path == oai.PathChat && record.Unmarshal(m["messages"], &msgs) != nil {
-			return &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
-		}
+// decode decodes the request, once.
+func (p *parsedReq) decode(c *call) *record.Error {
+	if p.m != nil {
 		return nil
 	}
-	if L := e.opt.MaxModelLen; L > 0 && c.promptTokens+c.maxTokens > L {
-		// The flags as this role spells them (judge: --judge-max-model-len).
-		mml, tc := "--"+e.opt.Role+"max-model-len", "--"+e.opt.Role+"truncate-context"
-		if !e.opt.TruncateContext {
-			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d (counted with %s); %s would cut the context", e.about(c), c.maxTokens, mml, L, c.tokenizer, tc)}
-		}
-		if c.path == oai.PathCompletions && !promptIsString {
-			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d, and a non-string prompt cannot be cut", e.about(c), c.maxTokens, mml, L)}
-		}
-		target := 0
-		for i := range texts {
-			if len(texts[i]) > len(texts[target]) {
-				target = i
-			}
-		}
-		before := c.promptTokens
-		text := prompt
-		if c.path == oai.PathChat {
-			text = texts[target]
-		}
-		enc := e.encoder()
-		// Cut, count again, and cut more until the count fits: the cutting
-		// tokenizer (o200k_base for --tokenizer server) may count the text
-		// differently from the one that counts the prompt, so each round
-		// converts the excess with the ratio of the two counts.
-		for round := 0; c.promptTokens+c.maxTokens > L; round++ {
-			if round == 5 {
-				return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: after 5 cuts the prompt still has %s tokens + max_tokens %d > %s %d", e.about(c), c.maxTokens, mml, L)}
-			}
-			excess := c.promptTokens + c.maxTokens - L
-			ratio := 1.0
-			if c.tokenizer != enc.Label() { // the server counts: convert its excess to local tokens
-				if local := enc.Count(text); local > 0 && c.promptTokens > 0 {
-					ratio = float64(local) / float64(c.promptTokens)
-				}
-			}
-			n := int(float64(excess)*ratio) + round // a round that fell short cuts a little more
-			cutText, err := cutContext(enc, text, max(n, 1), e.opt.ContextMarkers)
-			if err != nil {
-				return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d, and %v", e.about(c), c.maxTokens, mml, L, err)}
-			}
-			text = cutText
-			if re := decode(); re != nil {
-				return re
-			}
-			if c.path == oai.PathChat {
-				texts[target] = text
-				msgs[target]["content"] = record.Quote(text)
-				b, _ := record.Marshal(msgs)
-				m["messages"] = b
-			} else {
-				prompt = text
-				m["prompt"] = record.Quote(text)
-			}
-			e.count(ctx, c, m["messages"], texts, prompt)
-		}
-		c.cut = before - c.promptTokens
+	if err := record.Unmarshal(c.req, &p.m); err != nil || p.m == nil {
+		return &record.Error{Kind: oai.KindBadRequest, Message: "request is not a JSON object"}
 	}
+	if c.path == oai.PathChat && record.Unmarshal(p.m["messages"], &p.msgs) != nil {
+		return &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
+	}
+	return nil
+}
 
+// fit checks the count against --max-model-len and, with
+// --truncate-context, cuts the longest message (or the prompt) until the
+// count fits.
+func (e *engine) fit(ctx context.Context, c *call, p *parsedReq) *record.Error {
+	L := e.opt.MaxModelLen
+	if L <= 0 || c.promptTokens+c.maxTokens <= L {
+		return nil
+	}
+	// The flags as this role spells them (judge: --judge-max-model-len).
+	mml, tc := "--"+e.opt.Role+"max-model-len", "--"+e.opt.Role+"truncate-context"
+	if !e.opt.TruncateContext {
+		return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d (counted with %s); %s would cut the context", e.about(c), c.maxTokens, mml, L, c.tokenizer, tc)}
+	}
+	if c.path == oai.PathCompletions && !p.isString {
+		return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d, and a non-string prompt cannot be cut", e.about(c), c.maxTokens, mml, L)}
+	}
+	target := 0
+	for i := range p.texts {
+		if len(p.texts[i]) > len(p.texts[target]) {
+			target = i
+		}
+	}
+	before := c.promptTokens
+	text := p.prompt
+	if c.path == oai.PathChat {
+		text = p.texts[target]
+	}
+	enc := e.encoder()
+	// Cut, count again, and cut more until the count fits: the cutting
+	// tokenizer (o200k_base for --tokenizer server) may count the text
+	// differently from the one that counts the prompt, so each round
+	// converts the excess with the ratio of the two counts.
+	for round := 0; c.promptTokens+c.maxTokens > L; round++ {
+		if round == 5 {
+			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: after 5 cuts the prompt still has %s tokens + max_tokens %d > %s %d", e.about(c), c.maxTokens, mml, L)}
+		}
+		excess := c.promptTokens + c.maxTokens - L
+		ratio := 1.0
+		if c.tokenizer != enc.Label() { // the server counts: convert its excess to local tokens
+			if local := enc.Count(text); local > 0 && c.promptTokens > 0 {
+				ratio = float64(local) / float64(c.promptTokens)
+			}
+		}
+		n := int(float64(excess)*ratio) + round // a round that fell short cuts a little more
+		cutText, err := cutContext(enc, text, max(n, 1), e.opt.ContextMarkers)
+		if err != nil {
+			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d, and %v", e.about(c), c.maxTokens, mml, L, err)}
+		}
+		text = cutText
+		if re := p.decode(c); re != nil {
+			return re
+		}
+		if c.path == oai.PathChat {
+			p.texts[target] = text
+			p.msgs[target]["content"] = record.Quote(text)
+			b, _ := record.Marshal(p.msgs)
+			p.m["messages"] = b
+		} else {
+			p.prompt = text
+			p.m["prompt"] = record.Quote(text)
+		}
+		e.count(ctx, c, p.m["messages"], p.texts, p.prompt)
+	}
+	c.cut = before - c.promptTokens
+	return nil
+}
+
+// body sets what is sent: the request with this run's model (and stream
+// options).
+func (e *engine) body(c *call, p *parsedReq) *record.Error {
+	obj := p.obj
 	c.stream = e.opt.Stream || string(obj.Raw("stream")) == "true"
-	if m == nil && obj.Raw("model") == nil && (!e.opt.Stream || obj.Raw("stream") == nil && obj.Raw("stream_options") == nil) {
+	if p.m == nil && obj.Raw("model") == nil && (!e.opt.Stream || obj.Raw("stream") == nil && obj.Raw("stream_options") == nil) {
 		// Nothing to replace: the keys are sent in front of the request's
 		// bytes, so a 455 KB prompt goes out of the record as it was read,
 		// neither re-encoded nor copied.
@@ -212,9 +245,10 @@ func (e *engine) build(ctx context.Context, c *call, lazy bool) *record.Error {
 		c.head, c.body = append(h, ','), bytes.TrimLeft(c.req, " \t\r\n")[1:]
 		return nil
 	}
-	if re := decode(); re != nil {
+	if re := p.decode(c); re != nil {
 		return re
 	}
+	m := p.m
 	m["model"] = record.Quote(e.model)
 	if e.opt.Stream {
 		m["stream"] = json.RawMessage("true")

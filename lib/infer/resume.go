@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +15,9 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/lake"
 	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/parts"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
 )
@@ -27,10 +30,11 @@ import (
 // FILE.partial.resume-N. lib/app writes the new
 // output to FILE.partial and creates it (truncating) on the first write, so
 // the earlier FILE.partial is first renamed to FILE.partial.resume-N. Those
-// aside files stay sources until the new output has reached the disk (closed,
-// or abandoned after a signal): a kill at any moment leaves every answered
-// record in FILE, FILE.partial or an aside file, and the next --resume reads
-// them all.
+// aside files stay sources until the new output is complete: a kill or a
+// signal at any moment leaves every answered record in FILE, FILE.partial or
+// an aside file, and the next --resume reads them all. (A run stopped by a
+// signal has not written the earlier answers of the records it had not
+// reached yet.)
 //
 // Nothing is copied here: each usable earlier record is spilled once to a
 // plain temporary file (FILE.partial.spill, or one in os.TempDir when writing
@@ -40,6 +44,17 @@ import (
 // sent again and ids that left the input are dropped. See doc.go for what the
 // fingerprint covers.
 func (e *engine) resume() error {
+	sources, err := e.earlierOutputs()
+	if err != nil || len(sources) == 0 {
+		return err
+	}
+	return e.index(sources)
+}
+
+// earlierOutputs lists the earlier outputs to read, first setting aside
+// FILE.partial and its journal (FILE.partial.resume-N), which the new output
+// and journal are about to replace.
+func (e *engine) earlierOutputs() ([]string, error) {
 	var sources, asides []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -54,10 +69,22 @@ func (e *engine) resume() error {
 		if out := e.opt.Output; out != "" && (sameName(f, stream.PartialName(out)) || sameName(f, journalName(out))) {
 			continue // set aside and read with -o below
 		}
-		if _, err := os.Stat(f); err != nil {
-			return app.Usagef("--resume-from: %v", err)
+		st, err := os.Stat(f)
+		if err != nil {
+			return nil, app.Usagef("--resume-from: %v", err)
 		}
-		from = append(from, f)
+		if !st.IsDir() {
+			from = append(from, f)
+			continue
+		}
+		files, err := folderOutputs(f)
+		if err != nil {
+			return nil, err
+		}
+		from = append(from, files...)
+	}
+	for _, f := range e.r.EarlierParts() {
+		add(f)
 	}
 	if out := e.opt.Output; out != "" {
 		if _, err := os.Stat(out); err == nil {
@@ -65,7 +92,7 @@ func (e *engine) resume() error {
 		}
 		prev, next, err := listAsides(out)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		asides = prev
 		for _, f := range []string{stream.PartialName(out), journalName(out)} {
@@ -75,7 +102,7 @@ func (e *engine) resume() error {
 			aside := fmt.Sprintf("%s.resume-%d", stream.PartialName(out), next)
 			next++
 			if err := os.Rename(f, aside); err != nil {
-				return fmt.Errorf("--resume: set aside %s: %w", f, err)
+				return nil, fmt.Errorf("--resume: set aside %s: %w", f, err)
 			}
 			asides = append(asides, aside)
 		}
@@ -87,7 +114,9 @@ func (e *engine) resume() error {
 		add(f)
 	}
 	if len(asides) > 0 {
-		e.r.AfterOutput(func() {
+		// Only a complete output holds every earlier answer: an
+		// interrupted one lacks those of the records it had not reached.
+		e.r.AfterComplete(func() {
 			for _, a := range asides {
 				os.Remove(a)
 			}
@@ -95,9 +124,12 @@ func (e *engine) resume() error {
 	}
 	if len(sources) == 0 {
 		e.r.Log.Info("--resume: no earlier output found; starting from the beginning", "output", e.opt.Output)
-		return nil
 	}
+	return sources, nil
+}
 
+// index reads the earlier outputs into the spill file (e.earlier).
+func (e *engine) index(sources []string) error {
 	// Pass 1: which (id, request, model) have an answer anywhere, so an
 	// error in one source does not shadow an answer in another.
 	answered := map[earlierKey]struct{}{}
@@ -151,6 +183,88 @@ func (e *engine) resume() error {
 	return nil
 }
 
+// takeEarlier gives an input record its earlier record when one answered
+// the same request (earlier.take): it.old is set and it.rec is what is
+// written in the input's position. An earlier failure of this tool that is
+// kept counts as a failure of this run, and a kept server_truncated answer
+// in the summary, which covers the whole output.
+func (e *engine) takeEarlier(it *item) error {
+	old, c, changed, err := e.earlier.take(e, it.rec)
+	if err != nil {
+		return err
+	}
+	if changed {
+		e.earlier.changed++
+	}
+	if old == nil {
+		return nil
+	}
+	it.rec, it.old = old, true
+	if c.ours {
+		var re record.Error
+		old.Decode("error", &re)
+		e.r.CountFailure(&re)
+	}
+	var resp struct {
+		Cut bool `json:"server_truncated"`
+	}
+	if old.Decode("response", &resp) == nil && resp.Cut {
+		e.st.truncated(old.ID())
+	}
+	return nil
+}
+
+// finishResume ends a run that completed: the earlier answers whose ids
+// were not in the input are set aside (before the sources that still hold
+// them are removed) and the log says what became of the earlier outputs.
+func (e *engine) finishResume() error {
+	x := e.earlier
+	if x == nil {
+		return nil
+	}
+	kept, err := x.setAside(e.opt.Output)
+	if err != nil {
+		return err
+	}
+	e.r.Log.Info("--resume: done with the earlier outputs", "sent_again_changed", x.changed, "ids_not_in_input", len(x.byID))
+	if kept > 0 {
+		e.r.Log.Warn("--resume: earlier answers whose ids are not in the input were moved aside, not deleted", "file", AsideName(e.opt.Output), "records", kept)
+	} else if len(x.byID) > 0 && e.opt.Output == "" {
+		e.r.Log.Warn("--resume: earlier records whose ids are not in the input are not in this output (they stay in the --resume-from files)", "ids", len(x.byID))
+	}
+	return nil
+}
+
+// folderOutputs are the earlier outputs in a folder given to --resume-from:
+// a partitioned run's (-o DIR/) or a folder of shard parts (--shard), with
+// what their runs left unfinished (hidden or .partial parts, journals,
+// set-aside files). Another folder is a usage error.
+func folderOutputs(dir string) ([]string, error) {
+	if !lake.IsLake(dir) {
+		if n, err := parts.FolderCount(dir); err != nil || n == 0 {
+			return nil, app.Usagef("--resume-from %s: a folder must hold a partitioned run (-o DIR/, with its %s) or shard parts (part-IIIII-of-NNNNN)", dir, lake.ManifestName)
+		}
+	}
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		name := d.Name()
+		for _, skip := range []string{".json", ".lock", ".spill", ".batches"} {
+			if strings.HasSuffix(name, skip) {
+				return nil // manifests, locks, and the files that hold no records
+			}
+		}
+		files = append(files, p)
+		return nil
+	})
+	if err != nil {
+		return nil, app.Usagef("--resume-from %s: %v", dir, err)
+	}
+	return files, nil
+}
+
 // earlierKey tells earlier records of one id apart: the same id may have
 // been answered for an older request or by another model.
 type earlierKey struct {
@@ -178,6 +292,9 @@ type earlier struct {
 	byID map[string][]candidate
 	// models interns model names: a million records share a few.
 	models map[string]string
+	// changed counts the input ids that had earlier records, none of them
+	// for this request and model: they are sent again.
+	changed int
 }
 
 func newEarlier(r *app.Run, out string) (*earlier, error) {

@@ -23,8 +23,7 @@ type stats struct {
 	attempts atomic.Int64
 	retries  atomic.Int64
 	passed   atomic.Int64 // written without a call
-	ok       atomic.Int64
-	failed   atomic.Int64
+	ok       atomic.Int64 // failures are app.Run's tally (Failed, FailuresByKind)
 	resumed  atomic.Int64
 	promptT  atomic.Int64
 	complT   atomic.Int64
@@ -32,7 +31,6 @@ type stats struct {
 
 	mu             sync.Mutex
 	latency, ttft  []float32
-	failedBy       map[string]int64 // final failures by kind
 	attemptFailBy  map[string]int64 // failed attempts by kind
 	attemptStatus  map[int]int64
 	finishReasons  map[string]int64
@@ -45,7 +43,7 @@ type stats struct {
 }
 
 func newStats() *stats {
-	s := &stats{start: time.Now(), failedBy: map[string]int64{}, attemptFailBy: map[string]int64{}, attemptStatus: map[int]int64{}, finishReasons: map[string]int64{}}
+	s := &stats{start: time.Now(), attemptFailBy: map[string]int64{}, attemptStatus: map[int]int64{}, finishReasons: map[string]int64{}}
 	s.total.Store(-1)
 	return s
 }
@@ -59,13 +57,6 @@ func (s *stats) attemptFailed(e *oai.Error) {
 	if e.Status != 0 {
 		s.attemptStatus[e.Status]++
 	}
-	s.mu.Unlock()
-}
-
-func (s *stats) failure(kind string) {
-	s.failed.Add(1)
-	s.mu.Lock()
-	s.failedBy[kind]++
 	s.mu.Unlock()
 }
 
@@ -114,13 +105,14 @@ func (s *stats) finish(e *engine) {
 func (e *engine) status() string {
 	s := e.st
 	el := time.Since(s.start).Seconds()
-	done := s.ok.Load() + s.failed.Load() + s.passed.Load()
+	failed := e.r.Failed.Load()
+	done := s.ok.Load() + failed + s.passed.Load()
 	inflight, limit, _ := e.lim.state()
 	txt := fmt.Sprintf("in flight %d", inflight)
 	if limit < e.opt.Concurrency {
 		txt += fmt.Sprintf(" (limit %d/%d after 429s)", limit, e.opt.Concurrency)
 	}
-	txt += fmt.Sprintf(", %.1f req/s, %.0f tok/s out, %d errors", float64(done)/max(el, 1e-9), float64(s.complT.Load())/max(el, 1e-9), s.failed.Load())
+	txt += fmt.Sprintf(", %.1f req/s, %.0f tok/s out, %d errors", float64(done)/max(el, 1e-9), float64(s.complT.Load())/max(el, 1e-9), failed)
 	if n := e.eps.pausedNow(time.Now()); n > 0 {
 		txt += fmt.Sprintf(", %d endpoint(s) paused", n)
 	}
@@ -277,7 +269,7 @@ func (e *engine) summary() Summary {
 	ok := s.ok.Load()
 	return Summary{
 		Tool: e.r.Tool, Model: e.model, Endpoints: s.endpoints, Started: s.start.UTC(), WallS: wall,
-		Records: recordCounts{Read: e.r.Read.Load(), Written: e.r.Written.Load(), OK: ok, Failed: s.failed.Load(), FailedByKind: copyCounts(s.failedBy),
+		Records: recordCounts{Read: e.r.Read.Load(), Written: e.r.Written.Load(), OK: ok, Failed: e.r.Failed.Load(), FailedByKind: copyCounts(e.r.FailuresByKind()),
 			PassedThrough: s.passed.Load(), Resumed: s.resumed.Load(), PreflightFailed: s.preflightFails, ContextCut: s.cutRecords, ContextCutTok: s.cutTokens},
 		Requests:           requestCounts{Sent: s.attempts.Load(), Retries: s.retries.Load(), FailedByKind: copyCounts(s.attemptFailBy), FailedByHTTP: byHTTP},
 		LatencyMS:          distOf(s.latency),

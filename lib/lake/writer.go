@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
@@ -58,7 +59,9 @@ func (w *Writer) folderOf(rec *record.Record) (string, map[string]*string, error
 		if err != nil {
 			return "", nil, err
 		}
-		vals[i], present[i] = v, ok
+		// A folder name is written as it is: a key that reached a value (a
+		// model name a server made up) is masked here.
+		vals[i], present[i] = redact.String(v), ok
 	}
 	rel, m := w.names.folder(w.keys, vals, present)
 	return rel, m, nil
@@ -149,14 +152,17 @@ func (w *Writer) Close() error {
 }
 
 // Abandon leaves the open parts under their hidden names, for a run that
-// stopped early: no reader mistakes them for complete parts.
-func (w *Writer) Abandon() {
+// stopped early: no reader mistakes them for complete parts, and --resume
+// reads them. It reports whether they could be flushed.
+func (w *Writer) Abandon() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	var errs []error
 	for rel, p := range w.open {
-		p.out.Abandon()
+		errs = append(errs, p.out.Abandon())
 		delete(w.open, rel)
 	}
+	return errors.Join(errs...)
 }
 
 // Parts lists the completed parts by path.

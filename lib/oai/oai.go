@@ -18,14 +18,45 @@ import (
 	"time"
 )
 
-// MaxBody caps how much of a response is read: a runaway or hostile server
-// cannot exhaust memory.
+// MaxBody is the default of Client.MaxReply.
 const MaxBody = 64 << 20
 
 // Client is safe for concurrent use; make one per process and endpoint role.
 type Client struct {
 	HTTP *http.Client
 	key  string
+	// MaxReply caps how much of a reply is read, streamed or not (0:
+	// MaxBody): a runaway or hostile server cannot exhaust memory, which
+	// stays within a small multiple of it per request in flight. A longer
+	// reply is an error of kind reply_too_large.
+	MaxReply int64
+}
+
+func (c *Client) maxReply() int64 {
+	if c.MaxReply > 0 {
+		return c.MaxReply
+	}
+	return MaxBody
+}
+
+// tooLarge is the error of a reply longer than the limit. It is not
+// retried: a server that sends one (a runaway generation, a hostile
+// proxy) would send it again, and each costs up to the limit in memory.
+func tooLarge(limit int64) *Error {
+	return &Error{Kind: KindTooLarge, Message: fmt.Sprintf("the reply is longer than %s (--max-reply)", sizeText(limit))}
+}
+
+// sizeText is a byte count as --max-reply spells it.
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		unit string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.unit)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // NewTransport returns an HTTP/1.1 transport that keeps one idle connection
@@ -200,6 +231,7 @@ const (
 	KindNotFound        = "not_found"
 	KindClient          = "client_error"
 	KindAborted         = "aborted"
+	KindTooLarge        = "reply_too_large"
 )
 
 // Transient reports whether an error of this kind (and HTTP status) may go
@@ -242,33 +274,9 @@ func (c *Client) Complete(ctx context.Context, call Call) (*Completion, error) {
 	arm(call.Total, fmt.Sprintf("no complete answer within %v", call.Total))
 	fb := arm(call.FirstByte, fmt.Sprintf("no first byte within %v", call.FirstByte))
 
-	body := call.Body
-	if call.Head != nil && len(call.Head)+len(body) <= 64<<10 {
-		// A short body goes in one piece: net/http writes an in-memory
-		// body with the headers in one write(); any other reader costs a
-		// second write() per request (at 5,000 requests a second).
-		body = append(append(make([]byte, 0, len(call.Head)+len(body)), call.Head...), body...)
-		call.Head = nil
-	}
-	req, err := http.NewRequestWithContext(actx, http.MethodPost, call.Base+call.Path, bytes.NewReader(body))
+	req, err := c.request(actx, call)
 	if err != nil {
 		return nil, &Error{Kind: KindClient, Message: redact.String(err.Error())}
-	}
-	if call.Head != nil {
-		req.GetBody = func() (io.ReadCloser, error) {
-			return &twoParts{parts: [2][]byte{call.Head, call.Body}}, nil
-		}
-		req.Body, _ = req.GetBody()
-		req.ContentLength = int64(len(call.Head) + len(call.Body))
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if call.Stream {
-		req.Header.Set("Accept", "text/event-stream")
-	} else {
-		req.Header.Set("Accept", "application/json")
-	}
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
@@ -289,7 +297,8 @@ func (c *Client) Complete(ctx context.Context, call Call) (*Completion, error) {
 		if call.Idle > 0 {
 			idle = arm(call.Idle, fmt.Sprintf("stream stalled for %v", call.Idle))
 		}
-		comp, err = c.readStream(resp.Body, start, func(first bool) {
+		limit := c.maxReply()
+		comp, err = c.readStream(&limitedReader{r: resp.Body, left: limit, limit: limit}, start, func(first bool) {
 			if first && fb != nil {
 				fb.Stop()
 			}
@@ -302,7 +311,7 @@ func (c *Client) Complete(ctx context.Context, call Call) (*Completion, error) {
 			fb.Stop()
 		}
 		var body []byte
-		body, err = readLimited(resp.Body)
+		body, err = c.readLimited(resp.Body)
 		if err == nil {
 			comp, err = c.parseBody(body)
 		}
@@ -324,6 +333,39 @@ func (c *Client) Complete(ctx context.Context, call Call) (*Completion, error) {
 	return comp, nil
 }
 
+// request builds the HTTP request of a call.
+func (c *Client) request(ctx context.Context, call Call) (*http.Request, error) {
+	body := call.Body
+	if call.Head != nil && len(call.Head)+len(body) <= 64<<10 {
+		// A short body goes in one piece: net/http writes an in-memory
+		// body with the headers in one write(); any other reader costs a
+		// second write() per request (at 5,000 requests a second).
+		body = append(append(make([]byte, 0, len(call.Head)+len(body)), call.Head...), body...)
+		call.Head = nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, call.Base+call.Path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if call.Head != nil {
+		req.GetBody = func() (io.ReadCloser, error) {
+			return &twoParts{parts: [2][]byte{call.Head, call.Body}}, nil
+		}
+		req.Body, _ = req.GetBody()
+		req.ContentLength = int64(len(call.Head) + len(call.Body))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if call.Stream {
+		req.Header.Set("Accept", "text/event-stream")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	return req, nil
+}
+
 // finished reports whether a finish_reason says the reply ended normally:
 // OpenAI's values and those of the servers that follow it (vLLM, SGLang,
 // TGI, llama.cpp, Ollama). A reply cut at max_tokens ("length") is a success.
@@ -335,12 +377,35 @@ func finished(reason string) bool {
 	return false
 }
 
-func readLimited(r io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxBody+1))
-	if err == nil && len(b) > MaxBody {
-		return nil, &Error{Kind: KindBadResponse, Message: fmt.Sprintf("response larger than %d MiB", MaxBody>>20)}
+func (c *Client) readLimited(r io.Reader) ([]byte, error) {
+	limit := c.maxReply()
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		return nil, tooLarge(limit)
 	}
 	return b, err
+}
+
+// limitedReader fails with tooLarge once more than its limit was read.
+type limitedReader struct {
+	r     io.Reader
+	left  int64
+	limit int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left < 0 {
+		return 0, tooLarge(l.limit)
+	}
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		return n, tooLarge(l.limit)
+	}
+	return n, err
 }
 
 // failure classifies a transport error: the caller's cancellation passes
@@ -443,13 +508,18 @@ func errorMessage(body []byte, status string) string {
 	return redact.Excerpt(msg, 1000)
 }
 
+// MaxRetryAfter caps what RetryAfter returns: a huge value (a broken or
+// hostile server's) must not overflow into a negative wait, which would
+// retry at once, in a storm. The engine caps it further (--retry-after-max).
+const MaxRetryAfter = 24 * time.Hour
+
 // RetryAfter reads retry-after-ms (OpenAI) or Retry-After in seconds or as an
-// HTTP date. 0 when absent or unparsable.
+// HTTP date, at most MaxRetryAfter. 0 when absent or unparsable.
 func RetryAfter(h http.Header, now time.Time) time.Duration {
 	if v := h.Get("Retry-After-Ms"); v != "" {
 		var ms float64
 		if _, err := fmt.Sscanf(v, "%g", &ms); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
+			return capWait(ms, time.Millisecond)
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
@@ -458,13 +528,21 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 	}
 	var s float64
 	if _, err := fmt.Sscanf(v, "%g", &s); err == nil {
-		if s <= 0 {
+		if !(s > 0) {
 			return 0
 		}
-		return time.Duration(s * float64(time.Second))
+		return capWait(s, time.Second)
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
+		return min(t.Sub(now), MaxRetryAfter)
 	}
 	return 0
+}
+
+// capWait is n units, at most MaxRetryAfter (n > 0; +Inf too).
+func capWait(n float64, unit time.Duration) time.Duration {
+	if n >= float64(MaxRetryAfter/unit) {
+		return MaxRetryAfter
+	}
+	return time.Duration(n * float64(unit))
 }

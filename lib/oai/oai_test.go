@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -164,6 +165,13 @@ func TestRetryAfter(t *testing.T) {
 		{map[string]string{"Retry-After": now.Add(7 * time.Second).Format(http.TimeFormat)}, 7 * time.Second},
 		{map[string]string{"Retry-After": "soon"}, 0},
 		{map[string]string{"Retry-After": "-4"}, 0},
+		// Huge values are capped, never overflowed into a negative wait.
+		{map[string]string{"Retry-After": "1e300"}, MaxRetryAfter},
+		{map[string]string{"Retry-After": "99999999999999999999"}, MaxRetryAfter},
+		{map[string]string{"Retry-After": "+Inf"}, MaxRetryAfter},
+		{map[string]string{"Retry-After": "NaN"}, 0},
+		{map[string]string{"Retry-After-Ms": "1e30"}, MaxRetryAfter},
+		{map[string]string{"Retry-After": now.AddDate(200, 0, 0).Format(http.TimeFormat)}, MaxRetryAfter},
 	}
 	for _, tt := range tests {
 		h := http.Header{}
@@ -340,5 +348,72 @@ func TestStatusLists(t *testing.T) {
 		if final[code] && e.Retryable {
 			t.Errorf("status %d is in FinalStatuses %q but retried", s, FinalStatuses)
 		}
+	}
+}
+
+// A reply longer than MaxReply, streamed (in many small events or in one)
+// or not, fails with its own kind, not retried.
+func TestReplyTooLarge(t *testing.T) {
+	const limit = 4 << 10
+	for _, tc := range []struct {
+		name   string
+		stream bool
+		reply  func(w http.ResponseWriter)
+	}{
+		{"whole", false, func(w http.ResponseWriter) {
+			fmt.Fprintf(w, `{"choices":[{"message":{"content":%q},"finish_reason":"stop"}]}`, strings.Repeat("a", limit))
+		}},
+		{"many events", true, func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			for range limit / 10 {
+				fmt.Fprint(w, `data: {"choices":[{"delta":{"content":"abcdefgh"}}]}`+"\n\n")
+			}
+			fmt.Fprint(w, `data: {"choices":[{"delta":{},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
+		}},
+		{"one event", true, func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, `data: {"choices":[{"delta":{"content":%q},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n", strings.Repeat("a", 2*limit))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := serve(t, func(w http.ResponseWriter, r *http.Request) { tc.reply(w) })
+			c := New(1, time.Second, "")
+			c.MaxReply = limit
+			_, err := c.Complete(context.Background(), Call{Base: base, Path: PathChat, Body: []byte(`{}`), Stream: tc.stream})
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != KindTooLarge || e.Retryable || !strings.Contains(e.Message, "4 KiB") {
+				t.Fatalf("%v", err)
+			}
+			// Within the limit, the same server's reply is read.
+			c.MaxReply = 1 << 20
+			if _, err := c.Complete(context.Background(), Call{Base: base, Path: PathChat, Body: []byte(`{}`), Stream: tc.stream}); err != nil {
+				t.Fatalf("within the limit: %v", err)
+			}
+		})
+	}
+}
+
+// A 200 reply that holds a million choices (a hostile or broken server)
+// costs about its own size in memory, not a decoded choice each (the
+// engine reads the first only).
+func TestManyChoicesBoundedMemory(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"choices":[{"message":{"content":"first"},"finish_reason":"stop"}`)
+	for range 1_000_000 {
+		b.WriteString(`,{"index":1,"message":{"content":""}}`)
+	}
+	b.WriteString(`]}`)
+	body := []byte(b.String())
+	c := &Client{}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	comp, err := c.parseBody(body)
+	runtime.ReadMemStats(&after)
+	if err != nil || comp.Text != "first" {
+		t.Fatalf("%v %+v", err, comp)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(body))/4 {
+		t.Fatalf("parsing a %d MB reply allocated %d MB", len(body)>>20, alloc>>20)
 	}
 }

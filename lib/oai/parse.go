@@ -32,11 +32,43 @@ type choice struct {
 	FinishReason *string  `json:"finish_reason"`
 }
 
+// body is a reply or a streamed event. Only the first choice is read (n is
+// never asked for): a reply that holds millions of choices is not decoded
+// into as many (readBody).
 type body struct {
-	Fingerprint string          `json:"system_fingerprint"`
-	Choices     []choice        `json:"choices"`
-	Usage       *Usage          `json:"usage"`
-	Error       json.RawMessage `json:"error"`
+	Fingerprint string
+	Choice      *choice // nil: no choices
+	Usage       *Usage
+	Error       json.RawMessage
+}
+
+// readBody reads a reply or an event in place.
+func readBody(b []byte) (*body, error) {
+	obj, err := record.Object(b)
+	if err != nil {
+		return nil, err
+	}
+	v := &body{Fingerprint: obj.String("system_fingerprint"), Error: obj.Raw("error")}
+	if obj.Has("usage") {
+		var u Usage
+		if err := obj.Decode("usage", &u); err != nil {
+			return nil, err
+		}
+		v.Usage = &u
+	}
+	if raw := obj.Raw("choices"); raw != nil && string(raw) != "null" {
+		first, ok, err := record.First(raw)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			v.Choice = new(choice)
+			if err := unmarshal(first, v.Choice); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return v, nil
 }
 
 // contentText reads a message content: a string, null, or parts with "text".
@@ -73,17 +105,17 @@ func (m *message) reasoning() string {
 
 // parseBody reads a non-streaming answer of either endpoint.
 func (c *Client) parseBody(b []byte) (*Completion, error) {
-	var v body
-	if err := unmarshal(b, &v); err != nil {
+	v, err := readBody(b)
+	if err != nil {
 		return nil, &Error{Kind: KindBadResponse, Message: "response is not JSON: " + shorten(b), Retryable: true}
 	}
 	if len(v.Error) > 0 && string(v.Error) != "null" {
 		return nil, &Error{Kind: KindServer, Message: errorMessage(b, "error in body"), Retryable: true}
 	}
-	if len(v.Choices) == 0 {
+	if v.Choice == nil {
 		return nil, &Error{Kind: KindBadResponse, Message: "response has no choices: " + shorten(b), Retryable: true}
 	}
-	ch := v.Choices[0]
+	ch := *v.Choice
 	comp := &Completion{Fingerprint: v.Fingerprint}
 	if ch.Message != nil {
 		comp.Text = contentText(ch.Message.Content)
@@ -123,9 +155,6 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 		for err == bufio.ErrBufferFull {
 			chunk, err = br.ReadSlice('\n')
 			line = append(line, chunk...)
-			if len(line) > MaxBody {
-				return nil, &Error{Kind: KindBadResponse, Message: "stream event too large", Retryable: true}
-			}
 		}
 		if err != nil && err != io.EOF {
 			return nil, err
@@ -140,8 +169,8 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 				done = true
 				break
 			}
-			var v body
-			if err := unmarshal(data, &v); err != nil {
+			v, err := readBody(data)
+			if err != nil {
 				if eof {
 					// The connection ended inside an event: cut, not malformed.
 					return nil, &Error{Kind: KindTruncatedStream, Message: fmt.Sprintf("stream cut inside event %d", events), Retryable: true}
@@ -157,8 +186,8 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 			if v.Usage != nil {
 				comp.Usage, comp.HasUsage = *v.Usage, true
 			}
-			if len(v.Choices) > 0 {
-				ch := v.Choices[0]
+			if v.Choice != nil {
+				ch := *v.Choice
 				n := text.Len() + reasoning.Len()
 				if ch.Delta != nil {
 					text.WriteString(contentText(ch.Delta.Content))

@@ -240,7 +240,7 @@ func (c *Client) roundTrip(ctx context.Context, method, url string, body []byte)
 		return nil, 0, errors.New(redact.String(err.Error()))
 	}
 	defer resp.Body.Close()
-	b, err := readLimited(resp.Body)
+	b, err := c.readLimited(resp.Body)
 	if err != nil {
 		return nil, resp.StatusCode, err
 	}

@@ -8,7 +8,6 @@ package parts
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -120,42 +119,4 @@ func ReadJSON(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
-}
-
-var secretFlag = regexp.MustCompile(`(?i)key|token|secret|password|passwd`)
-
-// Command is a command line as a manifest keeps it: URL credentials and the
-// values of flags named like secrets (but not --…-file paths) are replaced.
-// Secrets come from the environment, never argv, so this is a safety net.
-func Command(args []string) []string {
-	out := make([]string, len(args))
-	hide := false
-	for i, a := range args {
-		switch {
-		case hide:
-			a, hide = "REDACTED", false
-		case strings.HasPrefix(a, "-") && secretFlag.MatchString(a) && !strings.Contains(a, "-file"):
-			if k, _, ok := strings.Cut(a, "="); ok {
-				a = k + "=REDACTED"
-			} else {
-				hide = true
-			}
-		}
-		out[i] = redactURL(a)
-	}
-	return out
-}
-
-func redactURL(s string) string {
-	i := strings.Index(s, "://")
-	if i < 0 {
-		return s
-	}
-	start := strings.LastIndexAny(s[:i], "= ") + 1
-	u, err := url.Parse(s[start:])
-	if err != nil || u.User == nil {
-		return s
-	}
-	u.User = url.User("REDACTED")
-	return s[:start] + u.String()
 }

@@ -146,6 +146,25 @@ func Elements(b []byte) ([][]byte, error) {
 	return out, nil
 }
 
+// First returns the first element of a JSON array as raw bytes (ok false
+// for an empty array) without reading the rest: a reply that holds millions
+// of elements costs nothing more than one.
+func First(b []byte) (elem []byte, ok bool, err error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return nil, false, errors.New("not a JSON array")
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return nil, false, nil
+	}
+	end, err := skipValue(b, i, 1)
+	if err != nil {
+		return nil, false, err
+	}
+	return b[i:end], true, nil
+}
+
 func unquote(raw []byte) (string, error) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw[1 : len(raw)-1]), nil

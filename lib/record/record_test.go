@@ -344,3 +344,21 @@ func TestAppendChanges(t *testing.T) {
 		}
 	}
 }
+
+func TestFirst(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		ok, err  bool
+	}{
+		{`[{"a":[1,2]},{"b":2}]`, `{"a":[1,2]}`, true, false},
+		{` [ "x" , 1`, `"x"`, true, false}, // the rest is not read
+		{`[]`, ``, false, false},
+		{`{"a":1}`, ``, false, true},
+		{`[{"a":`, ``, false, true},
+	} {
+		got, ok, err := First([]byte(tc.in))
+		if string(got) != tc.want || ok != tc.ok || (err != nil) != tc.err {
+			t.Errorf("First(%s) = %s, %v, %v", tc.in, got, ok, err)
+		}
+	}
+}

@@ -1,15 +1,24 @@
 // Package redact is the one place secrets are taken out of text. The API keys
 // a run is given (OPENAI_API_KEY, JUDGE_API_KEY, --api-key-file contents) and
-// the credentials in a base URL (http://user:pass@host) are registered once,
-// at start-up; every record line a tool writes, every log line, --stats and
-// everything on stderr pass through String or Writer, wherever in the text a
-// secret occurs (a server or proxy that echoes the Authorization header back
-// in an error page, a 200 body, an SSE event). Redact before shortening: a
-// key cut in half by truncation would no longer match.
+// the credentials in a base URL (http://user:pass@host, and the Basic
+// authorization Go sends for them) are registered once, at start-up; every
+// record line a tool writes, every log line, --stats, manifests, partition
+// folder names and everything on stderr pass through String, Bytes or
+// Writer, wherever in the text a secret occurs (a server or proxy that
+// echoes the Authorization header back in an error page, a 200 body, an SSE
+// event), as written or escaped in a JSON or Go string (\/, \", \\,
+// \u00XX). Redact before shortening: a key cut in half by truncation would
+// no longer match.
+//
+// Flags that hold a secret, or name the file that does, are marked where
+// they are declared (Flag): a command line a program writes (Args) masks
+// their values and the credentials of every URL in it, and a run's settings
+// leave them out. Nothing else is masked.
 package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"io"
 	"net/url"
 	"slices"
@@ -26,7 +35,8 @@ const minLen = 4
 
 var (
 	mu      sync.RWMutex
-	secrets [][]byte // longest first, so a secret that contains another goes whole
+	secrets [][]byte  // longest first, so a secret that contains another goes whole
+	inAny   [256]bool // the bytes the secrets hold: an escape of another byte cannot be part of one
 )
 
 // Add registers a secret for the life of the process.
@@ -44,10 +54,15 @@ func Add(secret string) {
 	}
 	secrets = append(secrets, []byte(secret))
 	slices.SortFunc(secrets, func(a, b []byte) int { return len(b) - len(a) })
+	for i := range len(secret) {
+		inAny[secret[i]] = true
+	}
 }
 
-// AddURL registers the credentials of a URL: the password, and user:pass as
-// written (percent-encoded) and decoded.
+// AddURL registers the credentials of a URL: the password, user:pass as
+// written (percent-encoded) and decoded, and the base64 of user:pass that
+// Go's HTTP client sends as Basic authorization (a server that echoes the
+// header echoes that).
 func AddURL(raw string) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.User == nil {
@@ -56,6 +71,7 @@ func AddURL(raw string) {
 	if p, ok := u.User.Password(); ok {
 		Add(p)
 		Add(u.User.Username() + ":" + p)
+		Add(base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + p)))
 	}
 	Add(u.User.String())
 }
@@ -66,21 +82,88 @@ func active() [][]byte {
 	return secrets
 }
 
+// escaped reports whether b holds an escape that stands for a byte of a
+// secret (an \n in a prompt does not, nor \" unless a key holds a quote):
+// only then can a secret be there in an escaped form.
+func escaped(b []byte) bool {
+	mu.RLock()
+	defer mu.RUnlock()
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '\\')
+		if j < 0 {
+			return false
+		}
+		i += j
+		c, n := escapeByte(b[i:])
+		if n > 0 && inAny[c] {
+			return true
+		}
+		i += max(n, 1)
+	}
+}
+
 // Bytes returns b with every registered secret masked; b itself when none
 // occurs (no copy on the hot path).
 func Bytes(b []byte) []byte {
-	for _, s := range active() {
-		if bytes.Contains(b, s) {
-			b = bytes.ReplaceAll(b, s, []byte(Mask))
+	secrets := active()
+	if len(secrets) == 0 {
+		return b
+	}
+	if !escaped(b) {
+		for _, s := range secrets {
+			if bytes.Contains(b, s) {
+				b = bytes.ReplaceAll(b, s, []byte(Mask))
+			}
+		}
+		return b
+	}
+	// Escapes: look for the secrets in the text as decoded, and mask where
+	// each occurrence came from.
+	v := unescape(b)
+	var spans [][2]int
+	for _, s := range secrets {
+		for at := 0; ; {
+			i := bytes.Index(v.d[at:], s)
+			if i < 0 {
+				break
+			}
+			i += at
+			spans = append(spans, [2]int{v.start(i), v.end(i + len(s))})
+			at = i + len(s)
 		}
 	}
-	return b
+	if len(spans) == 0 {
+		return b
+	}
+	slices.SortFunc(spans, func(x, y [2]int) int { return x[0] - y[0] })
+	out := make([]byte, 0, len(b))
+	last := 0
+	for _, sp := range spans {
+		if sp[0] < last { // overlaps the one before: already masked
+			if sp[1] > last {
+				last = sp[1]
+			}
+			continue
+		}
+		out = append(out, b[last:sp[0]]...)
+		out = append(out, Mask...)
+		last = sp[1]
+	}
+	return append(out, b[last:]...)
 }
 
 // Found reports whether b holds a registered secret.
 func Found(b []byte) bool {
-	for _, s := range active() {
-		if bytes.Contains(b, s) {
+	secrets := active()
+	if len(secrets) == 0 {
+		return false
+	}
+	d := b
+	if escaped(b) {
+		d = unescape(b).d
+	}
+	for _, s := range secrets {
+		if bytes.Contains(d, s) {
 			return true
 		}
 	}
@@ -89,12 +172,10 @@ func Found(b []byte) bool {
 
 // String is Bytes for a string.
 func String(s string) string {
-	for _, sec := range active() {
-		if strings.Contains(s, string(sec)) {
-			s = strings.ReplaceAll(s, string(sec), Mask)
-		}
+	if len(active()) == 0 {
+		return s
 	}
-	return s
+	return string(Bytes([]byte(s)))
 }
 
 // Excerpt is s masked, trimmed and cut to at most n bytes (plus "…") for
@@ -128,6 +209,6 @@ func (w writer) Unwrap() io.Writer { return w.w }
 // Reset forgets every secret (tests).
 func Reset() {
 	mu.Lock()
-	secrets = nil
+	secrets, inAny = nil, [256]bool{}
 	mu.Unlock()
 }

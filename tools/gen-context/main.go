@@ -23,6 +23,7 @@ Example:
 			ifscaleCommand(),
 			eifbenchCommand(),
 			longinsCommand(),
+			fetchOfficialCommand(),
 		},
 	})
 }
