@@ -152,6 +152,9 @@ func (r *Run) startPart() error {
 	}
 	r.parts.manifest = m
 	mp := parts.ManifestPath(r.parts.path)
+	if err := r.claim("the manifest of -o", mp); err != nil {
+		return err
+	}
 	if err := m.Write(mp); err != nil {
 		return err
 	}
