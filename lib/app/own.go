@@ -161,6 +161,21 @@ func (r *Run) ClaimFile(flag, path string) error {
 	return r.claim("--"+flag, path)
 }
 
+// ClaimInputs applies the ownership rule from the other side to files that
+// a flag names for reading (infer-batch --batch-import): none may be a file
+// the run writes (`--batch-import r.jsonl -o r.jsonl` replaced the results it
+// read with its output).
+func (r *Run) ClaimInputs(flag string, files []string) error {
+	for _, f := range files {
+		for _, o := range r.owned {
+			if sameFile(o.path, f) || sameFile(stream.PartialName(o.path), f) {
+				return Usagef("--%s %s: %s writes it; %v", flag, f, o.flag, stream.ErrSameFile)
+			}
+		}
+	}
+	return nil
+}
+
 // claim checks one output path and remembers it as the run's.
 func (r *Run) claim(flag, path string) error {
 	partial := stream.PartialName(path)

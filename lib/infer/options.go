@@ -244,6 +244,9 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 		return o, err
 	}
 	o.Batch = batchOptionsFromFlags(r)
+	if err := r.ClaimInputs("batch-import", o.Batch.Import); err != nil {
+		return o, err
+	}
 	o.Dispatch = r.String("dispatch")
 	n, err := parseSize(r.String("max-reply"))
 	if err == nil && n > stream.MaxLine/2 {
