@@ -31,8 +31,9 @@ import (
 //     nothing.
 //
 // -o FILE also gets claimOutput's rules below; the other files go through
-// ClaimFile (named by a flag, checked at start) or OpenOwned (beside -o,
-// opened by the tool).
+// ClaimFile (named by a flag, checked at start), claim (a part's manifest)
+// or OpenOwned (beside -o, opened by the tool); files a flag names for
+// reading are checked against them all by ClaimInputs.
 
 // claimOutput applies the ownership rule to -o FILE before anything reads,
 // renames or writes any of it:
