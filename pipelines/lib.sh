@@ -36,11 +36,13 @@ ifkit_help() {
 
 # The flags every script accepts the same way. In a script's argument loop,
 #   *) ifkit_common_flag "$@" || { echo "x.sh: unknown argument $1" >&2; exit 2; }; shift "$ifkit_shift" ;;
-# sets base_url, model, out, jobs, max_failures or retry_errors from $1 (and
-# $2) and ifkit_shift to the words used; it fails when $1 is not one of them.
+# sets base_url, model, out, jobs, max_failures, retry_errors or cache from $1
+# (and $2) and ifkit_shift to the words used; it fails when $1 is not one of them.
 #   --retry-errors  the rerun also sends the records that failed for good
 #                   (400/401/403/404/413/422, other 4xx, context_length); transient failures
 #                   are sent again by any rerun
+#   --cache DIR     every stage that calls a model (inference, an LLM judge) answers from
+#                   and keeps its replies in the cache DIR (docs/cache.md); also IFKIT_CACHE
 # Extra infer-batch and judge flags come from INFER_ARGS and JUDGE_ARGS.
 ifkit_common_flag() {
 	ifkit_shift=2
@@ -51,6 +53,7 @@ ifkit_common_flag() {
 	-j) jobs=${2-} ;;
 	--max-failures) max_failures=${2-} ;;
 	--retry-errors) retry_errors=--retry-errors; ifkit_shift=1 ;;
+	--cache) cache=${2-} ;;
 	*) return 1 ;;
 	esac
 	if [[ $ifkit_shift == 2 ]]; then
@@ -67,6 +70,7 @@ ifkit_value() {
 	fi
 }
 retry_errors=
+cache=
 
 # One set of file names for every script: each stage writes one file in $out.
 #   items.jsonl.zst      gen-context      (what each item is about)
@@ -146,7 +150,7 @@ ifkit_infer() {
 	local extra
 	read -r -a extra <<<"${INFER_ARGS:-}"
 	ifkit_stage responses.jsonl.zst infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" \
-		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${extra[@]}" "$out/requests.jsonl.zst"
+		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} ${cache:+--cache "$cache"} "${extra[@]}" "$out/requests.jsonl.zst"
 }
 
 # ifkit_judge_llm_flags sets ifkit_judge_llm to the judge flags of a script
@@ -154,7 +158,7 @@ ifkit_infer() {
 # the common --max-failures and --retry-errors, --resume, and JUDGE_ARGS.
 ifkit_judge_llm_flags() {
 	ifkit_judge_llm=(--judge-base-url "$judge_url" ${judge_model:+--judge-model "$judge_model"} -j "$judge_jobs"
-		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} "${ifkit_judge_args[@]}")
+		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} ${cache:+--cache "$cache"} "${ifkit_judge_args[@]}")
 }
 
 # ifkit_judge_args: JUDGE_ARGS as words, for every script's judge stage (the

@@ -4,8 +4,10 @@
 package aggregate
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -170,6 +172,10 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			items[i].run = own
 		}
 	}
+	// One row per record in id order, whatever order the records came in.
+	slices.SortFunc(items, func(a, b item) int {
+		return cmp.Or(strings.Compare(a.run, b.run), strings.Compare(a.bench, b.bench), strings.Compare(a.id, b.id))
+	})
 	if rowsPath != "" {
 		if err := writeRows(rowsPath, rows); err != nil {
 			return err

@@ -64,6 +64,9 @@ func TestRun(t *testing.T) {
 	cut := `{"id":"1#a","parent":"1","bench":"b","model":"m","response":{"server_truncated":true}}` + "\n" +
 		`{"id":"1#b","parent":"1","bench":"b","model":"m","response":{"server_truncated":true}}` + "\n" +
 		`{"id":"2","bench":"b","model":"m","response":{"text":"t"}}` + "\n"
+	cached := `{"id":"1#a","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"yes","cached":true}}}` + "\n" +
+		`{"id":"1#b","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"no"}}}` + "\n" +
+		`{"id":"2","bench":"b","model":"m","response":{"text":"t","usage":{"prompt_tokens":20,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":4}}},"judgement":{"judge":{"model":"j","reply":"no"}}}` + "\n"
 	for _, tc := range []struct {
 		name, input string
 		args        []string
@@ -82,6 +85,10 @@ func TestRun(t *testing.T) {
 			0, []string{"| m | 3 |", "Server-truncated: 1 of 2 records", "--exclude-truncated leaves them out"}, nil},
 		{"--exclude-truncated leaves them out and says so", cut, []string{"--exclude-truncated"},
 			0, []string{"| m | 1 |", "Server-truncated: 1 of 2 records", "left out of this table (--exclude-truncated)"}, nil},
+		{"the replies' tokens, and the cache's share of replies and verdicts, once per parent", cached, nil,
+			0, []string{"Tokens: 30 prompt (4 served by the server's prefix cache), 12 completion (5 reasoning), over 2 replies",
+				"Cache: 1 of 2 replies (response.cached) and 1 of 3 judge verdicts (judgement.judge.cached) came from the cache"}, nil},
+		{"no note of the cache when it gave nothing", cut, nil, 0, nil, []string{"Cache:", "Tokens:"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, stderr := run(t, tc.input, tc.args...)

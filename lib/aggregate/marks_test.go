@@ -1,6 +1,8 @@
 package aggregate
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/record"
@@ -59,5 +61,37 @@ func TestMarksStayWithTheirRecords(t *testing.T) {
 				t.Errorf("left out %d records, want %d", skipped, tc.skipped)
 			}
 		})
+	}
+}
+
+// The notes and dimensions name the sources and the partial sets in sorted
+// order, whatever order the records came in.
+func TestMarksIgnoreRecordOrder(t *testing.T) {
+	recs := []string{
+		`{"id":"a","bench":"b","source":"official file GIST_512.json","partial_shards":{"present":3,"of":4,"missing":[2]}}`,
+		`{"id":"b","bench":"b","source":"official file GIST_256.json","partial_shards":{"present":2,"of":4,"missing":[0,1]}}`,
+	}
+	var first *Result
+	for _, order := range [][]int{{0, 1}, {1, 0}} {
+		m := newMarks(false)
+		for _, i := range order {
+			rec, err := record.Parse([]byte(recs[i]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.add(rec)
+		}
+		res := &Result{Tables: []report.Table{{Title: "t"}}, Rows: []report.Row{{Metric: "x"}}}
+		m.mark(res)
+		if first == nil {
+			first = res
+			if got := res.Rows[0].Dims["source"]; got != "official file GIST_256.json; official file GIST_512.json" {
+				t.Errorf("source %q", got)
+			}
+			continue
+		}
+		if !slices.Equal(res.Tables[0].Notes, first.Tables[0].Notes) || !maps.Equal(res.Rows[0].Dims, first.Rows[0].Dims) {
+			t.Errorf("records in another order: notes %q dims %v; first order: %q %v", res.Tables[0].Notes, res.Rows[0].Dims, first.Tables[0].Notes, first.Rows[0].Dims)
+		}
 	}
 }

@@ -37,11 +37,12 @@ func (p *partialSets) add(rec *record.Record) {
 	}
 }
 
-// mark says so in every table and as a "shards" dimension of every row.
+// mark says so in every table and as a "shards" dimension of every row,
+// in sorted order whatever order the records came in.
 func (p partialSets) mark(rows []report.Row, tables []report.Table) {
 	if len(p) == 0 {
 		return
 	}
-	what := strings.Join(p, "; ")
+	what := strings.Join(slices.Sorted(slices.Values(p)), "; ")
 	annotate(rows, tables, "Partial: computed from "+what+" (--allow-partial); the missing shards' records are not counted.", "shards", what)
 }

@@ -225,6 +225,7 @@ func (r *Run) finishLake(runErr error) error {
 	m.Parts = l.w.Parts()
 	m.Records = l.w.Records()
 	m.Failed = r.Failed.Load()
+	m.Usage = r.usage
 	m.Complete = runErr == nil
 	var err error
 	if m.Provenance, err = r.provenance(true); err == nil {

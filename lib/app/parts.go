@@ -167,6 +167,7 @@ func (r *Run) startPart() error {
 		}
 		m.Records = int64(r.out.Records())
 		m.Failed = r.Failed.Load()
+		m.Usage = r.usage
 		var err error
 		if m.Provenance, err = r.provenance(true); err != nil {
 			r.Log.Error("describing the part's inputs", "err", err)

@@ -59,6 +59,7 @@ type Run struct {
 	reading    atomic.Pointer[stream.Input]
 	doneBytes  atomic.Int64 // the sizes of the inputs read to the end
 	summary    []any
+	usage      any // SetUsage: the manifests' "usage"
 
 	// Counters, read by the progress line and the summary.
 	Read, Written, Failed, Invalid, Skipped atomic.Int64
@@ -317,6 +318,11 @@ func (r *Run) AfterComplete(fn func()) { r.afterDone = append(r.afterDone, fn) }
 // printed only after the output is complete (so a reader that went away,
 // as with "| head", leaves stderr quiet).
 func (r *Run) AddSummary(key string, value any) { r.summary = append(r.summary, key, value) }
+
+// SetUsage gives the run's account of what it paid (tokens, answers by
+// origin, cost: lib/cost), which the manifests of -o DIR/ and of shard
+// parts carry as "usage". Call it before the action returns.
+func (r *Run) SetUsage(v any) { r.usage = v }
 
 // Write writes one record.
 func (r *Run) Write(rec *record.Record) error {

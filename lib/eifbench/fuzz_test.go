@@ -25,12 +25,12 @@ func FuzzSplitAnswers(f *testing.F) {
 	})
 }
 
-// Official parsing always reaches a verdict; a reply with 否 and no
-// full-width verdict line is no, one with 是 and without 否 is yes
-// (6_evaluation.py get_answer), and strict parsing never contradicts a
-// single verdict line.
+// Official parsing always reaches a verdict; a reply that says 是, 否 or
+// 答案 without one full-width verdict line is yes exactly when 是 occurs and
+// 否 does not (6_evaluation.py get_answer), and strict parsing never
+// contradicts a single verdict line.
 func FuzzParseVerdict(f *testing.F) {
-	for _, s := range []string{"答案：是", "分析：是否满足？\n答案: 是", "Answer: yes", "yes", "", "否", "答案：是\n答案：否", "Err"} {
+	for _, s := range []string{"答案：是", "分析：是否满足？\n答案: 是", "Answer: yes", "yes", "", "否", "答案：是\n答案：否", "Err", "答案：YES"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, reply string) {
@@ -39,11 +39,14 @@ func FuzzParseVerdict(f *testing.F) {
 			t.Fatalf("%q: official parsing gave %q, ok %v", reply, v, ok)
 		}
 		lines := strings.Count(reply, "答案：是") + strings.Count(reply, "答案：否")
-		switch {
-		case lines != 1 && strings.Contains(reply, "否") && v != "no":
-			t.Fatalf("%q: %s, but 否 occurs and there is no single verdict line", reply, v)
-		case lines != 1 && strings.Contains(reply, "是") && !strings.Contains(reply, "否") && v != "yes":
-			t.Fatalf("%q: %s, but 是 occurs without 否", reply, v)
+		chinese := strings.ContainsAny(reply, "是否") || strings.Contains(reply, "答案")
+		if want := "no"; chinese && lines != 1 {
+			if strings.Contains(reply, "是") && !strings.Contains(reply, "否") {
+				want = "yes"
+			}
+			if v != want {
+				t.Fatalf("%q: %s, but the official fallback says %s", reply, v, want)
+			}
 		}
 		if sv, _, ok := ParseVerdict(reply, true); ok && sv != "yes" && sv != "no" {
 			t.Fatalf("%q: strict parsing gave %q", reply, sv)

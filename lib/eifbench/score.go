@@ -144,12 +144,21 @@ const (
 	KindEmptyReply = "empty_reply"
 )
 
-// Parse reads the judge's verdict. An empty reply is asked again (the
-// official get_answer calls the judge again on an empty generation); after
-// the retries it fails the record. A sentinel reply fails it at once.
+// Parse reads the judge's verdict. A sentinel reply fails the record at
+// once.
+//
+// An empty or blank reply is 否 in official mode: the official get_answer
+// calls the judge again, but ignores that call's result and goes on to parse
+// the empty reply (no 是: 否); the judgement it writes last for the check,
+// which 8_metric.py keeps, is that 否. The second call cannot change the
+// score, so none is made. With --strict-verdict an empty reply is no verdict:
+// it is asked again, and after the retries it fails the record.
 func (s scorer) Parse(rec *record.Record, reply string) (*record.Judgement, error) {
 	if strings.TrimSpace(reply) == "" {
-		return nil, &oai.Error{Kind: KindEmptyReply, Message: "the judge's reply is empty", Retryable: true}
+		if s.strict {
+			return nil, &oai.Error{Kind: KindEmptyReply, Message: "the judge's reply is empty", Retryable: true}
+		}
+		return &record.Judgement{Verdict: judge.VerdictNo, Rubric: Rubric, Detail: map[string]any{"parsed_by": "empty_reply", "prompt": s.lang}}, nil
 	}
 	if slices.Contains(sentinels, reply) {
 		return nil, &record.Error{Stage: "judge", Kind: KindSentinel, Message: fmt.Sprintf("the judge replied %q, which the official 8_metric.py leaves out of the metrics", reply)}
@@ -176,18 +185,20 @@ var (
 
 // ParseVerdict reads a judge reply; how says which rule decided.
 //
-// Official (strict false): a reply that says 是 or 否 anywhere is read
-// exactly as the official 6_evaluation.py get_answer reads it: the literal
-// "答案：是" or "答案：否" (full-width colon) found exactly once decides;
-// otherwise yes when 是 occurs and 否 does not. So "答案: 是" (ASCII colon)
-// in a reply that also says 是否 is no. A reply with neither character (the
-// English judge prompt's replies, which the official parser would read as
-// no for want of 是) is read by the same rules in English: a bare yes/no, or
-// an "Answer: yes|no" line found exactly once, else yes when the word yes
+// Official (strict false): a reply that says 是, 否 or the label 答案
+// anywhere is read exactly as the official 6_evaluation.py get_answer reads
+// it: the literal "答案：是" or "答案：否" (full-width colon) found exactly
+// once decides; otherwise yes when 是 occurs and 否 does not. So "答案: 是"
+// (ASCII colon) in a reply that also says 是否 is no, and "答案：YES" (an
+// English verdict after the Chinese label) is no. A reply with none of them
+// (the English judge prompt's replies, which the official parser would read
+// as no for want of 是) is read by the same rules in English: a bare yes/no,
+// or an "Answer: yes|no" line found exactly once, else yes when the word yes
 // occurs and the word no does not.
 //
 // Strict: only a bare yes/no/是/否 or exactly one verdict line in either
-// language and either colon is accepted (ok=false otherwise).
+// language and either colon is accepted (ok=false otherwise); "答案：YES" is
+// such a line, so strict reads it as yes where official reads no.
 func ParseVerdict(reply string, strict bool) (verdict, how string, ok bool) {
 	if strict {
 		if m := bareRE.FindStringSubmatch(strings.TrimSpace(reply)); m != nil {
@@ -198,7 +209,7 @@ func ParseVerdict(reply string, strict bool) (verdict, how string, ok bool) {
 		}
 		return "", "", false
 	}
-	if strings.ContainsAny(reply, "是否") {
+	if strings.ContainsAny(reply, "是否") || strings.Contains(reply, "答案") {
 		if ms := officialAnswerRE.FindAllString(reply, -1); len(ms) == 1 {
 			return yesNo(strings.TrimPrefix(ms[0], "答案：")), "answer_line", true
 		}

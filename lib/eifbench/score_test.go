@@ -35,6 +35,8 @@ func TestParseVerdict(t *testing.T) {
 		{reply: "分析：满足。\n答案: 是", want: "yes", how: "fallback"},         // ASCII colon, but 否 absent
 		{reply: "分析：满足。\n答案： 是", want: "yes", how: "fallback"},         // a space after the colon: no verdict line either
 		{reply: "Answer: yes, 否", want: "no", how: "fallback"},         // any Chinese verdict character: the official rule
+		{reply: "分析：满足。\n答案：YES", want: "no", how: "fallback"},         // the Chinese label with an English verdict: no 是, so no
+		{reply: "答案: yes", want: "no", how: "fallback"},
 		// Official, English (no 是 or 否): the same rules in English.
 		{reply: "Analysis: fine.\nAnswer: yes", want: "yes", how: "answer_line"},
 		{reply: "Analysis: no title line.\nAnswer: No", want: "no", how: "answer_line"},
@@ -52,6 +54,7 @@ func TestParseVerdict(t *testing.T) {
 		{reply: "是", strict: true, want: "yes", how: "bare"},
 		{reply: "分析：回答是否满足约束？满足。\n答案: 是", strict: true, want: "yes", how: "answer_line"},
 		{reply: "这个回答是正确的", strict: true, bad: true},
+		{reply: "分析：满足。\n答案：YES", strict: true, want: "yes", how: "answer_line"}, // strict reads the verdict line; official says no
 	}
 	for _, tc := range tests {
 		v, how, ok := ParseVerdict(tc.reply, tc.strict)
@@ -67,9 +70,11 @@ func TestParseVerdict(t *testing.T) {
 	}
 }
 
-// Replies that are no verdict: the official get_answer asks the judge again
-// on an empty generation, and 8_metric.py leaves out "None" and "Err"
-// (point_explanation in ['None', 'Err']).
+// Replies that are no verdict. 8_metric.py leaves out "None" and "Err"
+// (point_explanation in ['None', 'Err']) in both modes. An empty reply is 否
+// officially: get_answer asks the judge again but ignores the answer and
+// parses the empty reply, and that judgement is the last one written for the
+// check, the one 8_metric.py keeps. --strict-verdict asks again instead.
 func TestParseSentinelsAndEmpty(t *testing.T) {
 	for _, strict := range []bool{false, true} {
 		s, _ := NewScorer(judge.Options{StrictVerdict: strict})
@@ -77,15 +82,19 @@ func TestParseSentinelsAndEmpty(t *testing.T) {
 			reply, kind string
 			retry       bool
 		}{
-			{"", KindEmptyReply, true},
-			{" \n", KindEmptyReply, true},
+			{"", KindEmptyReply, strict},
+			{" \n", KindEmptyReply, strict},
 			{"Err", KindSentinel, false},
 			{"None", KindSentinel, false},
 		} {
-			_, err := s.Parse(nil, tc.reply)
+			j, err := s.Parse(nil, tc.reply)
 			var oe *oai.Error
 			var re *record.Error
 			switch {
+			case tc.kind == KindEmptyReply && !strict:
+				if err != nil || j.Verdict != judge.VerdictNo || j.Score != 0 || j.Detail["parsed_by"] != "empty_reply" {
+					t.Errorf("official, %q: %+v, %v; want a no verdict parsed_by empty_reply", tc.reply, j, err)
+				}
 			case tc.retry && (!errors.As(err, &oe) || !oe.Retryable || oe.Kind != tc.kind):
 				t.Errorf("%q: err %v, want a retryable %s", tc.reply, err, tc.kind)
 			case !tc.retry && (!errors.As(err, &re) || re.Kind != tc.kind):

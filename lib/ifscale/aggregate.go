@@ -1,6 +1,8 @@
 package ifscale
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -23,6 +25,9 @@ type Sample struct {
 	RecencyRatio float64 // error rate of the last bucket / the first; NaN if the first has none
 	Latency      float64 // seconds; NaN when unknown
 	Rejected     string  // why the official runner would have retried it; "" if accepted
+	// Seed and ID order the samples of a group (Reduce): the seed as
+	// written ("" when unknown), the record id ("" for official rows).
+	Seed, ID string
 }
 
 // SampleOf computes a reply's metrics from its keyword classes in list
@@ -93,11 +98,23 @@ type groupKey struct {
 // Reduce groups samples by model and density (sorted, as pandas groupby
 // does) and computes the published metrics. failed counts errored records
 // per group, truncated the replies to prompts the server cut.
+//
+// The sums follow pandas' float rounding (stats.go), which depends on the
+// order of the terms; pandas takes a group's rows in file order, and the
+// official per_sample.csv lists each group's seeds in ascending order. So
+// each group is reduced in seed order (then record id), whatever order the
+// samples came in: the same records give the same bits, and the official
+// files give the published ones.
 func Reduce(samples []Sample, failed, truncated map[groupKey]int) []Stats {
 	groups := map[groupKey][]Sample{}
 	for _, s := range samples {
 		k := groupKey{s.Model, s.N}
 		groups[k] = append(groups[k], s)
+	}
+	for _, g := range groups {
+		slices.SortStableFunc(g, func(a, b Sample) int {
+			return cmp.Or(compareSeeds(a.Seed, b.Seed), strings.Compare(a.ID, b.ID))
+		})
 	}
 	for k := range failed {
 		if _, ok := groups[k]; !ok {
@@ -142,6 +159,22 @@ func Reduce(samples []Sample, failed, truncated map[groupKey]int) []Stats {
 		out = append(out, st)
 	}
 	return out
+}
+
+// compareSeeds orders seeds as numbers, before any that is not one.
+func compareSeeds(a, b string) int {
+	x, errX := strconv.ParseFloat(a, 64)
+	y, errY := strconv.ParseFloat(b, 64)
+	switch {
+	case errX == nil && errY == nil && x != y:
+		return cmp.Compare(x, y)
+	case (errX == nil) != (errY == nil):
+		if errX == nil {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
 }
 
 // Result turns the statistics into tidy rows and the two tables.
@@ -247,7 +280,8 @@ func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
 
 func (a *aggregator) Add(rec *record.Record) error {
 	var group struct {
-		Density string `json:"density"`
+		Density string          `json:"density"`
+		Seed    json.RawMessage `json:"seed"` // a string or a number: only its order matters
 	}
 	if err := rec.Decode("group", &group); err != nil {
 		return err
@@ -290,7 +324,10 @@ func (a *aggregator) Add(rec *record.Record) error {
 		}
 	}
 	s := SampleOf(classes)
-	s.Model, s.N, s.Rejected = model, n, j.Detail.Rejected
+	s.Model, s.N, s.Rejected, s.ID = model, n, j.Detail.Rejected, rec.ID()
+	if s.Seed, err = record.Unquote(group.Seed); err != nil {
+		s.Seed = string(group.Seed)
+	}
 	var resp record.Response
 	if err := rec.Decode("response", &resp); err != nil {
 		return err

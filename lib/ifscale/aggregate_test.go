@@ -1,12 +1,16 @@
 package ifscale
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/record"
+	"github.com/ifkit/ifkit/lib/testbin"
 )
 
 // judged runs the scorer on a reply, as judge does.
@@ -98,5 +102,32 @@ func TestAggregatorNeedsJudgement(t *testing.T) {
 	r.Set("group", map[string]string{"density": "3", "seed": "0"})
 	if err := NewAggregator(aggOpts).Add(r); err == nil || !strings.Contains(err.Error(), "run judge") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// The published sums follow pandas' rounding, which depends on the order of
+// the terms: Reduce takes each group in seed order (then record id), so
+// samples in any order give the same bits.
+func TestReduceIgnoresSampleOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var samples []Sample
+	for _, n := range []int{10, 30, 70} {
+		for seed := range 5 {
+			for id := range 2 {
+				classes := make([]Class, n)
+				for i := range classes {
+					classes[i] = Class(r.IntN(3))
+				}
+				s := SampleOf(classes)
+				s.Model, s.N, s.Seed, s.ID, s.Latency = "m", n, strconv.Itoa(seed), fmt.Sprintf("r%d-%d", seed, id), r.Float64()*30
+				samples = append(samples, s)
+			}
+		}
+	}
+	want := fmt.Sprintf("%v", Reduce(samples, nil, nil))
+	for p, other := range testbin.Orders(samples, 6) {
+		if got := fmt.Sprintf("%v", Reduce(other, nil, nil)); got != want {
+			t.Fatalf("order %d (0 is reversed):\n%s\nwant\n%s", p, got, want)
+		}
 	}
 }

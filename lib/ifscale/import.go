@@ -54,7 +54,7 @@ func ReadPerSample(r io.Reader) ([]Sample, error) {
 			}
 			return v, nil
 		}
-		s := Sample{Model: row[col["model"]]}
+		s := Sample{Model: row[col["model"]], Seed: row[col["seed"]]}
 		if s.N, err = strconv.Atoi(row[col["num_rules"]]); err != nil {
 			return nil, fmt.Errorf("line %d: num_rules %q is not an integer", line, row[col["num_rules"]])
 		}

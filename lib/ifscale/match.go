@@ -3,7 +3,6 @@ package ifscale
 import (
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ifkit/ifkit/lib/pystr"
@@ -29,19 +28,12 @@ func (c Class) String() string {
 	}
 }
 
-// isWord is Python's \w for str patterns: alphanumeric in the Unicode sense
-// (letters and numbers of every script) or the underscore. Go's RE2 \b only
-// knows ASCII, which would put a boundary inside "café" or "naïve".
-func isWord(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r)
-}
-
 func wordBefore(s string, i int) bool {
 	if i <= 0 {
 		return false
 	}
 	r, _ := utf8.DecodeLastRuneInString(s[:i])
-	return isWord(r)
+	return pystr.IsWord(r)
 }
 
 func wordAt(s string, i int) bool {
@@ -49,10 +41,12 @@ func wordAt(s string, i int) bool {
 		return false
 	}
 	r, _ := utf8.DecodeRuneInString(s[i:])
-	return isWord(r)
+	return pystr.IsWord(r)
 }
 
-// boundary is \b at byte offset i of s.
+// boundary is \b at byte offset i of s, with Python's Unicode \w
+// (pystr.IsWord): Go's RE2 \b only knows ASCII, which would put a boundary
+// inside "café" or "naïve".
 func boundary(s string, i int) bool { return wordBefore(s, i) != wordAt(s, i) }
 
 // containsWord is re.search(rf"\b{re.escape(w)}\b", text).
@@ -138,7 +132,7 @@ func NewReply(text string) *Reply {
 	var words []string
 	start := -1
 	for i, r := range lt {
-		if isWord(r) {
+		if pystr.IsWord(r) {
 			if start < 0 {
 				start = i
 			}
@@ -168,7 +162,7 @@ func allWord(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if !isWord(r) {
+		if !pystr.IsWord(r) {
 			return false
 		}
 	}

@@ -13,7 +13,7 @@ func Batch(r *app.Run) error {
 	if err != nil {
 		return err
 	}
-	if len(opt.BaseURLs) == 0 && opt.Batch.NeedsEndpoint() {
+	if len(opt.BaseURLs) == 0 && opt.Batch.NeedsEndpoint() && !opt.DryRun {
 		return app.Usagef("no endpoint: give --base-url or set OPENAI_BASE_URL")
 	}
 	return Process(r, opt, batchRequest, batchApply)

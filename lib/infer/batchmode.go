@@ -88,6 +88,10 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 		lim: newLimiter(1, false), eps: newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)}
 	// Batches do not stream: the request's own "stream" is dropped below.
 	e.opt.Stream = false
+	if err := e.openCache(); err != nil {
+		return err
+	}
+	defer e.closeCache()
 	e.startTotal()
 	if opt.Resume && !opt.Batch.Export {
 		// The answers of an earlier output are kept, as online: --batch-api
@@ -173,16 +177,41 @@ func (e *engine) withEarlier(each func(func(*record.Record) error) error) func(f
 	}
 }
 
-// callFor prepares a record as an online run would: c is nil when the
-// record needs no call or failed before one (re says why; pre when the
-// pre-flight check refused it, and then c holds what was counted). Nothing
-// is counted in the stats here. A Batch matches results by custom_id, the
-// record's id: one that is not valid UTF-8 would be sent and come back
-// under another id (JSON has no such strings), so it is bad input.
+// callFor is prepareCall for a Batch line: the body whole, without stream
+// fields, within --batch-max-bytes, with its cache key. Nothing is counted
+// in the stats here. A Batch matches results by custom_id, the record's
+// id: one that is not valid UTF-8 would be sent and come back under
+// another id (JSON has no such strings), so it is bad input.
 func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre bool, err error) {
 	if !utf8.ValidString(rec.ID()) {
 		return nil, nil, false, app.Invalidf("the id %q is not valid UTF-8: a Batch's custom_id must be, or its result comes back under another id", rec.ID())
 	}
+	if c, re, pre, err = e.prepareCall(rec); c == nil || re != nil || err != nil {
+		return c, re, pre, err
+	}
+	c.head, c.body = nil, c.joined() // a Batch line holds the body whole
+	if c.stream {
+		// A batch answers whole: a stream asked for by the request is dropped.
+		var m map[string]json.RawMessage
+		if err := record.Unmarshal(c.body, &m); err == nil {
+			delete(m, "stream")
+			delete(m, "stream_options")
+			c.body, _ = record.Marshal(m)
+		}
+		c.stream = false
+	}
+	if n := batchapi.InputSize(rec.ID(), batchURL(c), c.body); int64(n) > e.opt.Batch.MaxBytes {
+		return c, &record.Error{Kind: oai.KindBadRequest, Message: fmt.Sprintf("not sent: its Batch request line is %d bytes, more than --batch-max-bytes %d", n, e.opt.Batch.MaxBytes)}, true, nil
+	}
+	e.keyCall(c)
+	return c, nil, false, nil
+}
+
+// prepareCall prepares and builds a record's call at once (the batch modes
+// and --dry-run have no slots to build ahead of): c is nil when the record
+// needs no call or failed before one (re says why; pre when the pre-flight
+// check refused it, and then c holds what was counted).
+func (e *engine) prepareCall(rec *record.Record) (c *call, re *record.Error, pre bool, err error) {
 	body, err := e.safePrepare(rec)
 	switch {
 	case errors.As(err, &re):
@@ -198,20 +227,6 @@ func (e *engine) callFor(rec *record.Record) (c *call, re *record.Error, pre boo
 	c = &call{req: body}
 	if re = e.build(e.r.Ctx, c, false); re != nil {
 		return c, re, true, nil // c has the counts, for an answer kept anyway
-	}
-	c.head, c.body = nil, c.joined() // a Batch line holds the body whole
-	if c.stream {
-		// A batch answers whole: a stream asked for by the request is dropped.
-		var m map[string]json.RawMessage
-		if err := record.Unmarshal(c.body, &m); err == nil {
-			delete(m, "stream")
-			delete(m, "stream_options")
-			c.body, _ = record.Marshal(m)
-		}
-		c.stream = false
-	}
-	if n := batchapi.InputSize(rec.ID(), batchURL(c), c.body); int64(n) > e.opt.Batch.MaxBytes {
-		return c, &record.Error{Kind: oai.KindBadRequest, Message: fmt.Sprintf("not sent: its Batch request line is %d bytes, more than --batch-max-bytes %d", n, e.opt.Batch.MaxBytes)}, true, nil
 	}
 	return c, nil, false, nil
 }
@@ -229,7 +244,7 @@ func batchURL(c *call) string {
 func (e *engine) export() error {
 	w := e.r.TextWriter()
 	var buf []byte
-	lines, skipped := 0, 0
+	lines, skipped, cached := 0, 0, 0
 	err := e.r.Records(func(rec *record.Record) error {
 		c, re, _, err := e.callFor(rec)
 		if err != nil {
@@ -239,6 +254,15 @@ func (e *engine) export() error {
 			skipped++
 			return nil
 		}
+		if e.cache != nil {
+			it := &item{rec: rec, call: c}
+			if e.lookup(it); it.hit != nil {
+				// --batch-import writes it from the cache.
+				e.cache.Served()
+				cached++
+				return nil
+			}
+		}
 		buf = batchapi.AppendInput(buf[:0], rec.ID(), batchURL(c), c.body)
 		if _, err := w.Write(buf); err != nil {
 			return err
@@ -247,8 +271,12 @@ func (e *engine) export() error {
 		e.r.Written.Add(1)
 		return nil
 	})
-	e.r.Log.Info("--batch-export: Batch request lines written", "requests", lines, "records_without_a_call", skipped,
-		"hint", "records without a call are written by --batch-import from the same input")
+	attrs := []any{"requests", lines, "records_without_a_call", skipped}
+	if e.cache != nil {
+		attrs = append(attrs, "answered_by_the_cache", cached)
+	}
+	e.r.Log.Info("--batch-export: Batch request lines written", append(attrs,
+		"hint", "records without a call, or that the cache answers, are written by --batch-import from the same input (with --cache)")...)
 	return err
 }
 
@@ -289,11 +317,13 @@ func (e *engine) importResults(each func(func(*record.Record) error) error, res 
 			}
 		}
 		out, ok := res.Take(rec.ID())
-		if !ok {
+		switch {
+		case ok:
+			e.applyOutput(rec, c, out, ep)
+		case e.fromCache(rec, c):
+		default:
 			missing++
 			e.fail(rec, &record.Error{Kind: KindNoBatchResult, Message: "no batch result has this custom_id", Attempts: 0})
-		} else {
-			e.applyOutput(rec, c, out, ep)
 		}
 		return e.r.Write(rec)
 	})
@@ -307,6 +337,17 @@ func (e *engine) importResults(each func(func(*record.Record) error) error, res 
 		e.r.Log.Warn("batch results whose custom_id is not in the input were ignored", "results", n, "some", fmt.Sprint(res.IDs(3)))
 	}
 	return err
+}
+
+// fromCache answers a record without a batch result from the cache: an
+// export left it out because the cache held its reply.
+func (e *engine) fromCache(rec *record.Record, c *call) bool {
+	if e.cache == nil {
+		return false
+	}
+	it := &item{rec: rec, call: c}
+	e.lookup(it)
+	return it.hit != nil && e.serveHit(it)
 }
 
 // KindNoBatchResult is the error kind of a record whose request has no line

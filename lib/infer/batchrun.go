@@ -173,7 +173,10 @@ func (e *engine) writeBatchFiles(work string, saved []*batchState) (*batchPlan, 
 			return err
 		}
 		// importResults applies the result to this call: not built twice.
-		plan.built[rec.ID()] = &call{path: c.path, maxTokens: c.maxTokens, cut: c.cut, promptTokens: c.promptTokens, tokenizer: c.tokenizer, exact: c.exact}
+		plan.built[rec.ID()] = &call{path: c.path, maxTokens: c.maxTokens, cut: c.cut, promptTokens: c.promptTokens, tokenizer: c.tokenizer, exact: c.exact, key: c.key}
+		if e.cached(rec, c) {
+			return nil // importResults answers it from the cache
+		}
 		fp := strconv.FormatUint(e.fingerprint(rec), 16)
 		for _, st := range covers[rec.ID()] {
 			if st.FPs[rec.ID()] == fp {
@@ -233,6 +236,19 @@ func (e *engine) writeBatchFiles(work string, saved []*batchState) (*batchPlan, 
 		}
 	}
 	return plan, nil
+}
+
+// cached reports whether the cache holds the reply to a call, which then
+// goes in no batch; a miss is counted here (the hit when it is served).
+func (e *engine) cached(rec *record.Record, c *call) bool {
+	if e.cache == nil || c.key == nil || c.key.Model == "" || !e.cache.Mode().Reads() {
+		return false
+	}
+	ent, found := e.cache.Get(*c.key)
+	if ent == nil {
+		e.missed(&item{rec: rec, call: c}, found)
+	}
+	return ent != nil
 }
 
 // submit uploads and creates each new batch, noting each step in the state

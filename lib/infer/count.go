@@ -89,15 +89,38 @@ func (e *engine) count(ctx context.Context, c *call, messages json.RawMessage, t
 	}
 	enc := e.encoder()
 	c.tokenizer, c.exact = enc.Label(), enc.Exact
-	if c.path != oai.PathChat {
-		c.promptTokens = enc.Count(prompt)
+	n, err := e.localCount(ctx, enc, c.path, texts, prompt)
+	if err != nil {
+		c.promptTokens, c.tokenizer, c.exact = 0, "", false
+		if ctx.Err() == nil {
+			// The time limit of a tokenizer.json pattern: every prompt
+			// would take as long, so the run stops, saying why, as on a
+			// failed write: requests not yet answered are cancelled (no
+			// record goes out uncounted) and left for --resume.
+			e.stopWith(fmt.Errorf("--%stokenizer: %v", e.opt.Role, err))
+			e.cancelReq()
+		}
 		return
+	}
+	c.promptTokens = n
+}
+
+// localCount counts with the local tokenizer. It stops when ctx ends (a
+// signal, after --grace) or a tokenizer.json's pattern runs past its time
+// limit, with the error.
+func (e *engine) localCount(ctx context.Context, enc *tokens.Encoder, path string, texts []string, prompt string) (int, error) {
+	if path != oai.PathChat {
+		return enc.CountContext(ctx, prompt)
 	}
 	n := 3 // the assistant's reply header
 	for _, t := range texts {
-		n += enc.Count(t) + perMessageTokens
+		k, err := enc.CountContext(ctx, t)
+		if err != nil {
+			return 0, err
+		}
+		n += k + perMessageTokens
 	}
-	c.promptTokens = n
+	return n, nil
 }
 
 func (e *engine) serverCount(ctx context.Context, c *call, messages json.RawMessage, texts []string, prompt string) (int, error) {

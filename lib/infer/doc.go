@@ -78,6 +78,17 @@
 // LIFBench truncates its context and keeps the instruction. A prompt with
 // neither cannot be cut and fails with kind context_length.
 //
+// Cache. --cache DIR (lib/cache; cached.go here) keys a call by its body as
+// sent (after the pre-flight cut) and the model the server reports; a
+// builder looks the key up ahead of the slot and the worker writes the
+// entry's reply (response.cached) instead of calling. A reply is stored once
+// the record kept it without an error, unless the server cut its prompt.
+// With --model the start-up check waits for the first request to send, so a
+// run the cache answers whole needs no endpoint. The batch modes share it
+// (batchmode.go, batchrun.go). The account (answers paid, from the cache and
+// from --resume; tokens; --price) is the summary's, --stats' and, through
+// app.Run.SetUsage, the manifests'; --dry-run (dryrun.go) computes it ahead.
+//
 // Silent truncation. When the server reports fewer prompt tokens than were
 // counted, beyond the tokenizer's tolerance (count.go), the response gets
 // server_truncated; the first five are logged, the summary and --stats count

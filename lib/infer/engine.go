@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/cache"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
@@ -49,6 +50,14 @@ type engine struct {
 	prepare   func(*record.Record) ([]byte, error)
 	apply     func(*record.Record, *Result) error
 
+	// --cache (cached.go); cache is nil without it.
+	cache      *cache.Cache
+	lazyCheck  bool // the start-up check waits for the first miss (modelForBuild)
+	checkMu    sync.Mutex
+	checkErr   error
+	explained  atomic.Int64 // cache misses explained (the first ten are logged)
+	storeFails atomic.Int64
+
 	// reqCtx carries the requests: unlike r.Ctx it outlives a signal by
 	// --grace, so requests in flight can finish.
 	reqCtx    context.Context
@@ -67,6 +76,7 @@ type item struct {
 	built    chan struct{}
 	buildErr *record.Error
 	fp       uint64        // the record's fingerprint (resume.go), for the journal
+	hit      *cache.Entry  // the cache's reply to call, found by the builder
 	done     chan struct{} // closed when the record is ready (ordered mode)
 	drop     bool          // interrupted before it had an answer: not written; --resume sends it
 	old      bool          // an earlier output's record, written as it was
@@ -88,7 +98,14 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 	if opt.Batch.Active() {
 		return processBatch(r, opt, prepare, apply)
 	}
+	if opt.DryRun {
+		return dryRun(r, opt, prepare, apply)
+	}
 	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats()}
+	if err := e.openCache(); err != nil {
+		return err
+	}
+	defer e.closeCache()
 	e.client = oai.New(opt.Concurrency, opt.ConnectTimeout, opt.APIKey)
 	e.client.MaxReply = opt.MaxReply
 	defer e.client.Close()
@@ -180,7 +197,9 @@ func (e *engine) resolveModel() error {
 	if len(e.opt.BaseURLs) == 0 {
 		return e.noEndpoint()
 	}
-	e.model = e.opt.Model
+	if e.model == "" { // (a deferred check runs while builders read e.model)
+		e.model = e.opt.Model
+	}
 	var errs []string
 	up := 0
 	for _, base := range e.opt.BaseURLs {
@@ -268,6 +287,11 @@ func (e *engine) run() error {
 	<-built
 	if werr := p.w.close(); werr != nil {
 		return werr
+	}
+	if err == nil {
+		// a fatal error found after the last record was read: a deferred
+		// start-up check, or a tokenizer that gave up (count.go)
+		err = e.stopCause()
 	}
 	if err == nil && e.r.Ctx.Err() != nil {
 		err = e.r.Ctx.Err()
@@ -391,7 +415,12 @@ func (e *engine) safeBuild(it *item) (re *record.Error) {
 	if e.jr != nil {
 		it.fp = e.fingerprint(it.rec)
 	}
-	return e.build(e.reqCtx, it.call, true)
+	if re := e.build(e.reqCtx, it.call, true); re != nil {
+		return re
+	}
+	e.keyCall(it.call)
+	e.lookup(it)
+	return nil
 }
 
 // prepareItem builds a new record's call; it.call stays nil when prepare
@@ -408,11 +437,42 @@ func (e *engine) prepareItem(it *item) error {
 	case body == nil:
 		return nil
 	}
-	if err := e.resolveModel(); err != nil {
+	if err := e.modelForBuild(); err != nil {
 		return err
 	}
 	it.call = &call{req: body}
 	return nil
+}
+
+// modelForBuild runs the start-up check (resolveModel) before the first call
+// is built, except when the cache may answer every record and --model names
+// the model: then the check waits for the first request that is sent
+// (checkBeforeSending), so a run the cache answers whole needs no endpoint
+// (a rescoring after the judge's server is gone).
+func (e *engine) modelForBuild() error {
+	if e.lazyCheck || e.checked {
+		return nil
+	}
+	if e.cache != nil && e.cache.Mode().Reads() && e.opt.Model != "" && e.opt.Tokenizer != TokenizerServer {
+		e.lazyCheck, e.model = true, e.opt.Model
+		go e.encoder()
+		return nil
+	}
+	return e.resolveModel()
+}
+
+// checkBeforeSending is the check modelForBuild deferred, run once, by the
+// first worker that has a request to send; an error stops the run.
+func (e *engine) checkBeforeSending() error {
+	if !e.lazyCheck {
+		return nil
+	}
+	e.checkMu.Lock()
+	defer e.checkMu.Unlock()
+	if !e.checked {
+		e.checkErr = e.resolveModel()
+	}
+	return e.checkErr
 }
 
 // safePrepare turns a panic in prepare into the record's error: one odd
@@ -435,8 +495,17 @@ func (e *engine) noEndpoint() error {
 	return app.Usagef("no endpoint: give --%sbase-url or set %s", e.opt.Role, env)
 }
 
-func (e *engine) stopErr() error {
+// stopCause is why the run was stopped, when that was neither a signal
+// nor its end (nil then).
+func (e *engine) stopCause() error {
 	if c := context.Cause(e.stop); c != nil && !errors.Is(c, context.Canceled) {
+		return c
+	}
+	return nil
+}
+
+func (e *engine) stopErr() error {
+	if c := e.stopCause(); c != nil {
 		return c
 	}
 	return context.Canceled
@@ -482,6 +551,15 @@ func (e *engine) work(it *item) {
 		return
 	}
 	defer func() { c.head, c.body, c.req = nil, nil, nil }() // the window keeps the item, not its bodies
+	if it.hit != nil && e.serveHit(it) {
+		e.jr.add(it.rec, it.fp)
+		return
+	}
+	if err := e.checkBeforeSending(); err != nil {
+		e.stopWith(err)
+		it.drop = true
+		return
+	}
 	var last *oai.Error
 	var avoid *endpoint
 	attempts := 0
@@ -611,7 +689,7 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 		Text:             comp.Text,
 		Reasoning:        comp.Reasoning,
 		FinishReason:     comp.FinishReason,
-		Usage:            record.Usage{PromptTokens: comp.Usage.PromptTokens, CompletionTokens: comp.Usage.CompletionTokens},
+		Usage:            comp.Usage,
 		LatencyMS:        ms(comp.Latency),
 		TTFTMS:           ms(comp.TTFT),
 		Attempts:         attempts,
@@ -639,6 +717,9 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 	e.st.ok.Add(1)
 	if res.Response.ServerTruncated {
 		e.noteTruncated(it.rec, c, comp, ep)
+	}
+	if e.cache != nil {
+		e.store(it, res)
 	}
 	return nil
 }

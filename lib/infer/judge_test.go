@@ -35,7 +35,8 @@ func judgeTool(got *Options, apply func(*record.Record, *Result) error) app.Tool
 			if rec.String("kind") == "deterministic" {
 				return nil, nil
 			}
-			return []byte(`{"messages":[{"role":"user","content":"judge this"}],"max_tokens":3}`), nil
+			// Each record's own call, as a judge's holds the reply it judges.
+			return fmt.Appendf(nil, `{"messages":[{"role":"user","content":"judge %s"}],"max_tokens":3}`, rec.ID()), nil
 		}, apply)
 	}}
 }

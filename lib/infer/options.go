@@ -11,12 +11,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/bytesize"
+	"github.com/ifkit/ifkit/lib/cache"
+	"github.com/ifkit/ifkit/lib/cost"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
@@ -64,6 +66,9 @@ type Options struct {
 	Batch          BatchOptions  // OpenAI Batch export, import or API instead of calls
 	Dispatch       string        // DispatchPrefix or DispatchInput ("": input), see dispatch.go
 	MaxReply       int64         // bytes of one reply, streamed or not (0: oai.MaxBody)
+	Cache          cache.Options // --cache: replies kept and reused across runs (cached.go)
+	Price          cost.Price    // --price: what the tokens or the GPU hours cost
+	DryRun         bool          // count and price what would be sent, send nothing (dryrun.go)
 
 	// retryWait, when set (tests), waits each retry's back-off instead of
 	// sleep, so a test sees every wait the engine decided on.
@@ -97,6 +102,10 @@ const (
 	catEngine   = "Inference engine:"
 )
 
+// maxKeyFile bounds an --api-key-file: a key is a line, and a mistyped path
+// (/dev/zero, a dataset) must not be read into memory.
+const maxKeyFile = 64 << 10
+
 // Flags returns the endpoint flags for a role and the shared engine flags.
 //
 // Prefixed (one set per endpoint role, e.g. "judge-"): base-url, model,
@@ -108,7 +117,8 @@ const (
 // Unprefixed (the engine, shared by every role a program has): -j/--concurrency,
 // --adaptive, --window, --unordered, --max-retries, --retry-base,
 // --retry-max-wait, --retry-after-max, the timeouts, --resume, --resume-from,
-// --retry-errors, --grace, --stats. A program with two roles calls
+// --retry-errors, --grace, --stats, the batch modes, --dispatch, the cache's
+// (lib/cache.Flags), --price and --dry-run. A program with two roles calls
 // EndpointFlags for the second one only.
 func Flags(prefix string) []cli.Flag {
 	return append(EndpointFlags(prefix), EngineFlags()...)
@@ -174,7 +184,7 @@ func EngineFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "grace", Value: d.Grace, Category: catEngine, Usage: "on SIGTERM/SIGINT: how long in-flight requests may finish before the output is flushed (keep it under Slurm's KillWait)"},
 		&cli.StringFlag{Name: "stats", Category: catEngine, Usage: "write run statistics as JSON to `FILE` (counts, latency and TTFT percentiles, tokens, throughput)"},
 		&cli.StringFlag{Name: "max-reply", Value: "64MiB", Category: catEngine, Usage: "longest reply read, streamed or not (`SIZE`: bytes, or with KiB, MiB, GiB); a longer one fails the record with kind " + oai.KindTooLarge + ", not retried, so memory stays within a few times SIZE per request in flight"},
-	}, append(batchFlags(), dispatchFlag())...)
+	}, slices.Concat(batchFlags(), []cli.Flag{dispatchFlag()}, cache.Flags(), accountFlags())...)
 }
 
 // OptionsFromFlags reads the flags of Flags(prefix) (or EndpointFlags(prefix)
@@ -193,7 +203,7 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.Model = r.String(prefix + "model")
 	keyEnv := envName(prefix, "API_KEY")
 	if f := r.String(prefix + "api-key-file"); f != "" {
-		b, err := stream.ReadFile(f)
+		b, err := stream.ReadFileMax(f, maxKeyFile)
 		if err != nil {
 			return o, app.Usagef("--%sapi-key-file: %v", prefix, err)
 		}
@@ -248,39 +258,25 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 		return o, err
 	}
 	o.Dispatch = r.String("dispatch")
-	n, err := parseSize(r.String("max-reply"))
-	if err == nil && n > stream.MaxLine/2 {
+	n, err := bytesize.Parse(r.String("max-reply"))
+	switch {
+	case err == nil && n < 1<<10:
+		err = errors.New("want at least 1KiB")
+	case err == nil && n > stream.MaxLine/2:
 		err = fmt.Errorf("at most %dMiB: the record that holds a longer reply would be too long for the next stage (%d MiB a line)", stream.MaxLine/2>>20, stream.MaxLine>>20)
 	}
 	if err != nil {
 		return o, app.Usagef("--max-reply %q: %v", r.String("max-reply"), err)
 	}
 	o.MaxReply = n
+	if o.Cache, err = cache.OptionsFromFlags(r); err != nil {
+		return o, err
+	}
+	if o.Price, err = cost.ParsePrice(r.String("price")); err != nil {
+		return o, app.Usagef("--price: %v", err)
+	}
+	o.DryRun = r.Bool("dry-run")
 	return o, o.validate()
-}
-
-// parseSize reads a size: bytes, or a number with KiB, MiB or GiB (K, M, G
-// mean the same), at least 1 KiB.
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		n      int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}} {
-		if v, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(v), u.n
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	switch {
-	case err != nil:
-		return 0, errors.New("want bytes, or a whole number with KiB, MiB or GiB")
-	case n > math.MaxInt64/mult || n*mult < 1<<10:
-		return 0, errors.New("want from 1KiB to a few GiB")
-	}
-	return n * mult, nil
 }
 
 func (o *Options) validate() error {
@@ -305,6 +301,9 @@ func (o *Options) validate() error {
 		return app.Usagef("--window %d: want at least -j (%d)", o.Window, o.Concurrency)
 	}
 	if err := o.validateBatch(); err != nil {
+		return err
+	}
+	if err := o.validateDryRun(); err != nil {
 		return err
 	}
 	// A negative wait would silently mean "no limit", as 0 does.

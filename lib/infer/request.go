@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ifkit/ifkit/lib/cache"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/tokens"
@@ -23,7 +24,8 @@ type call struct {
 	path      string
 	stream    bool
 	maxTokens int
-	cut       int // prompt tokens removed by --truncate-context
+	cut       int        // prompt tokens removed by --truncate-context
+	key       *cache.Key // --cache: the key of body as sent (cached.go)
 
 	// The prompt's count as sent (response.prompt_tokens_sent), what counted
 	// it (response.tokenizer) and whether that count is exact.

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ifkit/ifkit/lib/cache"
+	"github.com/ifkit/ifkit/lib/cost"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/progress"
 	"github.com/ifkit/ifkit/lib/record"
@@ -25,8 +27,8 @@ type stats struct {
 	passed   atomic.Int64 // written without a call
 	ok       atomic.Int64 // failures are app.Run's tally (Failed, FailuresByKind)
 	resumed  atomic.Int64
-	promptT  atomic.Int64
-	complT   atomic.Int64
+	cached   atomic.Int64 // answered from the cache (also in ok)
+	complT   atomic.Int64 // the completion tokens of tokens, for the progress line
 	total    atomic.Int64 // input records, when counted; -1 unknown
 
 	mu             sync.Mutex
@@ -37,7 +39,9 @@ type stats struct {
 	preflightFails int64
 	cutRecords     int64
 	cutTokens      int64
-	truncatedIDs   []string // flagged server_truncated
+	truncatedIDs   []string    // flagged server_truncated
+	tokens         cost.Tokens // of every reply received: paid
+	cacheTokens    cost.Tokens // of the replies the cache answered
 	lowestLimit    int
 	endpoints      []endpointStats
 }
@@ -77,9 +81,9 @@ func (s *stats) preflight() {
 // success counts an answered request; ok counts records, in succeed, once
 // apply kept the answer.
 func (s *stats) success(c *oai.Completion, cl *call) {
-	s.promptT.Add(int64(c.Usage.PromptTokens))
 	s.complT.Add(int64(c.Usage.CompletionTokens))
 	s.mu.Lock()
+	s.tokens.Add(c.Usage)
 	s.latency = append(s.latency, float32(ms(c.Latency)))
 	if c.TTFT > 0 {
 		s.ttft = append(s.ttft, float32(ms(c.TTFT)))
@@ -89,6 +93,16 @@ func (s *stats) success(c *oai.Completion, cl *call) {
 		s.cutRecords++
 		s.cutTokens += int64(cl.cut)
 	}
+	s.mu.Unlock()
+}
+
+// servedFromCache counts an answer the cache gave.
+func (s *stats) servedFromCache(resp *record.Response) {
+	s.ok.Add(1)
+	s.cached.Add(1)
+	s.mu.Lock()
+	s.cacheTokens.Add(resp.Usage)
+	s.finishReasons[resp.FinishReason]++
 	s.mu.Unlock()
 }
 
@@ -201,16 +215,18 @@ func distOf(v []float32) *dist {
 // Summary is the --stats file. Latencies are per successful attempt, in
 // milliseconds, named as vllm bench serve names them where they match.
 type Summary struct {
-	Tool        string           `json:"tool"`
-	Model       string           `json:"model"`
-	Endpoints   []endpointStats  `json:"endpoints"`
-	Started     time.Time        `json:"started"`
-	WallS       float64          `json:"wall_s"`
-	Records     recordCounts     `json:"records"`
-	Requests    requestCounts    `json:"requests"`
-	LatencyMS   *dist            `json:"latency_ms,omitempty"`
-	TTFTMS      *dist            `json:"ttft_ms,omitempty"`
-	Tokens      tokenCounts      `json:"tokens"`
+	Tool      string          `json:"tool"`
+	Model     string          `json:"model"`
+	Endpoints []endpointStats `json:"endpoints"`
+	Started   time.Time       `json:"started"`
+	Records   recordCounts    `json:"records"`
+	Requests  requestCounts   `json:"requests"`
+	LatencyMS *dist           `json:"latency_ms,omitempty"`
+	TTFTMS    *dist           `json:"ttft_ms,omitempty"`
+	// The account: answers by origin, tokens paid and from the cache, the
+	// wall time (wall_s) and, with --price, the cost.
+	cost.Account
+	Cache       *cache.Stats     `json:"cache,omitempty"`
 	Throughput  throughput       `json:"throughput"`
 	Finish      map[string]int64 `json:"finish_reasons"`
 	Concurrency concurrency      `json:"concurrency"`
@@ -240,11 +256,6 @@ type requestCounts struct {
 	FailedByHTTP map[string]int64 `json:"failed_by_status,omitempty"`
 }
 
-type tokenCounts struct {
-	Prompt     int64 `json:"prompt"`
-	Completion int64 `json:"completion"`
-}
-
 type throughput struct {
 	RequestsPerS     float64 `json:"requests_per_s"`
 	OutputTokensPerS float64 `json:"output_tokens_per_s"`
@@ -267,15 +278,23 @@ func (e *engine) summary() Summary {
 		byHTTP[fmt.Sprint(k)] = v
 	}
 	ok := s.ok.Load()
+	acct := cost.Account{Answers: cost.Answers{Paid: ok - s.cached.Load(), Cache: s.cached.Load(), Resume: s.resumed.Load()},
+		Tokens: s.tokens, CacheTokens: s.cacheTokens, WallS: wall}
+	acct.Priced(e.opt.Price)
+	var cs *cache.Stats
+	if e.cache != nil {
+		st := e.cache.Stats()
+		cs = &st
+		acct.CacheRun = st.Run
+	}
 	return Summary{
-		Tool: e.r.Tool, Model: e.model, Endpoints: s.endpoints, Started: s.start.UTC(), WallS: wall,
+		Tool: e.r.Tool, Model: e.model, Endpoints: s.endpoints, Started: s.start.UTC(), Account: acct, Cache: cs,
 		Records: recordCounts{Read: e.r.Read.Load(), Written: e.r.Written.Load(), OK: ok, Failed: e.r.Failed.Load(), FailedByKind: copyCounts(e.r.FailuresByKind()),
 			PassedThrough: s.passed.Load(), Resumed: s.resumed.Load(), PreflightFailed: s.preflightFails, ContextCut: s.cutRecords, ContextCutTok: s.cutTokens},
 		Requests:           requestCounts{Sent: s.attempts.Load(), Retries: s.retries.Load(), FailedByKind: copyCounts(s.attemptFailBy), FailedByHTTP: byHTTP},
 		LatencyMS:          distOf(s.latency),
 		TTFTMS:             distOf(s.ttft),
-		Tokens:             tokenCounts{Prompt: s.promptT.Load(), Completion: s.complT.Load()},
-		Throughput:         throughput{RequestsPerS: float64(ok) / max(wall, 1e-9), OutputTokensPerS: float64(s.complT.Load()) / max(wall, 1e-9), TotalTokensPerS: float64(s.complT.Load()+s.promptT.Load()) / max(wall, 1e-9)},
+		Throughput:         throughput{RequestsPerS: float64(ok) / max(wall, 1e-9), OutputTokensPerS: float64(s.tokens.Completion) / max(wall, 1e-9), TotalTokensPerS: float64(s.tokens.Completion+s.tokens.Prompt) / max(wall, 1e-9)},
 		Finish:             copyCounts(s.finishReasons),
 		Concurrency:        concurrency{Max: e.opt.Concurrency, Adaptive: e.opt.Adaptive, LowestLimit: s.lowestLimit},
 		ServerTruncated:    int64(len(s.truncatedIDs)),
@@ -315,19 +334,27 @@ func (e *engine) writeStats() error {
 	if n := sum.ServerTruncated; n > 0 {
 		attrs = append(attrs, "server_truncated", n)
 	}
+	attrs = append(attrs, accountAttrs(&sum.Account, sum.Cache)...)
 	e.r.Log.Info("inference", attrs...)
 	if n := sum.ServerTruncated; n > 0 {
 		e.r.Log.Warn("the server truncated prompts: those replies answer a shorter prompt than the benchmark's; aggregate-ifs counts them in every table (--exclude-truncated leaves them out)", "records", n)
 	}
-	if e.opt.StatsFile == "" {
+	e.r.SetUsage(&sum.Account)
+	return writeJSON(e.opt.StatsFile, sum)
+}
+
+// writeJSON writes --stats: a file that appears whole (stream.WriteFile),
+// with every secret masked.
+func writeJSON(name string, v any) error {
+	if name == "" {
 		return nil
 	}
-	b, err := record.Marshal(sum)
+	b, err := record.Marshal(v)
 	if err != nil {
 		return err
 	}
 	b = []byte(redact.String(string(b)))
-	if err := stream.WriteFile(e.opt.StatsFile, append(b, '\n')); err != nil {
+	if err := stream.WriteFile(name, append(b, '\n')); err != nil {
 		return fmt.Errorf("--stats: %w", err)
 	}
 	return nil

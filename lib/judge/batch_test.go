@@ -12,10 +12,9 @@ import (
 	"github.com/ifkit/ifkit/lib/sim"
 )
 
-// The judge's calls go through the Batch pair too: --batch-export writes
-// the calls of the records that need one, and --batch-api gives the same
-// judgements as an online run.
-func TestJudgeBatch(t *testing.T) {
+// startYesSim starts llm-sim answering as yesSolver does.
+func startYesSim(t *testing.T) (*sim.Server, string) {
+	t.Helper()
 	opt := sim.DefaultOptions()
 	opt.Solvers = []sim.Solver{yesSolver{}}
 	srv := sim.New(opt)
@@ -23,7 +22,15 @@ func TestJudgeBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() })
+	return srv, url
+}
+
+// The judge's calls go through the Batch pair too: --batch-export writes
+// the calls of the records that need one, and --batch-api gives the same
+// judgements as an online run.
+func TestJudgeBatch(t *testing.T) {
+	_, url := startYesSim(t)
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jsonl")
 	os.WriteFile(in, []byte(strings.Join([]string{

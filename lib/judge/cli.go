@@ -45,14 +45,17 @@ func Action(reg map[string]Factory) func(*app.Run) error {
 		case !slices.Contains([]string{"", "3shot", "zeroshot", "en", "zh"}, opt.Prompt):
 			return app.Usagef("--judge-prompt %q: want 3shot or zeroshot (LongGenBench), en or zh (EifBench)", opt.Prompt)
 		}
-		// --batch-export and --batch-import call nothing, so they need no endpoint.
-		offline := r.Bool("batch-export") || len(r.StringSlice("batch-import")) > 0
+		// --batch-export, --batch-import and --dry-run call nothing, so they
+		// need no endpoint.
+		offline := r.Bool("batch-export") || len(r.StringSlice("batch-import")) > 0 || r.Bool("dry-run")
 		if opt.Mode == "lexical" || (len(r.StringSlice("judge-base-url")) == 0 && !offline) {
 			// No request is sent, so the engine's flags (--resume, -j, --stats,
 			// ...) do nothing; say so rather than let a resume seem to work.
 			var ignored []string
 			for _, f := range infer.Flags("judge-") {
-				if n := f.Names()[0]; n != "judge-base-url" && r.IsSet(n) {
+				// --cache is left out: IFKIT_CACHE is set for a whole
+				// pipeline, whose judge may have nothing to ask.
+				if n := f.Names()[0]; n != "judge-base-url" && n != "cache" && r.IsSet(n) {
 					ignored = append(ignored, "--"+n)
 				}
 			}

@@ -40,3 +40,43 @@ func TestActionWarnsAboutIdleEngineFlags(t *testing.T) {
 		}
 	}
 }
+
+// The judge's calls share --cache and --dry-run with infer-batch: a second
+// run's verdicts come from the cache (judgement.judge.cached), a dry run
+// needs no endpoint with --judge-model, and --cache alone (IFKIT_CACHE set
+// for a whole pipeline) draws no warning from a judge that calls nothing.
+func TestJudgeCacheAndDryRun(t *testing.T) {
+	srv, url := startYesSim(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(`{"id":"a","bench":"echo","text":"sky"}`+"\n"+`{"id":"b","bench":"echo","text":"sea"}`+"\n"+`{"id":"c","bench":"echo","text":"decided"}`+"\n"), 0o644)
+	tool := app.Tool{Name: "judge", Flags: Flags(), Action: Action(map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }})}
+	run := func(args ...string) (int, []byte, string) {
+		t.Helper()
+		out, _ := os.CreateTemp(t.TempDir(), "out")
+		defer out.Close()
+		var stderr bytes.Buffer
+		code := app.RunTool(tool, append(append([]string{"judge"}, args...), in),
+			app.Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: &stderr, Getenv: func(string) string { return "" }})
+		b, _ := os.ReadFile(out.Name())
+		return code, b, stderr.String()
+	}
+	cacheDir := filepath.Join(dir, "cache")
+	for i := range 2 {
+		code, out, stderr := run("--judge-base-url", url, "--cache", cacheDir)
+		if code != 0 || srv.Stats().OK != 2 || bytes.Count(out, []byte(`"cached":true`)) != 2*i {
+			t.Fatalf("run %d: exit %d, %d calls in all: %s\n%s", i+1, code, srv.Stats().OK, out, stderr)
+		}
+	}
+	code, out, stderr := run("--dry-run", "--judge-model", "j", "--cache", cacheDir)
+	if code != 0 || len(out) != 0 || !strings.Contains(stderr, "3: 2 to send, 1 need no call") {
+		t.Fatalf("dry run: exit %d: %s\n%s", code, out, stderr)
+	}
+	os.WriteFile(in, []byte(`{"id":"c","bench":"echo","text":"decided"}`+"\n"), 0o644)
+	if code, _, stderr := run("--cache", cacheDir); code != 0 || strings.Contains(stderr, "no effect") {
+		t.Fatalf("--cache with a judge that calls nothing: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run("--cache", cacheDir, "--cache-salt", "s"); code != 0 || !strings.Contains(stderr, "--cache-salt") {
+		t.Fatalf("--cache-salt with a judge that calls nothing: exit %d: %s", code, stderr)
+	}
+}

@@ -9,11 +9,11 @@ import (
 // InferProcessor sends judge calls through lib/infer: the same client,
 // endpoints, retries, concurrency, ordering and --resume as infer-batch.
 // A call that finally fails gives the record an "error" (stage judge), which
-// aggregate-ifs counts.
+// aggregate-ifs counts; a verdict the cache gave says so (judgement.judge.cached).
 func InferProcessor(opt infer.Options) Processor {
 	return func(r *app.Run, prepare func(*record.Record) ([]byte, error), apply func(*record.Record, string, record.JudgeCall) error) error {
 		return infer.Process(r, opt, prepare, func(rec *record.Record, res *infer.Result) error {
-			return apply(rec, res.Response.Text, record.JudgeCall{Model: res.Model, Attempts: res.Response.Attempts, Endpoint: res.Response.Endpoint})
+			return apply(rec, res.Response.Text, record.JudgeCall{Model: res.Model, Attempts: res.Response.Attempts, Endpoint: res.Response.Endpoint, FromCache: res.Response.FromCache})
 		})
 	}
 }

@@ -129,6 +129,7 @@ type Manifest struct {
 	Parts       []Part   `json:"parts"`
 	Records     int64    `json:"records"`
 	Failed      int64    `json:"failed"`
+	Usage       any      `json:"usage,omitempty"` // what an inference or judge run paid (lib/cost.Account)
 	Complete    bool     `json:"complete"`
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/fsum"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 )
@@ -116,28 +117,21 @@ func lengthTokens(label string) (float64, bool) {
 	return float64(l.Tokens), true
 }
 
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
+// Every sum over samples is correctly rounded (lib/fsum), so the metrics do
+// not depend on the order the records arrive in; the published numbers
+// (pandas sums in file order) agree to the published precision.
 
 // stdev is the sample standard deviation (ddof=1), as pandas computes it.
 func stdev(xs []float64) float64 {
 	if len(xs) < 2 {
 		return math.NaN()
 	}
-	m := mean(xs)
-	var s float64
+	m := fsum.Mean(xs)
+	var s fsum.Sum
 	for _, x := range xs {
-		s += (x - m) * (x - m)
+		s.Add((x - m) * (x - m))
 	}
-	return math.Sqrt(s / float64(len(xs)-1))
+	return math.Sqrt(s.Value() / float64(len(xs)-1))
 }
 
 // ars is Σ_t R_t·ARS_t / Σ_t R_t over the tasks present, and the count.
@@ -153,7 +147,7 @@ func ars(samples []sample) (per map[*Task]float64, overall float64, n int) {
 		if len(xs) == 0 {
 			continue
 		}
-		per[t] = mean(xs)
+		per[t] = fsum.Mean(xs)
 		num += t.Total() * per[t]
 		den += t.Total()
 		n += len(xs)
@@ -178,11 +172,11 @@ func ifp(samples []sample) map[string]float64 {
 			continue
 		}
 		for i, ps := range t.Points {
-			var m float64
+			var sum fsum.Sum
 			for _, s := range ss {
-				m += s.points[i]
+				sum.Add(s.points[i])
 			}
-			m /= float64(len(ss))
+			m := sum.Value() / float64(len(ss))
 			for _, c := range ps.Capabilities {
 				num[c] += m * ps.Max
 				den[c] += ps.Max
@@ -218,14 +212,14 @@ func ifs(samples []sample, key func(sample) string) (float64, int) {
 		}
 		var gm []float64
 		for _, k := range slices.Sorted(maps.Keys(groups)) {
-			gm = append(gm, mean(groups[k]))
+			gm = append(gm, fsum.Mean(groups[k]))
 		}
-		m := mean(all)
+		m := fsum.Mean(all)
 		if sd := stdev(gm); !math.IsNaN(sd) && m > 0 {
 			vals = append(vals, sd/m)
 		}
 	}
-	return mean(vals), len(vals)
+	return fsum.Mean(vals), len(vals)
 }
 
 var perspectives = []struct {
@@ -362,7 +356,7 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 				vals = append(vals, v)
 			}
 		}
-		avg := mean(vals)
+		avg := fsum.Mean(vals)
 		row(m, "IFS", avg, len(vals), all, "perspective", "avg", "task", "overall", "length", "all")
 		r4 = append(r4, cell(avg), cell(overall), strconv.Itoa(failed))
 		t4.Rows = append(t4.Rows, r4)

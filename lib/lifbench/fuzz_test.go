@@ -3,6 +3,7 @@ package lifbench
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -10,7 +11,7 @@ import (
 // eval of list literals and JSON included), scores in [0, 1] or fails with an
 // error; never a panic, never NaN.
 func FuzzScore(f *testing.F) {
-	for _, s := range []string{"bravo two.", "", `[["ID1", "T one"], ["ID3", "T three"]]`, `[["ID1","T one"]`, "['a', \"b\"]", `{"a": [1, 2}`, "None", "1e999", "\\u00e9 \\x", "#Topic# Sentence A here.", "[[[[[[[[[[", "'''", "[NaN, Infinity]", `[["ID1", 0x1f], ("T one",)]`, `[["\N{BOM}ID1", ...]]`, `["\N{unknown}"]`, "Ça va, très bien."} {
+	for _, s := range []string{"bravo two.", "", `[["ID1", "T one"], ["ID3", "T three"]]`, `[["ID1","T one"]`, "['a', \"b\"]", `{"a": [1, 2}`, "None", "1e999", "\\u00e9 \\x", "#Topic# Sentence A here.", "[[[[[[[[[[", "'''", "[NaN, Infinity]", `[["ID1", 0x1f], ("T one",)]`, `[["\N{BOM}ID1", ...]]`, `["\N{unknown}"]`, "Ça va, très bien.", `[["ID" + "1", id], ["ID3", "T" + " three"]]`, `[["ID1", expression]]`, `["bravo two.", ` + strings.Repeat("7", 4301) + `]`, `[["ID1", 0x` + strings.Repeat("f", 3600) + `]]`} {
 		f.Add(s)
 	}
 	topic, _ := json.Marshal(Label{{Type: "#Topic#", Items: []KeySentence{{"Sentence A here.", 1, 3, true}}}})

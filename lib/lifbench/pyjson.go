@@ -3,21 +3,23 @@ package lifbench
 import (
 	"math"
 	"math/big"
+	"strings"
 )
 
 // pyLoads is json.loads with Python's defaults: one JSON value with JSON
 // whitespace around it; NaN, Infinity and -Infinity are numbers; control
 // characters inside strings are refused (strict=True); objects keep their
-// key order (a repeated key keeps its first place and its last value);
-// integers have no size limit. Numbers come back as pyNumber, objects as
-// *pyDict, arrays as []any.
+// key order (a repeated key keeps its first place and its last value); an
+// integer of more than r.maxDigits digits is refused (int() raises
+// ValueError, which json.loads passes on). Numbers come back as pyNumber,
+// objects as *pyDict, arrays as []any.
 //
 // Nesting deeper than Python's recursion limit (about a thousand levels)
 // makes json.loads raise RecursionError, which the official is_valid_json
 // does not catch; here it parses (docs/lifbench.md lists the replies that
 // make the official scorer raise).
-func pyLoads(s string) (any, bool) {
-	p := &jsonParser{s: s}
+func pyLoads(s string, r pyRules) (any, bool) {
+	p := &jsonParser{s: s, rules: r}
 	p.ws()
 	v, ok := p.value()
 	if !ok {
@@ -28,8 +30,9 @@ func pyLoads(s string) (any, bool) {
 }
 
 type jsonParser struct {
-	s string
-	i int
+	s     string
+	i     int
+	rules pyRules
 }
 
 func (p *jsonParser) ws() {
@@ -188,6 +191,9 @@ func (p *jsonParser) number() (any, bool) {
 	}
 	lit := p.s[start:p.i]
 	if !isFloat {
+		if p.rules.tooManyDigits(len(strings.TrimPrefix(lit, "-"))) {
+			return nil, false
+		}
 		n, _ := new(big.Int).SetString(lit, 10)
 		return pyInt(n), true
 	}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/ifkit/ifkit/lib/pystr"
 )
 
 // Evaluated Python values, for str() and for the find_dup rubric. None is
@@ -139,16 +141,19 @@ func parseFloat(lit string) (float64, bool) {
 // complex literals; True and False count as the ints 1 and 0 there), None,
 // True, False, ..., lists, tuples (bare at the top level too), dicts and
 // sets, with comments and line joins as Python's tokenizer reads them.
-// Anything else is an error where Python's eval would evaluate an
-// expression (other arithmetic, + on strings, names, calls, subscripts,
-// f-string fields).
-func pyEval(s string) (any, error) {
+// With r.names it also evaluates the names the official call sees
+// (pybuiltins.go) and + between two strs, bytes, lists or tuples. Anything
+// else is an error where Python's eval would evaluate an expression (other
+// arithmetic, other names, calls, subscripts, f-string fields); a decimal
+// integer of more than r.maxDigits digits is an error, as it is a
+// SyntaxError in Python.
+func pyEval(s string, r pyRules) (any, error) {
 	if strings.IndexByte(s, 0) >= 0 {
 		return nil, errors.New("source code cannot contain null bytes")
 	}
 	// eval() strips leading spaces and tabs; blank and comment lines may
 	// come first, but the expression's own line may not be indented.
-	p := &litParser{s: strings.TrimLeft(s, " \t")}
+	p := &litParser{s: strings.TrimLeft(s, " \t"), rules: r}
 	line := 0
 	for {
 		p.space()
@@ -198,6 +203,7 @@ type litParser struct {
 	s     string
 	i     int
 	depth int // nested brackets
+	rules pyRules
 }
 
 // space skips what Python's tokenizer skips between tokens: spaces, tabs,
@@ -266,7 +272,7 @@ func (p *litParser) peek() byte {
 	return 0
 }
 
-// expr is a value, or numbers joined by + and -.
+// expr is a value, or values joined by + and -.
 func (p *litParser) expr() (any, error) {
 	v, err := p.unary()
 	if err != nil {
@@ -280,24 +286,48 @@ func (p *litParser) expr() (any, error) {
 			p.i = j
 			return v, nil
 		}
-		a, ok := number(v)
-		if !ok {
-			return nil, errors.New("only numbers are added")
-		}
 		p.i++
 		p.space()
 		w, err := p.unary()
 		if err != nil {
 			return nil, err
 		}
-		b, ok := number(w)
-		if !ok {
-			return nil, errors.New("only numbers are added")
-		}
-		if v, err = a.add(b, op == '-'); err != nil {
+		if v, err = p.binary(v, w, op == '-'); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// binary is a + b (sub: a - b): numbers with Python's numeric tower, and
+// with names two sequences of one kind joined; any other pair is Python's
+// TypeError.
+func (p *litParser) binary(a, b any, sub bool) (any, error) {
+	if x, ok := number(a); ok {
+		if y, ok := number(b); ok {
+			return x.add(y, sub)
+		}
+	}
+	if p.rules.names && !sub {
+		switch x := a.(type) {
+		case string:
+			if y, ok := b.(string); ok {
+				return x + y, nil
+			}
+		case pyBytes:
+			if y, ok := b.(pyBytes); ok {
+				return x + y, nil
+			}
+		case pyList:
+			if y, ok := b.(pyList); ok {
+				return append(slices.Clip(x), y...), nil
+			}
+		case pyTuple:
+			if y, ok := b.(pyTuple); ok {
+				return append(slices.Clip(x), y...), nil
+			}
+		}
+	}
+	return nil, errors.New("unsupported operand types")
 }
 
 func (p *litParser) unary() (any, error) {
@@ -367,7 +397,33 @@ func (p *litParser) atom() (any, error) {
 			return kw.v, nil
 		}
 	}
+	if ident := identifier(p.s[p.i:]); ident != "" && p.rules.names {
+		if v, ok := pyName(ident); ok {
+			p.i += len(ident)
+			return v, nil
+		}
+		return nil, fmt.Errorf("name %q is not defined", ident)
+	}
 	return nil, fmt.Errorf("not a literal at %q", p.s[p.i:min(len(p.s), p.i+10)])
+}
+
+// identifier is the name token at the start of s, as Python's tokenizer
+// cuts it (ASCII letters, digits and _, and any non-ASCII character), or ""
+// when there is none or it is not a valid identifier.
+func identifier(s string) string {
+	n := 0
+	for n < len(s) {
+		r, size := utf8.DecodeRuneInString(s[n:])
+		ascii := r < utf8.RuneSelf
+		if ascii && !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || n > 0 && r >= '0' && r <= '9') {
+			break
+		}
+		if !ascii && !(identAt(s, n) && (n > 0 || pystr.IsIdentifierStart(r))) {
+			return "" // a non-ASCII character that cannot be in an identifier: a SyntaxError
+		}
+		n += size
+	}
+	return s[:n]
 }
 
 // identAt says whether an identifier character starts at byte i.
@@ -376,7 +432,7 @@ func identAt(s string, i int) bool {
 		return false
 	}
 	r, _ := utf8.DecodeRuneInString(s[i:])
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Other_ID_Start, r) || unicode.In(r, unicode.Mn, unicode.Mc, unicode.Nl, unicode.Pc)
+	return pystr.IsIdentifierChar(r)
 }
 
 // items reads "a, b, ...)" up to close; comma says whether one was seen
@@ -639,6 +695,11 @@ func (p *litParser) number() (any, error) {
 	}
 	if strings.Trim(lit, "0") != "" && lit[0] == '0' {
 		return nil, errors.New("leading zeros in decimal integer literals are not permitted")
+	}
+	// An all-zero literal never reaches int() (CPython reads it with
+	// strtoul), so only the others meet the digit limit.
+	if strings.Trim(lit, "0") != "" && p.rules.tooManyDigits(len(lit)) {
+		return nil, fmt.Errorf("exceeds the limit (%d digits) for integer string conversion", p.rules.maxDigits)
 	}
 	n, _ := new(big.Int).SetString(lit, 10)
 	return finish(pyInt(n))

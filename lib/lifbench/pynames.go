@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ifkit/ifkit/lib/pystr"
+	"github.com/ifkit/ifkit/lib/ucd"
 	"golang.org/x/text/unicode/runenames"
 )
 
@@ -11,8 +13,9 @@ import (
 // (unicodedata's _getcode without named sequences): names and aliases
 // compare case-insensitively (ASCII upper-casing), the algorithmic names
 // "HANGUL SYLLABLE <jamo>" and "CJK UNIFIED IDEOGRAPH-<4 or 5 hex digits>"
-// in upper case only. Names are x/text's (Unicode 15.0, as CPython 3.12),
-// aliases pyaliases.go's.
+// in upper case only. Names are x/text's (Unicode 15.0) and aliases
+// pyaliases.go's, kept only for characters Python 3.10's Unicode 13.0 has
+// (pystr.Unicode): \N{KAWI LETTER A} is an error there, as officially.
 func lookupName(name string) (rune, bool) {
 	const hangul, cjk = "HANGUL SYLLABLE ", "CJK UNIFIED IDEOGRAPH-"
 	switch {
@@ -27,22 +30,24 @@ func lookupName(name string) (rune, bool) {
 		for i := 0; i < len(hex); i++ {
 			r = r*16 + rune(strings.IndexByte("0123456789ABCDEF", hex[i]))
 		}
-		return r, strings.HasPrefix(runenames.Name(r), "<CJK Ideograph")
+		return r, strings.HasPrefix(runenames.Name(r), "<CJK Ideograph") && assigned(r)
 	}
 	up := asciiUpper(name)
 	if r, ok := nameIndex()[up]; ok {
 		return r, true
 	}
 	r, ok := nameAliases[up]
-	return r, ok
+	return r, ok && assigned(r)
 }
+
+func assigned(r rune) bool { return pystr.Unicode.Category(r) != ucd.Cn }
 
 // nameIndex maps every character name to its character; built on the
 // first \N escape (a pass over the code space, about 0.1 s).
 var nameIndex = sync.OnceValue(func() map[string]rune {
 	m := make(map[string]rune, 40000)
 	for r := rune(0); r <= 0x10ffff; r++ {
-		if n := runenames.Name(r); n != "" && n[0] != '<' {
+		if n := runenames.Name(r); n != "" && n[0] != '<' && assigned(r) {
 			m[n] = r
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -15,10 +18,61 @@ import (
 
 // Python semantics the official scorer depends on: len() in code points,
 // json.loads (pyjson.go), the unicode_escape codec, edit distance over code
-// points, str.find and slicing, and eval() of literals (pylit.go: a parser
-// that accepts literals only). Whitespace and stripping are lib/pystr's.
+// points, str.find and slicing, and eval() (pylit.go: a parser of literals,
+// names and + that runs nothing). Whitespace and stripping are lib/pystr's.
 
 func pyLen(s string) int { return utf8.RuneCountInString(s) }
+
+// pyRules are what the interpreter the official numbers were produced on
+// does beyond reading literals. The official repository's bytecode is
+// CPython 3.10's (evaluation/__pycache__/*.cpython-310.pyc); 3.10.7 and
+// later refuse to convert between int and decimal text of more than 4,300
+// digits, which makes json.loads and eval() refuse such a number and str()
+// of such an int raise. The strict rubric reads literals only, without
+// that limit.
+type pyRules struct {
+	// maxDigits is sys.get_int_max_str_digits(); 0 is no limit.
+	maxDigits int
+	// names makes eval() see the names the official call sees (the
+	// builtins and the evaluation module's globals, pybuiltins.go) and
+	// join sequences with +, as Python evaluates "a" + "b".
+	names bool
+}
+
+var (
+	pyOfficial = pyRules{maxDigits: pystr.IntMaxStrDigits, names: true}
+	pyLiteral  = pyRules{}
+)
+
+// tooManyDigits says whether int() refuses a decimal text of n digits.
+func (r pyRules) tooManyDigits(n int) bool { return r.maxDigits > 0 && n > r.maxDigits }
+
+// strRaises says whether str() of v raises ValueError under the limit: it
+// holds an int of more than maxDigits decimal digits.
+func (r pyRules) strRaises(v any) bool {
+	switch x := v.(type) {
+	case pyNumber:
+		return x.kind == intNum && r.intTooLong(x.i)
+	case pyList:
+		return slices.ContainsFunc(x, r.strRaises)
+	case pyTuple:
+		return slices.ContainsFunc(x, r.strRaises)
+	case pySet:
+		return slices.ContainsFunc(x, r.strRaises)
+	case *pyDict:
+		return slices.ContainsFunc(x.keys, r.strRaises) || slices.ContainsFunc(x.vals, r.strRaises)
+	}
+	return false
+}
+
+// intTooLong says whether |n| has more than maxDigits decimal digits.
+func (r pyRules) intTooLong(n *big.Int) bool {
+	// Below 10^maxDigits = 2^(maxDigits·log2 10) by its bit length alone.
+	if r.maxDigits == 0 || float64(n.BitLen()) <= float64(r.maxDigits)*math.Log2(10) {
+		return false
+	}
+	return n.CmpAbs(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(r.maxDigits)), nil)) >= 0
+}
 
 func isStrList(v any) ([]any, bool, bool) {
 	xs, ok := v.([]any)

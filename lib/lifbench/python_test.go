@@ -8,7 +8,8 @@ import (
 )
 
 // The expected values below are what CPython 3.11 prints for the same
-// calls; "error" is an exception.
+// calls (CPython 3.10.13 for the 4,300-digit limit and the names); "error"
+// is an exception.
 
 // json.loads, as is_valid_json and the format points of
 // judge_labels_equal_outputs, judge_onedoc_extract, judge_multidoc_batch_label
@@ -43,11 +44,38 @@ func TestPyLoads(t *testing.T) {
 		{`[true, null]`, "[True, None]"},
 	} {
 		got := "error"
-		if v, ok := pyLoads(c.in); ok {
+		if v, ok := pyLoads(c.in, pyOfficial); ok {
 			got = pyStr(v)
 		}
 		if got != c.want {
 			t.Errorf("json.loads(%q): got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// Python 3.10.7 and later refuse int() of more than 4,300 decimal digits,
+// the sign not counted, so json.loads raises ValueError; a float of any
+// length is read. The strict rubric has no limit.
+func TestPyLoadsDigitLimit(t *testing.T) {
+	d := func(n int) string { return strings.Repeat("7", n) }
+	for _, c := range []struct {
+		in            string
+		official, lit bool // parsed
+	}{
+		{d(4300), true, true},
+		{d(4301), false, true},
+		{"-" + d(4300), true, true},
+		{"-" + d(4301), false, true},
+		{"[1, " + d(4301) + "]", false, true},
+		{`{"a": ` + d(5000) + "}", false, true},
+		{d(5000) + ".5", true, true},
+		{d(5000) + "e-5000", true, true},
+	} {
+		if _, ok := pyLoads(c.in, pyOfficial); ok != c.official {
+			t.Errorf("official json.loads of %d characters (%.12s…): parsed %v, want %v", len(c.in), c.in, ok, c.official)
+		}
+		if _, ok := pyLoads(c.in, pyLiteral); ok != c.lit {
+			t.Errorf("strict json.loads of %d characters (%.12s…): parsed %v, want %v", len(c.in), c.in, ok, c.lit)
 		}
 	}
 }
@@ -162,15 +190,64 @@ func TestPyEval(t *testing.T) {
 		{`['\u200b', 'x\x7f']`, `['\u200b', 'x\x7f']`},
 		{strings.Repeat("[", 200) + strings.Repeat("]", 200), strings.Repeat("[", 200) + strings.Repeat("]", 200)},
 		{strings.Repeat("[", 201) + strings.Repeat("]", 201), "error"}, // too many nested parentheses
-		// expressions eval would run: refused (docs/lifbench.md)
+		// expressions eval would run: refused by the literal reading
 		{`[[a]]`, "error"},
 		{`[[__import__("os")]]`, "error"},
 		{`[[2*3]]`, "error"},
 		{`[[id]]`, "error"},
 		{`'a'+'b'`, "error"},
+		{strings.Repeat("9", 5000), strings.Repeat("9", 5000)},
 	} {
 		got := "error"
-		if v, err := pyEval(c.in); err == nil {
+		if v, err := pyEval(c.in, pyLiteral); err == nil {
+			got = pyStr(v)
+		}
+		if got != c.want {
+			t.Errorf("eval(%q): got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// eval() as the official scorer runs it (CPython 3.10.7 or later, in the
+// evaluation module): the names it sees and + between sequences are
+// evaluated, and a decimal integer of more than 4,300 digits is a
+// SyntaxError. Expected values are CPython 3.10.13's str(); "…" stands for
+// an address or a path.
+func TestPyEvalOfficial(t *testing.T) {
+	d := func(n int) string { return strings.Repeat("7", n) }
+	for _, c := range []struct{ in, want string }{
+		{`[[id]]`, "[[<built-in function id>]]"},
+		{`[["ID1", id], ["ID2", title]]`, "error"}, // title is no name: NameError
+		{`[[len, str, ValueError, IOError]]`, "[[<built-in function len>, <class 'str'>, <class 'ValueError'>, <class 'OSError'>]]"},
+		{`[[Ellipsis, NotImplemented, __debug__, __doc__, __name__]]`, "[[Ellipsis, NotImplemented, True, None, 'EvaluateFunc']]"},
+		{`[[exit, license]]`, "[[Use exit() or Ctrl-D (i.e. EOF) to exit, Type license() to see the full license text]]"},
+		{`[[re, min_edi_dis]]`, "[[<module 're' from '…/re.py'>, <function min_edi_dis at 0x…>]]"},
+		{`ｉｄ`, "<built-in function id>"}, // NFKC
+		{`Ｔｒｕｅ`, "True"},
+		{`[[expression]]`, "error"}, // is_valid_eval's local: the scorer's own eval raises NameError
+		{`[[answer]]`, "error"},     // the scorer's local: is_valid_eval's eval raises NameError
+		{`[[idx]]`, "error"},
+		{`[[id()]]`, "error"}, // a call: not evaluated here
+		{`[[id + 1]]`, "error"},
+		{`[["a" + "b"]]`, "[['ab']]"},
+		{`[["a" "b" + 'c']]`, "[['abc']]"},
+		{`[[b"a" + b"b"]]`, "[[b'ab']]"},
+		{`[["a"] + ["b"], (1,) + (2,)]`, "[['a', 'b'], (1, 2)]"},
+		{`[["a" + b"b"]]`, "error"},
+		{`[["a" + 1]]`, "error"},
+		{`[[[1] + (2,)]]`, "error"},
+		{`[["a" - "b"]]`, "error"},
+		{`[[True + 1, 1 + 2j]]`, "[[2, (1+2j)]]"},
+		{d(4300), d(4300)},
+		{d(4301), "error"},
+		{"-" + d(4301), "error"},
+		{strings.Repeat("7_", 2150) + "7", strings.Repeat("7", 2151)}, // underscores are no digits
+		{strings.Repeat("0", 4301), "0"},                              // read without int()
+		{d(4301) + "j", "infj"},                                       // a float: no limit
+		{"0x" + strings.Repeat("f", 4000), "error"},                   // evaluates, but str() raises
+	} {
+		got := "error"
+		if v, err := pyEval(c.in, pyOfficial); err == nil && !pyOfficial.strRaises(v) {
 			got = pyStr(v)
 		}
 		if got != c.want {
@@ -203,6 +280,11 @@ func TestUnicodeEscapeNames(t *testing.T) {
 		{`\N{CJK COMPATIBILITY IDEOGRAPH-F900}`, "\uf900"},
 		{`\N{BYZANTINE MUSICAL SYMBOL FHTORA SKLIRON CHROMA VASIS}`, "𝃅"},
 		{`\N{TANGUT IDEOGRAPH-17000}`, "error"},
+		// Characters added after Unicode 13.0 have no name in Python 3.10.
+		{`\N{KAWI LETTER A}`, "error"},
+		{`\N{ARABIC LETTER ALEF WITH ATTACHED FATHA}`, "error"},
+		{`\N{CJK UNIFIED IDEOGRAPH-31350}`, "error"}, // Extension H, 15.0
+		{`\N{CJK UNIFIED IDEOGRAPH-30000}`, "\U00030000"},
 		{`\N{LATIN CAPITAL LETTER A WITH MACRON AND GRAVE}`, "error"}, // a named sequence
 		{`\N{ LATIN SMALL LETTER A}`, "error"},
 		{`\N{latin  small letter a}`, "error"},
@@ -268,7 +350,7 @@ func TestDupRow(t *testing.T) {
 		{`3`, "raise"},
 		{`{'a'}`, "raise"},
 	} {
-		v, err := pyEval(c.in)
+		v, err := pyEval(c.in, pyLiteral)
 		if err != nil {
 			t.Fatal(c.in, err)
 		}
@@ -286,23 +368,29 @@ func TestDupRow(t *testing.T) {
 // to the same repr; json.loads accepts every text Go's encoding/json finds
 // valid.
 func FuzzPyLiterals(f *testing.F) {
-	for _, s := range []string{`[["a", None], ('b',)]`, `{1: b'x', 2: ...}`, `0x_1f`, `1+2j`, `-1e400j`, `rb'\x'`, `f'{{'`, `'\N{BOM}'`, `{1, True}`, `NaN`, `[Infinity, -Infinity]`, `{"b": 1, "b": 2}`, `01`, `1__0`, `'\777'`} {
+	for _, s := range []string{`[["a", None], ('b',)]`, `{1: b'x', 2: ...}`, `0x_1f`, `1+2j`, `-1e400j`, `rb'\x'`, `f'{{'`, `'\N{BOM}'`, `{1, True}`, `NaN`, `[Infinity, -Infinity]`, `{"b": 1, "b": 2}`, `01`, `1__0`, `'\777'`, `[["ID" + "1", id]]`, `ｉｄ + len`, `(1,) + (2,)`, `"a" + 1`, strings.Repeat("9", 4301), "0x" + strings.Repeat("f", 3600)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if v, err := pyEval(s); err == nil {
+		v, err := pyEval(s, pyLiteral)
+		// The official reading only adds names and + on sequences, and
+		// refuses only integers of more than 4,300 digits.
+		if ov, oerr := pyEval(s, pyOfficial); err == nil && len(s) <= pyOfficial.maxDigits && (oerr != nil || pyRepr(ov) != pyRepr(v)) {
+			t.Fatalf("eval(%q) = %s literally, %v (%v) officially", s, pyRepr(v), ov, oerr)
+		}
+		if err == nil {
 			r := pyRepr(v)
 			// Ellipsis, inf and nan print as names, not literals, and a
 			// complex repr is an expression that may lose a zero's sign
 			// (Python too: eval(repr(-0j)) is 0j).
 			if _, isSet := v.(pySet); !isSet && utf8.ValidString(s) && !strings.ContainsAny(r, "j") && !strings.Contains(r, "nan") && !strings.Contains(r, "inf") && !strings.Contains(r, "Ellipsis") {
-				w, err := pyEval(r)
+				w, err := pyEval(r, pyLiteral)
 				if err != nil || pyRepr(w) != r {
 					t.Fatalf("eval(%q) = %s, which evaluates to %v (%v)", s, r, w, err)
 				}
 			}
 		}
-		if _, ok := pyLoads(s); !ok && json.Valid([]byte(s)) && utf8.ValidString(s) {
+		if _, ok := pyLoads(s, pyLiteral); !ok && json.Valid([]byte(s)) && utf8.ValidString(s) {
 			t.Fatalf("json.loads refuses %q, which is valid JSON", s)
 		}
 	})

@@ -200,6 +200,15 @@ func (c *scoring) unicodeEscape(s string) (string, error) {
 	return unicodeEscape(s)
 }
 
+// py is the Python the rubric reads replies with: the official scorer's
+// (3.10.7 or later), or plain literals for strict.
+func (c *scoring) py() pyRules {
+	if c.strict {
+		return pyLiteral
+	}
+	return pyOfficial
+}
+
 func (c *scoring) k() (int, error) {
 	var k int
 	if err := json.Unmarshal(c.g.Label, &k); err != nil {

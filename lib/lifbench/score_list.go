@@ -138,9 +138,9 @@ func (c *scoring) labelEqual() (points, bool, error) {
 // jsonListFormat scores "is the reply a JSON list (of strings)", whole or
 // between its outermost brackets, as the multi and extract scorers do.
 // It returns the score and the parsed length (-1 when nothing parsed).
-func jsonListFormat(out string, whole, wholeMixed, inner, innerMixed, notList float64, emptyOK bool) (float64, int) {
+func jsonListFormat(out string, py pyRules, whole, wholeMixed, inner, innerMixed, notList float64, emptyOK bool) (float64, int) {
 	try := func(s string, full, mixed float64) (float64, int, bool) {
-		v, ok := pyLoads(s)
+		v, ok := pyLoads(s, py)
 		if !ok {
 			return 0, -1, false
 		}
@@ -178,7 +178,7 @@ func (c *scoring) multi() (points, error) {
 	if out == "" {
 		return p, nil
 	}
-	f, n := jsonListFormat(out, 2, 1.5, 1.5, 1.0, 0.5, false)
+	f, n := jsonListFormat(out, c.py(), 2, 1.5, 1.5, 1.0, 0.5, false)
 	p["format"] = f
 	if n < 0 {
 		n = 0

@@ -55,12 +55,12 @@ func (c *scoring) batchLabel() (points, error) {
 	out := pystr.Strip(c.out)
 	matches := braceRe.FindAllString(out, -1)
 	var parsed any
-	if v, ok := pyLoads(out); ok {
+	if v, ok := pyLoads(out, c.py()); ok {
 		parsed = v
 		p["format"] += 2
 	} else if len(matches) > 0 {
 		sort.SliceStable(matches, func(i, j int) bool { return pyLen(matches[i]) > pyLen(matches[j]) })
-		if v, ok := pyLoads(matches[0]); ok {
+		if v, ok := pyLoads(matches[0], c.py()); ok {
 			parsed = v
 			p["format"] += 1
 		}
@@ -190,7 +190,7 @@ func (c *scoring) findDup() (points, error) {
 	for _, m := range matches {
 		// The official code slices each match with the bracket positions of
 		// the whole reply.
-		v, ok := pyLoads(pySlice(m, l, r+1))
+		v, ok := pyLoads(pySlice(m, l, r+1), c.py())
 		if !ok {
 			allParse = false
 			continue
@@ -277,7 +277,7 @@ func (c *scoring) findDup() (points, error) {
 	got := map[string]int{}
 	sum, trueItems, t := 0, 0, 0
 	for _, m := range pairRe.FindAllString(o, -1) {
-		v, err := pyEval(strings.ReplaceAll(m, `,"`, ""))
+		v, err := pyEval(strings.ReplaceAll(m, `,"`, ""), c.py())
 		if err != nil {
 			continue
 		}
@@ -293,8 +293,10 @@ func (c *scoring) findDup() (points, error) {
 		num := 0
 		for _, row := range rows {
 			cells, ok := dupRow(row)
-			if !ok {
-				keys = nil // op_answer2map raises on this row: see dupRow
+			if !ok || slices.ContainsFunc(cells, c.py().strRaises) {
+				// op_answer2map raises on this row (see dupRow), or on str()
+				// of an int too long to print.
+				keys = nil
 				break
 			}
 			parts := make([]string, len(cells))

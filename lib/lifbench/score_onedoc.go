@@ -138,7 +138,7 @@ func (c *scoring) extract() (points, bool, error) {
 	if out == "" {
 		return p, false, nil
 	}
-	f, n := jsonListFormat(out, 4, 3, 3, 2, 1, target == "|Summary|")
+	f, n := jsonListFormat(out, c.py(), 4, 3, 3, 2, 1, target == "|Summary|")
 	p["format"] = f
 	n = max(n, 0)
 	if target == "|Summary|" && out == "[]" {

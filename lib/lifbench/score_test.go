@@ -71,6 +71,9 @@ func TestRubricCases(t *testing.T) {
 		{"multi escaped", "multi_query_id", `["caf\u00e9 au lait.", "bravo two."]`, listGold(Param{Elements: []string{"café au lait.", "bravo two."}}), 1, 1, "order", 2},
 		{"multi wrong order", "multi_query_id", `["bravo two.", "alpha one."]`, listGold(Param{Elements: []string{"alpha one.", "bravo two."}}), 0.8, 0.8, "order", 0},
 		{"multi not json", "multi_query_id", `alpha one., bravo two.`, listGold(Param{Elements: []string{"alpha one.", "bravo two."}}), 0.8, 0.8, "num", 3},
+		// json.loads refuses an int of 4,301 digits on Python 3.10.7+: no
+		// format point, and the count falls back to the elements found.
+		{"multi 4301 digits", "multi_query_id", `["alpha one.", ` + strings.Repeat("7", 4301) + `]`, listGold(Param{Elements: []string{"alpha one.", "bravo two."}}), 0.35, 0.7, "format", 0},
 		// A "yes" on a decoy sentence keeps 2 of 3 correctness points.
 		{"qa decoy yes", "qa", "Yes", one(Param{Evidence: "Decoy C here.", Options: []string{"Yes", "No"}}), 0.8, 0.8, "correct", 2},
 		{"qa true no", "qa", "No", one(Param{Evidence: "Sentence A here.", Options: []string{"Yes", "No"}}), 0.42, 0.42, "correct", 0.1},
@@ -164,6 +167,55 @@ func TestMultiDocRubric(t *testing.T) {
 	}
 }
 
+// find_dup_text's eval() step as the official scorer runs it (CPython
+// 3.10.7+): names and "+" on strings are evaluated, and integers of more
+// than 4,300 digits are refused by json.loads and eval() or make str()
+// raise. Strict reads literals only, without the limit. Hand-computed
+// (raw points: format 5, num_text 5, ori 6, correct 4) and checked against
+// the official judge_multidoc_find_dup_text on CPython 3.10.13.
+func TestFindDupOfficialEval(t *testing.T) {
+	t1, t3 := "T one", "T three"
+	id1, id3 := "ID1", "ID3"
+	g, prompt := multidocGold(t, Param{InfoKeys: "id title", DupInfos: [][]map[string]*string{{{"id": &id1, "title": &t1}, {"id": &id3, "title": &t3}}}})
+	task, _ := TaskByName("find_dup_text")
+	big := strings.Repeat("7", 4301)
+	hex := "0x" + strings.Repeat("f", 4000)
+	for _, c := range []struct {
+		name, out        string
+		official, strict float64
+	}{
+		// No JSON line parses (format 3, num_text 5, correct 2.25 for the
+		// three values written out); officially the eval'd row "ID" + "1"
+		// gives ori 3 and one gold group co-grouped (correct + 1).
+		{"concatenation", `[["ID" + "1", "T one"], ["ID3", "T three"]]`, 14.25 / 20, 10.25 / 20},
+		// id is the builtin: three of four cells are in the prompt (ori
+		// 2.25) and one gold row is named (correct + 0.25).
+		{"builtin name", `[["ID1", "T one"], ["ID3", id]]`, 12.75 / 20, 10.25 / 20},
+		{"undefined name", `[["ID1", "T one"], ["ID3", title]]`, 10.25 / 20, 10.25 / 20},
+		// A decimal int of 4,301 digits: JSON and eval refuse it officially;
+		// strict parses the line (format 5, ori 2.25 + 2.25, correct 2.5).
+		{"4301 digits", `[["ID1", "T one"], ["ID3", ` + big + `]]`, 10.25 / 20, 17.0 / 20},
+		// A hex int of 4,000 digits evaluates, but str() of it raises in
+		// op_answer2map, which stops the official scorer: the match is
+		// skipped (docs/lifbench.md).
+		{"str raises", `[["ID1", "T one"], ["ID3", ` + hex + `]]`, 10.25 / 20, 12.75 / 20},
+	} {
+		for _, strict := range []bool{false, true} {
+			j, err := Score(task, prompt, c.out, g, strict)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := c.official
+			if strict {
+				want = c.strict
+			}
+			if !near(j.Score, want) {
+				t.Errorf("%s (strict %v): %.4f, want %.4f (%+v)", c.name, strict, j.Score, want, j.Points)
+			}
+		}
+	}
+}
+
 func TestPythonSemantics(t *testing.T) {
 	for in, want := range map[string]string{`a\nb`: "a\nb", `caf\u00e9`: "café", "café": "cafÃ©", `\x41\101\q`: `AA\q`} {
 		if got, err := unicodeEscape(in); err != nil || got != want {
@@ -181,14 +233,16 @@ func TestPythonSemantics(t *testing.T) {
 		`[[1, 2.50], (3,)]`:         `[[1, 2.5], (3,)]`,
 		`["x" "y"]`:                 `['xy']`,
 	} {
-		v, err := pyEval(in)
+		v, err := pyEval(in, pyLiteral)
 		if err != nil || pyStr(v) != want {
 			t.Errorf("pyEval(%q) = %v (%v), str %q; want %q", in, v, err, pyStr(v), want)
 		}
 	}
 	for _, bad := range []string{`[[a]]`, `[[__import__("os")]]`, `[[2*3]]`, `[["a"b"]]`} {
-		if _, err := pyEval(bad); err == nil {
-			t.Errorf("pyEval(%q) should refuse: only literals are evaluated", bad)
+		for _, py := range []pyRules{pyLiteral, pyOfficial} {
+			if _, err := pyEval(bad, py); err == nil {
+				t.Errorf("pyEval(%q, %+v) should refuse: no call, product or undefined name is evaluated", bad, py)
+			}
 		}
 	}
 	got, err := pyFormat(`{{"doc1": "{c[0]}"}} at {ids} in {c}`, map[string]any{"c": []string{"x", "y"}, "ids": []int{1, 5}})
@@ -281,8 +335,10 @@ func TestRaisingRepliesScore(t *testing.T) {
 		for _, out := range []string{`[["ID1", "T one\x"], ["ID3", "T three"]]`, `[["ID1"], ("ID2",)]`, `[["ID1", "T one"], None]`} {
 			score("find_dup_text", dupPrompt, out, dup, strict)
 		}
-		if a, b := score("find_dup_text", dupPrompt, `[[exit()]]`, dup, strict), score("find_dup_text", dupPrompt, `[[x y]]`, dup, strict); a != b {
-			t.Errorf("strict %v: [[exit()]] scores %v, an unparsable match %v", strict, a, b)
+		for _, raises := range []string{`[[exit()]]`, `[[expression]]`} {
+			if a, b := score("find_dup_text", dupPrompt, raises, dup, strict), score("find_dup_text", dupPrompt, `[[x y]]`, dup, strict); a != b {
+				t.Errorf("strict %v: %s scores %v, an unparsable match %v", strict, raises, a, b)
+			}
 		}
 	}
 }

@@ -237,7 +237,7 @@ func (s *solving) list(t *Task) (string, bool) {
 		i = max(0, min(len(el)-1, i))
 		return el[i], true
 	case "multi_query_id":
-		v, err := pyEval(s.vars["id_arr"])
+		v, err := pyEval(s.vars["id_arr"], pyLiteral)
 		ids, ok := v.(pyList)
 		if err != nil || !ok || len(ids) == 0 {
 			return "", false
@@ -392,7 +392,7 @@ func (s *solving) multidoc(t *Task) (string, bool) {
 	}
 	switch t.Name {
 	case "batch_label":
-		v, err := pyEval(s.vars["candidates"])
+		v, err := pyEval(s.vars["candidates"], pyLiteral)
 		cl, ok := v.(pyList)
 		if err != nil || !ok || len(cl) != 4 {
 			return "", false

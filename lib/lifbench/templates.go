@@ -7,8 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
 
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
@@ -274,6 +274,8 @@ func pyRepr(v any) string {
 		return pyBytesRepr(string(x))
 	case pyEllipsis:
 		return "Ellipsis"
+	case pyObject:
+		return x.text
 	}
 	return fmt.Sprint(v)
 }
@@ -337,11 +339,11 @@ func pyQuote(s string) string {
 			sb.WriteString(`\r`)
 		case r == '\t':
 			sb.WriteString(`\t`)
-		case !pyPrintable(r) && r < 0x100:
+		case !pystr.IsPrintable(r) && r < 0x100:
 			fmt.Fprintf(&sb, `\x%02x`, r)
-		case !pyPrintable(r) && r < 0x10000:
+		case !pystr.IsPrintable(r) && r < 0x10000:
 			fmt.Fprintf(&sb, `\u%04x`, r)
-		case !pyPrintable(r):
+		case !pystr.IsPrintable(r):
 			fmt.Fprintf(&sb, `\U%08x`, r)
 		default:
 			sb.WriteRune(r)
@@ -356,17 +358,6 @@ func quoteChar(s string) byte {
 		return '"'
 	}
 	return '\''
-}
-
-// pyPrintable is str.isprintable for one character.
-func pyPrintable(r rune) bool {
-	if r == ' ' {
-		return true
-	}
-	if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Cs, unicode.Co, unicode.Zl, unicode.Zp, unicode.Zs) {
-		return false
-	}
-	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S)
 }
 
 // pyBytesRepr is repr() of bytes held one byte per character.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 )
@@ -61,11 +62,14 @@ type aggregator struct {
 	// strict and official count the checks whose entries split-subtasks
 	// read with --rubric strict and with the official regex.
 	strict, official int
+	// overLimit holds the outputs (model and parent) the official
+	// evaluator cannot read (Counts.OverLimit).
+	overLimit map[[2]string]bool
 }
 
 // NewAggregator is the aggregate-ifs factory.
 func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
-	return &aggregator{opt: opt, cells: map[string]*cell{}, failedUnsplit: map[string]int{}}
+	return &aggregator{opt: opt, cells: map[string]*cell{}, failedUnsplit: map[string]int{}, overLimit: map[[2]string]bool{}}
 }
 
 func (a *aggregator) Add(rec *record.Record) error {
@@ -116,6 +120,9 @@ func (a *aggregator) Add(rec *record.Record) error {
 	parent := rec.String("parent")
 	if aggregate.ServerTruncated(rec) {
 		c.truncated[parent] = true
+	}
+	if counts.OverLimit > 0 {
+		a.overLimit[[2]string{model, parent}] = true
 	}
 	if len(counts.Error) > 0 {
 		t.failed++
@@ -359,6 +366,9 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		main.Notes = append(main.Notes, fmt.Sprintf("entries: %d checks were split with split-subtasks --rubric strict and %d with the official regex; CR and STIC mix the two readings.", a.strict, a.official))
 	case a.strict > 0:
 		main.Notes = append(main.Notes, "entries: read with split-subtasks --rubric strict (the official regex's quirks fixed, docs/longgenbench.md), so CR and STIC can differ from the official evaluator's.")
+	}
+	if n := len(a.overLimit); n > 0 {
+		main.Notes = append(main.Notes, fmt.Sprintf("Outputs with a piece whose entry number has more than %d digits: %d. The official eval.py stops on such an output with ValueError (int() on Python 3.10.7 and later), so it has no official score; here the piece claims no entry, as it would without that limit.", pystr.IntMaxStrDigits, n))
 	}
 	if lexical {
 		main.Notes = append(main.Notes, "judge lexical: an offline approximation (every content word of the event present in the entry), not the paper's LLM judge; its numbers are not comparable with published ones.")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 )
@@ -234,5 +235,25 @@ func TestAggregateNotesStrictEntries(t *testing.T) {
 		if got := strings.Contains(notes, "entries: "); got != (tc.want != "") || tc.want != "" && !strings.Contains(notes, tc.want) {
 			t.Errorf("%s: notes %q; want %q", tc.name, notes, tc.want)
 		}
+	}
+}
+
+// An entry number of more than 4,300 digits stops the official eval.py
+// (int() raises ValueError on Python 3.10.7+): split-subtasks counts such
+// pieces and the report says how many outputs had one.
+func TestAggregateNotesOverLimit(t *testing.T) {
+	kids, err := splitAll(t, checksRecord(t, " lobby\n#*# Floor "+strings.Repeat("2", pystr.IntMaxStrDigits+1)+": offices", map[string]any{"model": "m"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range kids {
+		if c := decode[Counts](t, k, "split"); c.OverLimit != 1 || c.Found != 1 {
+			t.Fatalf("%s: counts %+v; want one piece over the limit, one entry found", k.ID(), c)
+		}
+		k.Set("judgement", record.Judgement{Verdict: judge.VerdictMissing, Rubric: "test"})
+	}
+	notes := strings.Join(result(t, kids...).Tables[0].Notes, "\n")
+	if !strings.Contains(notes, "Outputs with a piece whose entry number has more than 4300 digits: 1.") {
+		t.Errorf("notes %q do not count the output the official evaluator cannot read", notes)
 	}
 }

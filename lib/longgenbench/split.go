@@ -44,6 +44,9 @@ type Counts struct {
 	// Entries is "strict" when split-subtasks --rubric strict read the
 	// entries, so that a report can say its CR is not the official one.
 	Entries string `json:"entries,omitempty"`
+	// OverLimit counts the pieces the official evaluator cannot read
+	// (Entries.OverLimit), so that a report can say so.
+	OverLimit int `json:"int_over_limit,omitempty"`
 }
 
 // CR is the completion rate of the parent in [0,1].
@@ -55,6 +58,12 @@ type Entries struct {
 	Text   map[int]string
 	Blocks int
 	Words  int
+	// OverLimit counts the pieces whose first match (official mode) is a
+	// number of more than pystr.IntMaxStrDigits digits: the official
+	// evaluator's int() raises ValueError on it on Python 3.10.7+ and the
+	// evaluation stops, so the output has no official score. Such a piece
+	// claims no entry, as it would without the limit (the number names none).
+	OverLimit int
 }
 
 // ParseEntries splits prefix + generated text as the official evaluator
@@ -64,15 +73,19 @@ type Entries struct {
 // piece to claim an entry winning. Official mode keeps the regex's quirks:
 // "Week 5" matches inside "Menu Week 5" and "Floor 2" inside "SubFloor 2",
 // and a piece whose first match is a number beyond int64 claims no entry
-// (Python reads it, but it names no entry; from 4,301 digits on Python 3.11+
-// raises instead). Strict mode skips such matches and looks further in the
-// piece: the label must start a word, must not follow "Menu " (unless the
-// label is itself a Menu one), and the number must fit.
+// (Python reads it, but it names no entry; beyond 4,300 digits Python 3.10.7
+// and later raise instead: Entries.OverLimit). Strict mode skips such
+// matches and looks further in the piece: the label must start a word, must
+// not follow "Menu " (unless the label is itself a Menu one), and the number
+// must fit.
 func ParseEntries(output, label string, strict bool) Entries {
 	blocks := strings.Split(output, Separator)
 	e := Entries{Text: map[int]string{}, Blocks: len(blocks), Words: pystr.CountFields(output)}
 	for _, b := range blocks {
-		n, ok := entryNumber(b, label, strict)
+		n, ok, over := entryNumber(b, label, strict)
+		if over {
+			e.OverLimit++
+		}
 		if !ok {
 			continue
 		}
@@ -83,12 +96,14 @@ func ParseEntries(output, label string, strict bool) Entries {
 	return e
 }
 
-func entryNumber(block, label string, strict bool) (int, bool) {
+// entryNumber is the entry a piece claims; over reports a first match
+// (official mode) of more digits than Python's int() reads.
+func entryNumber(block, label string, strict bool) (n int, ok, over bool) {
 	needle := label + " "
 	for off := 0; ; {
 		i := strings.Index(block[off:], needle)
 		if i < 0 {
-			return 0, false
+			return 0, false, false
 		}
 		i += off
 		off = i + len(needle)
@@ -110,7 +125,7 @@ func entryNumber(block, label string, strict bool) (int, bool) {
 		if !ok && strict {
 			continue
 		}
-		return n, ok
+		return n, ok, utf8.RuneCountInString(block[off:j]) > pystr.IntMaxStrDigits
 	}
 }
 
@@ -178,7 +193,7 @@ func splitRecord(rec *record.Record, emit func(*record.Record) error, strict boo
 	if len(kids) == 0 {
 		return app.Invalidf("record %q has no checks", rec.ID())
 	}
-	counts := Counts{Number: g.Number, LastEntry: g.LastEntry, Blocks: parsed.Blocks, Words: parsed.Words, Checks: len(kids), FinishReason: resp.FinishReason}
+	counts := Counts{Number: g.Number, LastEntry: g.LastEntry, Blocks: parsed.Blocks, Words: parsed.Words, Checks: len(kids), FinishReason: resp.FinishReason, OverLimit: parsed.OverLimit}
 	for n := range parsed.Text {
 		if n >= 1 && n <= g.Number {
 			counts.Found++

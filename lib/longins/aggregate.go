@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/fsum"
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 )
@@ -18,12 +20,13 @@ type cell struct {
 }
 
 type cellStats struct {
-	f1Sum          float64
-	exams, failed  int // exams counts the failed ones when they are scored (--failed official)
+	f1             fsum.Sum // correctly rounded: the mean does not depend on the records' order
+	exams, failed  int      // exams counts the failed ones when they are scored (--failed official)
 	truncated      int
 	depthHit       [10]int
 	depthTotal     [10]int
 	emptyGoldExams int
+	overLimit      int // exams whose reply the official eval.py cannot read (Predicted)
 }
 
 type aggregator struct {
@@ -80,6 +83,7 @@ func (a *aggregator) Add(rec *record.Record) error {
 		Detail struct {
 			Hits      []Hit `json:"hits"`
 			GoldWrong int   `json:"gold_wrong"`
+			OverLimit int   `json:"int_over_limit"`
 		} `json:"detail"`
 	}
 	if err := rec.Decode("judgement", &j); err != nil {
@@ -89,9 +93,12 @@ func (a *aggregator) Add(rec *record.Record) error {
 		return fmt.Errorf("record %q has no judgement: run judge before aggregate-ifs", rec.ID())
 	}
 	c.exams++
-	c.f1Sum += *j.Score
+	c.f1.Add(*j.Score)
 	if j.Detail.GoldWrong == 0 {
 		c.emptyGoldExams++
+	}
+	if j.Detail.OverLimit > 0 {
+		c.overLimit++
 	}
 	for _, h := range j.Detail.Hits {
 		d := min(9, max(0, h.Depth))
@@ -129,7 +136,7 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		c := a.cells[k]
 		dims := map[string]string{"mode": k.mode, "length": strconv.Itoa(k.length)}
 		nums := map[string]float64{"length_tokens": float64(k.length)}
-		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "F1", Dims: dims, Nums: nums, Value: nan(100*c.f1Sum, float64(c.exams)), Unit: "percent", N: c.exams, NFailed: c.failed, NTruncated: c.truncated})
+		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "F1", Dims: dims, Nums: nums, Value: nan(100*c.f1.Value(), float64(c.exams)), Unit: "percent", N: c.exams, NFailed: c.failed, NTruncated: c.truncated})
 		for d := range 10 {
 			if c.depthTotal[d] == 0 {
 				continue
@@ -175,6 +182,7 @@ func (a *aggregator) f1Tables(keys []cell) []report.Table {
 				models = append(models, k.model)
 			}
 		}
+		overLimit := 0
 		for _, m := range models {
 			row := []string{m}
 			exams, failed, empty, truncated := 0, 0, 0, 0
@@ -188,15 +196,19 @@ func (a *aggregator) f1Tables(keys []cell) []report.Table {
 					}
 					continue
 				}
-				row = append(row, report.Fmt(100*c.f1Sum/float64(c.exams), a.opt.Decimals))
+				row = append(row, report.Fmt(100*c.f1.Value()/float64(c.exams), a.opt.Decimals))
 				exams, failed, empty = exams+c.exams, failed+c.failed, empty+c.emptyGoldExams
 				truncated += c.truncated
+				overLimit += c.overLimit
 			}
 			row = append(row, strconv.Itoa(exams), strconv.Itoa(failed), strconv.Itoa(truncated), strconv.Itoa(empty))
 			t.Rows = append(t.Rows, row)
 		}
 		t.Notes = []string{"Mean F1 between the predicted and the gold wrong-question ids (the integers inside [...] of the reply), as the official eval.py; an exam with no gold wrong answer, or a reply naming none, scores 0 and is counted (\"empty gold\"). \"cut by server\": replies to a prompt the server shortened."}
 		t.Notes = append(t.Notes, failedNote(a.opt))
+		if overLimit > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("Exams whose reply names a number of more than %d digits inside [...]: %d. The official eval.py stops on such a reply with ValueError (int() on Python 3.10.7 and later), so it has no official score; it is scored as eval.py scores it without that limit, the number naming no question.", pystr.IntMaxStrDigits, overLimit))
+		}
 		out = append(out, t)
 	}
 	return out

@@ -2,16 +2,17 @@ package longins
 
 import (
 	"math/big"
+	"strings"
 	"testing"
 )
 
 // Any reply gives a set of canonical decimal ids and an F1 in [0, 1].
 func FuzzPredicted(f *testing.F) {
-	for _, s := range []string{"[1, 2, 3]", "[٣]", "[]", "[1]\n[2", "[99999999999999999999999]", "no brackets", "[[1],[2]]", "[-1, +2, 0x3]"} {
+	for _, s := range []string{"[1, 2, 3]", "[٣]", "[]", "[1]\n[2", "[99999999999999999999999]", "no brackets", "[[1],[2]]", "[-1, +2, 0x3]", "[" + strings.Repeat("9", 4301) + "]"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, reply string) {
-		pred := Predicted(reply)
+		pred, _ := Predicted(reply)
 		seen := map[string]bool{}
 		for _, p := range pred {
 			n, ok := new(big.Int).SetString(p, 10)

@@ -12,6 +12,7 @@ import (
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/pystr"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 	"github.com/ifkit/ifkit/lib/sim"
@@ -20,25 +21,32 @@ import (
 )
 
 func TestPredicted(t *testing.T) {
+	big := strings.Repeat("7", pystr.IntMaxStrDigits+1)
 	cases := []struct {
-		reply string
-		want  []string
+		reply     string
+		want      []string
+		overLimit int // numbers eval.py's int() refuses on Python 3.10.7+
 	}{
-		{"[3, 17]", []string{"3", "17"}},
-		{"The wrong ones are [3] and [17, 3].", []string{"3", "17"}},
-		{"[]", nil},
-		{"no brackets 3, 4", nil},
-		{"[Question 12]", []string{"12"}}, // any bracketed text counts, as in eval.py
-		{"[3\n, 4] [5]", []string{"5"}},   // "." does not cross a line break
-		{"[[3] 4]", []string{"3"}},        // non-greedy: the first "]" closes
-		{"[007, 0]", []string{"7", "0"}},  // int("007") == 7
-		{"[٣, ١٢]", []string{"3", "12"}},  // Python's \d and int() take Arabic-Indic digits
-		{"[3.5]", []string{"3", "5"}},     // \d+ finds both runs
-		{"[99999999999999999999999]", []string{"99999999999999999999999"}},
+		{"[3, 17]", []string{"3", "17"}, 0},
+		{"The wrong ones are [3] and [17, 3].", []string{"3", "17"}, 0},
+		{"[]", nil, 0},
+		{"no brackets 3, 4", nil, 0},
+		{"[Question 12]", []string{"12"}, 0}, // any bracketed text counts, as in eval.py
+		{"[3\n, 4] [5]", []string{"5"}, 0},   // "." does not cross a line break
+		{"[[3] 4]", []string{"3"}, 0},        // non-greedy: the first "]" closes
+		{"[007, 0]", []string{"7", "0"}, 0},  // int("007") == 7
+		{"[٣, ١٢]", []string{"3", "12"}, 0},  // Python's \d and int() take Arabic-Indic digits
+		{"[3.5]", []string{"3", "5"}, 0},     // \d+ finds both runs
+		{"[99999999999999999999999]", []string{"99999999999999999999999"}, 0},
+		{"[" + strings.Repeat("7", pystr.IntMaxStrDigits) + "]", []string{strings.Repeat("7", pystr.IntMaxStrDigits)}, 0},
+		{"[3, " + big + "] [" + big + "]", []string{"3", big}, 2},
+		{"[" + strings.Repeat("0", pystr.IntMaxStrDigits) + "1]", []string{"1"}, 1}, // leading zeros count
+		{"[" + strings.Repeat("٣", pystr.IntMaxStrDigits+1) + "]", []string{strings.Repeat("3", pystr.IntMaxStrDigits+1)}, 1},
 	}
 	for _, c := range cases {
-		if got := Predicted(c.reply); !slices.Equal(got, c.want) {
-			t.Errorf("Predicted(%q) = %q, want %q", c.reply, got, c.want)
+		got, over := Predicted(c.reply)
+		if !slices.Equal(got, c.want) || over != c.overLimit {
+			t.Errorf("Predicted(%.40q) = %.40q, %d over the limit; want %.40q, %d", c.reply, got, over, c.want, c.overLimit)
 		}
 	}
 }
@@ -293,7 +301,8 @@ func TestSolverFullSkill(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: the solver did not recognise the exam", r.ID())
 		}
-		if f1, _ := F1(Predicted(reply), g.Wrong); f1 != 1 {
+		pred, _ := Predicted(reply)
+		if f1, _ := F1(pred, g.Wrong); f1 != 1 {
 			t.Errorf("%s: F1 %v at skill 1 (reply %s, gold %v)", r.ID(), f1, reply, g.Wrong)
 		}
 	}
@@ -398,6 +407,67 @@ func TestAggregateFailedDepths(t *testing.T) {
 			if row.Metric == "depth_accuracy" && row.Nums["depth"] == 2 && row.Value != tc.depth2 {
 				t.Errorf("--failed %s: depth 2 accuracy %v, want %v", tc.policy, row.Value, tc.depth2)
 			}
+		}
+	}
+}
+
+// A reply with a number of more than 4,300 digits stops the official
+// eval.py (int() raises ValueError on Python 3.10.7+). ifkit scores it as
+// eval.py does without the limit, says so in the judgement, and the table
+// counts such exams.
+func TestOverLimitReplies(t *testing.T) {
+	rec := record.New("a")
+	rec.Set("bench", Bench)
+	rec.Set("model", "m")
+	rec.Set("group", map[string]string{"mode": GIST, "length": "256"})
+	rec.Set("gold", Gold{Wrong: []int{3}, Depths: []int{1}, Questions: 10})
+	rec.Set("response", record.Response{Text: "[3, " + strings.Repeat("9", pystr.IntMaxStrDigits+1) + "]"})
+	s, _ := NewScorer(judgeOpts)
+	d, err := s.Prepare(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Judgement.Score != 2*0.5*1/1.5 || d.Judgement.Detail[DetailOverLimit] != 1 {
+		t.Fatalf("judgement %+v: want F1 2/3 (the number a false positive) and %s 1", d.Judgement, DetailOverLimit)
+	}
+	rec.Set("judgement", d.Judgement)
+	agg := NewAggregator(aggregate.Options{Decimals: 2})
+	if err := agg.Add(rec); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := agg.Result()
+	if notes := strings.Join(res.Tables[0].Notes, "\n"); !strings.Contains(notes, "Exams whose reply names a number of more than 4300 digits inside [...]: 1.") {
+		t.Errorf("the F1 table does not count the reply the official eval.py cannot read:\n%s", notes)
+	}
+}
+
+// The mean F1 is a correctly rounded sum (lib/fsum): the same judged exams in
+// any order give the same rows and tables, to the last bit.
+func TestAggregateIgnoresRecordOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var recs []*record.Record
+	for i := range 60 {
+		rec := record.New(fmt.Sprintf("e%d", i))
+		rec.Set("bench", Bench)
+		rec.Set("model", "m")
+		rec.Set("group", map[string]string{"mode": GIST, "length": strconv.Itoa(256 << (i % 2))})
+		rec.Set("judgement", record.Judgement{Score: float64(r.IntN(10)) / float64(1+r.IntN(9)) / 10, Rubric: Rubric, Detail: map[string]any{"hits": []Hit{{ID: 1, Depth: i % 10, Hit: i%3 == 0}}, "gold_wrong": 1}})
+		recs = append(recs, rec)
+	}
+	show := func(recs []*record.Record) string {
+		agg := NewAggregator(aggregate.Options{Decimals: 2})
+		for _, rec := range recs {
+			if err := agg.Add(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, _ := agg.Result()
+		return fmt.Sprintf("%v\n%v", res.Rows, res.Tables)
+	}
+	want := show(recs)
+	for p, other := range testbin.Orders(recs, 4) {
+		if got := show(other); got != want {
+			t.Fatalf("exams in order %d (0 is reversed) give other metrics:\n%s\nwant\n%s", p, got, want)
 		}
 	}
 }

@@ -13,14 +13,23 @@ import (
 // Rubric names the scorer in every judgement.
 const Rubric = "longins-f1/1"
 
+// DetailOverLimit is the judgement.detail key that counts the reply's
+// numbers the official eval.py cannot read (Predicted).
+const DetailOverLimit = "int_over_limit"
+
 // Predicted is the official eval.py's reading of a reply: every integer
 // inside each re.findall(r'\[(.*?)\]') match (non-greedy, never across a
 // line break), as a set. Python's \d and int() accept every Unicode decimal
 // digit, so "[٣]" is 3; numbers are kept as canonical decimal strings so
 // that huge ones compare correctly.
-func Predicted(reply string) []string {
+//
+// overLimit counts the numbers of more than pystr.IntMaxStrDigits digits:
+// eval.py's int() raises ValueError on them on Python 3.10.7+, and the
+// official evaluation stops. Such a reply has no official score; it is
+// scored as eval.py scores it without the limit (each such number a
+// prediction that names no question), and the judgement says so.
+func Predicted(reply string) (pred []string, overLimit int) {
 	seen := map[string]bool{}
-	var out []string
 	for i := 0; i < len(reply); {
 		open := strings.IndexByte(reply[i:], '[')
 		if open < 0 {
@@ -36,20 +45,26 @@ func Predicted(reply string) []string {
 			continue
 		}
 		for _, n := range integers(rest[:end]) {
-			if !seen[n] {
-				seen[n] = true
-				out = append(out, n)
+			if len(n.raw) > pystr.IntMaxStrDigits {
+				overLimit++
+			}
+			if !seen[n.value] {
+				seen[n.value] = true
+				pred = append(pred, n.value)
 			}
 		}
 		i = open + 1 + end + 1
 	}
-	return out
+	return pred, overLimit
 }
 
-// integers returns the runs of Unicode decimal digits in s as canonical
-// decimal strings (leading zeros removed).
-func integers(s string) []string {
-	var out []string
+// integer is a run of decimal digits: as written, in ASCII digits, and as
+// a canonical decimal string.
+type integer struct{ raw, value string }
+
+// integers returns the runs of Unicode decimal digits in s.
+func integers(s string) []integer {
+	var out []integer
 	var cur []byte
 	flush := func() {
 		if cur != nil {
@@ -57,7 +72,7 @@ func integers(s string) []string {
 			if t == "" {
 				t = "0"
 			}
-			out = append(out, t)
+			out = append(out, integer{string(cur), t})
 			cur = nil
 		}
 	}
@@ -121,7 +136,7 @@ func (scorer) Prepare(rec *record.Record) (judge.Decision, error) {
 	if err := rec.Decode("response", &resp); err != nil {
 		return judge.Decision{}, app.Invalid(err)
 	}
-	pred := Predicted(resp.Text)
+	pred, overLimit := Predicted(resp.Text)
 	f1, tp := F1(pred, g.Wrong)
 	named := make(map[string]bool, len(pred))
 	for _, p := range pred {
@@ -135,14 +150,11 @@ func (scorer) Prepare(rec *record.Record) (judge.Decision, error) {
 	if f1 == 1 {
 		verdict = "yes"
 	}
-	return judge.Decision{Judgement: &record.Judgement{
-		Score:   f1,
-		Verdict: verdict,
-		Rubric:  Rubric,
-		Detail: map[string]any{
-			"predicted": pred, "true_positives": tp, "gold_wrong": len(g.Wrong), "hits": hits,
-		},
-	}}, nil
+	detail := map[string]any{"predicted": pred, "true_positives": tp, "gold_wrong": len(g.Wrong), "hits": hits}
+	if overLimit > 0 {
+		detail[DetailOverLimit] = overLimit
+	}
+	return judge.Decision{Judgement: &record.Judgement{Score: f1, Verdict: verdict, Rubric: Rubric, Detail: detail}}, nil
 }
 
 func (scorer) Parse(*record.Record, string) (*record.Judgement, error) {

@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ifkit/ifkit/lib/bytesize"
+	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/redact"
 	"io"
 	"net"
@@ -43,20 +45,7 @@ func (c *Client) maxReply() int64 {
 // retried: a server that sends one (a runaway generation, a hostile
 // proxy) would send it again, and each costs up to the limit in memory.
 func tooLarge(limit int64) *Error {
-	return &Error{Kind: KindTooLarge, Message: fmt.Sprintf("the reply is longer than %s (--max-reply)", sizeText(limit))}
-}
-
-// sizeText is a byte count as --max-reply spells it.
-func sizeText(n int64) string {
-	for _, u := range []struct {
-		unit string
-		size int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return fmt.Sprintf("%d %s", n/u.size, u.unit)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return &Error{Kind: KindTooLarge, Message: fmt.Sprintf("the reply is longer than %s (--max-reply)", bytesize.String(limit))}
 }
 
 // NewTransport returns an HTTP/1.1 transport that keeps one idle connection
@@ -180,11 +169,8 @@ const (
 	PathCompletions = "/completions"
 )
 
-// Usage is the token accounting the server reports.
-type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-}
+// Usage is the token accounting the server reports, details included.
+type Usage = record.Usage
 
 // Completion is a successful answer.
 type Completion struct {

@@ -28,7 +28,7 @@ func TestCompleteChatForwardsBodyAndKey(t *testing.T) {
 		gotPath, gotAuth = r.URL.Path, r.Header.Get("Authorization")
 		b, _ := io.ReadAll(r.Body)
 		gotBody = string(b)
-		fmt.Fprint(w, `{"model":"m","choices":[{"message":{"content":null,"reasoning_content":"thinking"},"finish_reason":"length"}],"usage":{"prompt_tokens":7,"completion_tokens":9}}`)
+		fmt.Fprint(w, `{"model":"m","choices":[{"message":{"content":null,"reasoning_content":"thinking"},"finish_reason":"length"}],"usage":{"prompt_tokens":7,"completion_tokens":9,"prompt_tokens_details":{"cached_tokens":4},"completion_tokens_details":{"reasoning_tokens":5}}}`)
 	})
 	c := New(4, time.Second, "sk-test-key")
 	body := `{"model":"m","messages":[{"role":"user","content":"hi"}],"top_k":20}`
@@ -39,7 +39,8 @@ func TestCompleteChatForwardsBodyAndKey(t *testing.T) {
 	if gotPath != "/v1/chat/completions" || gotAuth != "Bearer sk-test-key" || gotBody != body {
 		t.Fatalf("request: path %q auth %q body %q", gotPath, gotAuth, gotBody)
 	}
-	if comp.Text != "" || comp.Reasoning != "thinking" || comp.FinishReason != "length" || comp.Usage != (Usage{7, 9}) || !comp.HasUsage {
+	if comp.Text != "" || comp.Reasoning != "thinking" || comp.FinishReason != "length" || comp.Usage.PromptTokens != 7 || comp.Usage.CompletionTokens != 9 || !comp.HasUsage ||
+		comp.Usage.CachedTokens() != 4 || comp.Usage.ReasoningTokens() != 5 {
 		t.Fatalf("completion %+v", comp)
 	}
 }

@@ -59,6 +59,7 @@ type Manifest struct {
 	Part     string `json:"part"`
 	Records  int64  `json:"records"`
 	Failed   int64  `json:"failed"`
+	Usage    any    `json:"usage,omitempty"` // what an inference or judge run paid (lib/cost.Account)
 	Complete bool   `json:"complete"`
 	// SHA256 and Size are the part file's, as stored, once it is complete: a
 	// reader checks them before it reads the part, and counts its records.

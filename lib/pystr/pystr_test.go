@@ -5,9 +5,12 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/ifkit/ifkit/lib/ucd"
 )
 
-// The expected values are what CPython 3.11 prints for the same calls.
+// The expected values are what CPython prints for the same calls (3.10 and
+// 3.11 agree on these characters).
 
 func TestLower(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -74,19 +77,56 @@ func TestAtoi(t *testing.T) {
 	}
 }
 
-// DecimalValue relies on every range of the Nd table being whole runs of
+// DecimalValue relies on every run of Nd characters being whole runs of
 // ten digits starting at a zero.
 func TestDecimalRuns(t *testing.T) {
-	check := func(lo, hi, stride uint32) {
-		if stride != 1 && lo != hi || (hi-lo+1)%10 != 0 {
-			t.Errorf("Nd range %#x-%#x stride %d is not whole runs of ten", lo, hi, stride)
+	n := 0
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if c, first := Unicode.Run(r); c == ucd.Nd {
+			n++
+			if next, _ := Unicode.Run(r + 1); Unicode.Category(r+1) != ucd.Nd && (r-first+1)%10 != 0 {
+				t.Errorf("Nd run U+%04X-U+%04X is not whole runs of ten (%v)", first, r, next)
+			}
 		}
 	}
-	for _, r := range unicode.Nd.R16 {
-		check(uint32(r.Lo), uint32(r.Hi), uint32(r.Stride))
+	if n < 600 {
+		t.Errorf("%d Nd characters: the table is not Unicode 13's", n)
 	}
-	for _, r := range unicode.Nd.R32 {
-		check(r.Lo, r.Hi, r.Stride)
+}
+
+// The classes are Python 3.10's, Unicode 13.0: characters added since are
+// unassigned. CPython 3.11 (Unicode 14.0) and Go's tables (15.0) give the
+// other answer for each row from the third on ('\u0870'.isidentifier() is
+// True in 3.11), and lower 'Ꟁ' to 'ꟁ'.
+func TestUnicodeVersion(t *testing.T) {
+	if Unicode.Name != "13.0.0" {
+		t.Fatalf("pystr follows Unicode %s; Python 3.10 has 13.0.0", Unicode.Name)
+	}
+	for _, tc := range []struct {
+		r                        rune
+		decimal, word, printable bool
+		why                      string
+	}{
+		{0x1FBF0, true, true, true, "SEGMENTED DIGIT ZERO, 13.0"},
+		{0x4E00, false, true, true, "a CJK ideograph"},
+		{0x0870, false, false, false, "ARABIC LETTER ALEF WITH ATTACHED FATHA, 14.0"},
+		{0x11F50, false, false, false, "KAWI DIGIT ZERO, 15.0"},
+		{0x11F04, false, false, false, "KAWI LETTER A, 15.0"},
+		{0x1E4F0, false, false, false, "NAG MUNDARI DIGIT ZERO, 15.0"},
+	} {
+		if IsDecimal(tc.r) != tc.decimal || IsWord(tc.r) != tc.word || IsPrintable(tc.r) != tc.printable || IsIdentifierChar(tc.r) != tc.word {
+			t.Errorf("U+%04X (%s): isdecimal %v \\w %v isprintable %v isidentifier %v, want %v %v %v %v",
+				tc.r, tc.why, IsDecimal(tc.r), IsWord(tc.r), IsPrintable(tc.r), IsIdentifierChar(tc.r), tc.decimal, tc.word, tc.printable, tc.word)
+		}
+	}
+	if _, ok := Atoi("\U00011F51"); ok {
+		t.Error("int() of a Kawi digit: Python 3.10 refuses it")
+	}
+	// 'Ꟁ'.lower() and 'Ⱟ'.lower() (14.0) are unchanged in Python 3.10.
+	for _, s := range []string{"\uA7C0", "\u2C2F"} {
+		if got := Lower(s); got != s {
+			t.Errorf("Lower(%+q) = %+q: a 14.0 letter has no mapping in 13.0", s, got)
+		}
 	}
 }
 

@@ -23,10 +23,51 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s: %s", e.Stage, e.Kind, e.Message)
 }
 
-// Usage is the token accounting an endpoint reports.
+// Usage is the token accounting an endpoint reports. The details are kept
+// as OpenAI names them, where the server reports them (OpenAI; vLLM with
+// --enable-prompt-tokens-details; reasoning models), for the cost.
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
+	PromptTokens            int                      `json:"prompt_tokens"`
+	CompletionTokens        int                      `json:"completion_tokens"`
+	PromptTokensDetails     *PromptTokensDetails     `json:"prompt_tokens_details,omitempty"`
+	CompletionTokensDetails *CompletionTokensDetails `json:"completion_tokens_details,omitempty"`
+}
+
+// PromptTokensDetails: CachedTokens of the prompt tokens were served by the
+// server's prefix cache (often billed lower).
+type PromptTokensDetails struct {
+	CachedTokens int `json:"cached_tokens"`
+}
+
+// CompletionTokensDetails: ReasoningTokens of the completion tokens were
+// spent reasoning.
+type CompletionTokensDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
+}
+
+// CachedTokens and ReasoningTokens are the details' counts, 0 where the
+// server did not report them.
+func (u Usage) CachedTokens() int {
+	if u.PromptTokensDetails == nil {
+		return 0
+	}
+	return u.PromptTokensDetails.CachedTokens
+}
+
+func (u Usage) ReasoningTokens() int {
+	if u.CompletionTokensDetails == nil {
+		return 0
+	}
+	return u.CompletionTokensDetails.ReasoningTokens
+}
+
+// FromCache marks a reply that came from the cache (--cache, docs/cache.md)
+// instead of a call: when it was first received and by which run, whose
+// summary, --stats and manifest name it cache_run.
+type FromCache struct {
+	Cached     bool   `json:"cached,omitempty"`
+	CachedTime string `json:"cached_time,omitempty"`
+	CachedRun  string `json:"cached_run,omitempty"`
 }
 
 // Response is the `response` field written by infer-batch.
@@ -53,6 +94,7 @@ type Response struct {
 	PromptTokensSent int    `json:"prompt_tokens_sent,omitempty"`
 	Tokenizer        string `json:"tokenizer,omitempty"`
 	ServerTruncated  bool   `json:"server_truncated,omitempty"`
+	FromCache
 }
 
 // Point is one rubric score point.
@@ -69,6 +111,7 @@ type JudgeCall struct {
 	Reply    string `json:"reply"`
 	Attempts int    `json:"attempts,omitempty"`
 	Endpoint string `json:"endpoint,omitempty"`
+	FromCache
 }
 
 // Judgement is the `judgement` field written by judge. Detail holds what a

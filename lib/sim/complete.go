@@ -28,14 +28,22 @@ type reply struct {
 }
 
 type usage struct {
-	PromptTokens     int           `json:"prompt_tokens"`
-	CompletionTokens int           `json:"completion_tokens"`
-	TotalTokens      int           `json:"total_tokens"`
-	Details          *usageDetails `json:"completion_tokens_details,omitempty"`
+	PromptTokens     int            `json:"prompt_tokens"`
+	CompletionTokens int            `json:"completion_tokens"`
+	TotalTokens      int            `json:"total_tokens"`
+	PromptDetails    *promptDetails `json:"prompt_tokens_details,omitempty"`
+	Details          *usageDetails  `json:"completion_tokens_details,omitempty"`
 }
 
 type usageDetails struct {
 	ReasoningTokens int `json:"reasoning_tokens"`
+}
+
+// promptDetails are the prompt tokens the prefix cache served, reported
+// as vLLM (--enable-prompt-tokens-details) and OpenAI report them, when
+// --prefix-cache-tokens is on.
+type promptDetails struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
@@ -133,8 +141,12 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		rep = aborted(rep, req.MaxTokens)
 	}
 	ttft := s.opt.Latency
-	if pre := s.prefillTokens(req, pt); s.opt.PrefillTPS > 0 {
+	pre := s.prefillTokens(req, pt)
+	if s.opt.PrefillTPS > 0 {
 		ttft += time.Duration(float64(pre) / s.opt.PrefillTPS * float64(time.Second))
+	}
+	if s.pc.capacity > 0 {
+		rep.usage.PromptDetails = &promptDetails{CachedTokens: pt - pre}
 	}
 	ttft = max(ttft-time.Since(begin), 0)
 	var done bool

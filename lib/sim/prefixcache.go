@@ -120,11 +120,14 @@ func (s *Server) prefillTokens(req *Request, promptTokens int) int {
 	return promptTokens - s.pc.lookup(req.Text(), promptTokens)
 }
 
-// metrics serves GET /metrics in Prometheus' text format.
+// metrics serves GET /metrics in Prometheus' text format: the prefix
+// cache's counts, and the completion requests received (a test counts what
+// a client paid for).
 func (s *Server) metrics(w http.ResponseWriter) {
 	s.pc.mu.Lock()
 	hit, reuse, prompt := s.pc.hitTokens, s.pc.reusableTokens, s.pc.promptTokens
 	s.pc.mu.Unlock()
+	st := s.Stats()
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	for _, m := range []struct {
 		name, kind, help string
@@ -133,6 +136,7 @@ func (s *Server) metrics(w http.ResponseWriter) {
 		{"prefix_cache_hit_tokens", "counter", "Prompt tokens found in the prefix cache (no prefill).", hit},
 		{"prefix_cache_reusable_tokens", "counter", "Prompt tokens an unlimited prefix cache would have found.", reuse},
 		{"prompt_tokens", "counter", "Prompt tokens of the requests admitted.", prompt},
+		{"completion_requests", "counter", "Requests to /v1/chat/completions and /v1/completions received.", st.ByPath["/v1/chat/completions"] + st.ByPath["/v1/completions"]},
 		{"requests_running", "gauge", "Requests being generated.", s.inflight.Load()},
 		{"requests_waiting", "gauge", "Requests waiting for a slot (--max-concurrency).", s.queued.Load()},
 	} {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -76,19 +77,26 @@ func TestPrefixCacheServer(t *testing.T) {
 	}
 	defer s.Close()
 	long := strings.Repeat("the same long context word ", 2000) // ~10k tokens
+	var usage []string
 	ask := func(q string) time.Duration {
 		start := time.Now()
 		resp, err := http.Post(base+"/chat/completions", "application/json", strings.NewReader(`{"model":"llm-sim","messages":[{"role":"user","content":"`+long+q+`"}],"max_tokens":2}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		io.Copy(io.Discard, resp.Body)
+		var v struct{ Usage json.RawMessage }
+		json.NewDecoder(resp.Body).Decode(&v)
 		resp.Body.Close()
+		usage = append(usage, string(v.Usage))
 		return time.Since(start)
 	}
 	first, second := ask("first?"), ask("second?")
 	if second*3 > first {
 		t.Fatalf("the cached request took %v, the first %v", second, first)
+	}
+	// The usage says so, as vLLM's does.
+	if !strings.Contains(usage[0], `"prompt_tokens_details":{"cached_tokens":0}`) || strings.Contains(usage[1], `"cached_tokens":0}`) || !strings.Contains(usage[1], `"cached_tokens":`) {
+		t.Fatalf("usage: %s", usage)
 	}
 	resp, err := http.Get(strings.TrimSuffix(base, "/v1") + "/metrics")
 	if err != nil {
@@ -107,7 +115,7 @@ func TestPrefixCacheServer(t *testing.T) {
 			m[name] = v
 		}
 	}
-	if m["prefix_cache_hit_tokens"] == 0 || m["prefix_cache_hit_tokens"] != m["prefix_cache_reusable_tokens"] || m["prompt_tokens"] < 2*m["prefix_cache_hit_tokens"] || m["requests_running"] != 0 {
+	if m["prefix_cache_hit_tokens"] == 0 || m["prefix_cache_hit_tokens"] != m["prefix_cache_reusable_tokens"] || m["prompt_tokens"] < 2*m["prefix_cache_hit_tokens"] || m["requests_running"] != 0 || m["completion_requests"] != 2 {
 		t.Fatalf("metrics:\n%s", b)
 	}
 }

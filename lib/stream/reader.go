@@ -149,6 +149,47 @@ func ReadFile(path string) ([]byte, error) {
 	return bytes.TrimPrefix(b, BOM), err
 }
 
+// ReadFileMax is ReadFile for a file that has no business being large (an
+// API key, a tokenizer.json): a file over max bytes, or a device such as
+// /dev/zero, is refused without being read into memory. A pipe (a key given
+// as <(pass show key)) is read up to max.
+func ReadFileMax(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	tooLarge := fmt.Errorf("%s: larger than %s, more than such a file holds", path, sizeString(max))
+	switch {
+	case fi.Mode()&os.ModeDevice != 0:
+		return nil, fmt.Errorf("%s: a device, not a file", path)
+	case fi.Mode().IsRegular() && fi.Size() > max:
+		return nil, tooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, tooLarge
+	}
+	return bytes.TrimPrefix(b, BOM), nil
+}
+
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 // OpenText opens a text file the user names for streaming, without a leading BOM.
 func OpenText(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)

@@ -641,7 +641,8 @@ func TestReadFileSkipsBOM(t *testing.T) {
 
 // An output asked for its checksum reports the sha256 and size of the file
 // as stored, for the manifest a reader checks the part against; WriteFile
-// completes a whole file the same way, replacing (never following) a link.
+// completes a whole file the same way, replacing (never following) a link
+// at its name or its temporary name.
 func TestChecksumAndWriteFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "part.jsonl.zst")
@@ -673,8 +674,11 @@ func TestChecksumAndWriteFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Symlink(victim, PartialName(link+"2"))
-	if err := WriteFile(link+"2", []byte("{}\n")); err == nil {
-		t.Error("WriteFile wrote through a link planted at its temporary name")
+	if err := WriteFile(link+"2", []byte("{}\n")); err != nil {
+		t.Error(err)
+	}
+	if b, _ := os.ReadFile(link + "2"); string(b) != "{}\n" {
+		t.Errorf("written through a link planted at the temporary name: %q", b)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
 		t.Errorf("the link's target was written: %q", b)
@@ -682,4 +686,35 @@ func TestChecksumAndWriteFile(t *testing.T) {
 	if st, _ := os.Lstat(link); st.Mode()&os.ModeSymlink != 0 {
 		t.Error("the link is still there")
 	}
+}
+
+// A file that has no business being large is refused past its limit, and
+// a device is refused without reading it; a pipe is read up to the limit.
+func TestReadFileMax(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "key")
+	os.WriteFile(small, []byte("\xef\xbb\xbfsk-123\n"), 0o644)
+	if b, err := ReadFileMax(small, 16); err != nil || string(b) != "sk-123\n" {
+		t.Errorf("a small file: %q, %v", b, err)
+	}
+	big := filepath.Join(dir, "big")
+	os.WriteFile(big, make([]byte, 17), 0o644)
+	if _, err := ReadFileMax(big, 16); err == nil || !strings.Contains(err.Error(), "larger than 16 bytes") {
+		t.Errorf("a file over the limit: %v", err)
+	}
+	if _, err := ReadFileMax("/dev/zero", 1<<20); err == nil || !strings.Contains(err.Error(), "a device") {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w.Write(make([]byte, 64))
+		w.Close()
+	}()
+	if _, err := ReadFileMax(fmt.Sprintf("/dev/fd/%d", r.Fd()), 16); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("a pipe over the limit: %v", err)
+	}
+	r.Close()
 }

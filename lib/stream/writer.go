@@ -343,13 +343,28 @@ func commit(f *os.File, tmp, path string, err error) error {
 // completed: written to PartialName(path), synced and renamed into place.
 // Manifests, --stats and the report index are written with it.
 func WriteFile(path string, data []byte) error {
-	tmp := PartialName(path)
-	f, err := openTemp(tmp)
+	return WriteFileVia(path, PartialName(path), func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFileVia is WriteFile through a temporary name of the caller's (a
+// unique one where writers on several nodes may write the same file, as
+// the cache's) with what write puts there, checked by write before the
+// rename if it needs to be (a download against its pinned hash). The
+// temporary file is created anew, never through a link (a leftover of a
+// killed writer is replaced, a link planted there removed, not followed),
+// and removed when anything fails.
+func WriteFileVia(path, tmp string, write func(f io.Writer) error) error {
+	if err := os.Remove(tmp); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o666)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if err = commit(f, tmp, path, err); err != nil {
+	if err = commit(f, tmp, path, write(f)); err != nil {
 		os.Remove(tmp)
 	}
 	return err

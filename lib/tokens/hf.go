@@ -1,75 +1,86 @@
 package tokens
 
 import (
-	"container/heap"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"regexp"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
+	"time"
 	"unicode/utf8"
 
-	"github.com/dlclark/regexp2"
+	"github.com/ifkit/ifkit/lib/pretok"
 	"github.com/ifkit/ifkit/lib/stream"
+	"github.com/ifkit/ifkit/lib/ucd"
 	"golang.org/x/text/unicode/norm"
 )
 
 // HF is a BPE tokenizer loaded from a Hugging Face tokenizer.json: the
-// byte-level BPE of GPT-2, Llama 3, Qwen and Mistral's newer models, and the
-// SentencePiece-style BPE with byte fallback of Llama 2 and Mistral 7B. It
-// runs the file's normalizer, pre-tokenizer and model and matches its added
-// tokens; the post-processor (BOS/EOS) is left out, so a count is the text's
-// tokens without the special tokens a server adds around a prompt. Unigram
-// and WordPiece models are refused with a clear error.
+// byte-level BPE of GPT-2, Llama 3, Qwen, DeepSeek and gpt-oss, and the
+// SentencePiece-style BPE with byte fallback of Llama 2 and Gemma. It runs
+// the file's added tokens, normalizer, pre-tokenizer and model as the Rust
+// tokenizers library does (tests/tokenizers checks it id for id against
+// the library on real files); the post-processor (BOS/EOS) is left out, so
+// a count is the text's tokens without the special tokens a server adds
+// around a prompt. A setting it does not implement is refused by name
+// (docs/infer-batch.md lists them), never ignored.
 //
 // The pure-Go packages that load tokenizer.json (github.com/sugarme/tokenizer)
 // split with RE2, which cannot run the look-ahead in Llama 3's and Qwen's
 // pre-tokenizer pattern, and have no BPE byte fallback, so their counts differ
-// from the server's; this loader uses regexp2 (already needed by tiktoken-go)
-// for the patterns.
+// from the server's; patterns here run on lib/pretok, which follows the
+// library's engine.
 type HF struct {
 	vocab     map[string]int
 	inverse   map[int]string
-	merges    map[[2]int]int // pair → rank
-	added     *regexp.Regexp // matches any added token's content
+	merges    map[uint64]uint64 // left<<32 | right → rank<<32 | merged
+	added     *addedSet         // matched on the raw text
+	addedNorm *addedSet         // matched on the normalized text
 	addedIDs  map[string]int
-	normalize func(string) (string, error)
+	normalize func(string, pretok.Limit) (string, error)
 	pre       []preStep
 	unk       int // -1: none
+	fuseUnk   bool
 	fallback  bool
+	byteIDs   [256]int // the byte-fallback token of each byte; -1: none
 	ignoreMrg bool
 	byteLevel bool   // pieces are mapped to GPT-2's byte alphabet
 	space     string // what stands for a space in tokens ("▁"), "" if none
 	prefixed  bool   // a space is put before the text (decode removes it)
 
-	mu    sync.Mutex
-	cache map[string][]int
+	words  pieceCache // the BPE of short pieces
+	counts textCounts
+}
+
+type hfModel struct {
+	Type                    string          `json:"type"`
+	Vocab                   json.RawMessage `json:"vocab"`
+	Merges                  json.RawMessage `json:"merges"`
+	UnkToken                *string         `json:"unk_token"`
+	ByteFallback            bool            `json:"byte_fallback"`
+	FuseUnk                 bool            `json:"fuse_unk"`
+	IgnoreMerges            bool            `json:"ignore_merges"`
+	Dropout                 *float64        `json:"dropout"`
+	ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
+	EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
 }
 
 type hfFile struct {
-	AddedTokens []struct {
-		ID      int    `json:"id"`
-		Content string `json:"content"`
-	} `json:"added_tokens"`
+	AddedTokens  []addedToken    `json:"added_tokens"`
 	Normalizer   json.RawMessage `json:"normalizer"`
 	PreTokenizer json.RawMessage `json:"pre_tokenizer"`
-	Model        struct {
-		Type                    string          `json:"type"`
-		Vocab                   map[string]int  `json:"vocab"`
-		Merges                  json.RawMessage `json:"merges"`
-		UnkToken                *string         `json:"unk_token"`
-		ByteFallback            bool            `json:"byte_fallback"`
-		IgnoreMerges            bool            `json:"ignore_merges"`
-		ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
-		EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
-	} `json:"model"`
+	Model        hfModel         `json:"model"`
 }
 
-// LoadHF reads a tokenizer.json (plain or compressed).
+// MaxFileSize bounds a tokenizer.json (the largest of current models',
+// Gemma 3's, is 33 MB): a larger file, or a device such as /dev/zero, is
+// refused rather than read into memory.
+const MaxFileSize = 256 << 20
+
+// LoadHF reads a tokenizer.json.
 func LoadHF(path string) (*HF, error) {
-	b, err := stream.ReadFile(path)
+	b, err := stream.ReadFileMax(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
@@ -80,25 +91,47 @@ func LoadHF(path string) (*HF, error) {
 func ParseHF(b []byte) (*HF, error) {
 	var f hfFile
 	if err := json.Unmarshal(b, &f); err != nil {
+		var probe struct {
+			Model struct {
+				Type string `json:"type"`
+			} `json:"model"`
+		}
+		if json.Unmarshal(b, &probe) == nil && probe.Model.Type != "" && probe.Model.Type != "BPE" {
+			return nil, unsupportedModel(probe.Model.Type)
+		}
 		return nil, fmt.Errorf("not a tokenizer.json: %v", err)
 	}
 	m := &f.Model
 	if m.Type != "BPE" && !(m.Type == "" && m.Merges != nil) {
-		return nil, fmt.Errorf("model type %q: only BPE tokenizers are supported", m.Type)
+		return nil, unsupportedModel(m.Type)
 	}
 	if (m.ContinuingSubwordPrefix != nil && *m.ContinuingSubwordPrefix != "") || (m.EndOfWordSuffix != nil && *m.EndOfWordSuffix != "") {
 		return nil, fmt.Errorf("BPE with continuing_subword_prefix or end_of_word_suffix is not supported")
 	}
-	if len(m.Vocab) == 0 {
+	if m.Dropout != nil && *m.Dropout > 0 {
+		return nil, fmt.Errorf("BPE dropout %g is refused: it makes each count random, so no count would be the server's", *m.Dropout)
+	}
+	var vocab map[string]int
+	if err := json.Unmarshal(m.Vocab, &vocab); err != nil {
+		return nil, fmt.Errorf("model.vocab: want an object of token ids")
+	}
+	if len(vocab) == 0 {
 		return nil, fmt.Errorf("model.vocab is empty")
 	}
-	h := &HF{vocab: m.Vocab, inverse: make(map[int]string, len(m.Vocab)+len(f.AddedTokens)), merges: map[[2]int]int{},
-		addedIDs: map[string]int{}, unk: -1, fallback: m.ByteFallback, ignoreMrg: m.IgnoreMerges, cache: map[string][]int{}}
-	for t, id := range m.Vocab {
+	h := &HF{vocab: vocab, inverse: make(map[int]string, len(vocab)+len(f.AddedTokens)), merges: map[uint64]uint64{},
+		addedIDs: map[string]int{}, unk: -1, fuseUnk: m.FuseUnk, fallback: m.ByteFallback, ignoreMrg: m.IgnoreMerges,
+		added: newAddedSet(), addedNorm: newAddedSet()}
+	for t, id := range vocab {
 		h.inverse[id] = t
 	}
+	for b := range h.byteIDs {
+		h.byteIDs[b] = -1
+		if id, ok := vocab[byteToken[b]]; ok {
+			h.byteIDs[b] = id
+		}
+	}
 	if m.UnkToken != nil {
-		id, ok := m.Vocab[*m.UnkToken]
+		id, ok := vocab[*m.UnkToken]
 		if !ok {
 			return nil, fmt.Errorf("unk_token %q is not in the vocabulary", *m.UnkToken)
 		}
@@ -109,32 +142,15 @@ func ParseHF(b []byte) (*HF, error) {
 		return nil, err
 	}
 	for rank, p := range pairs {
-		a, okA := m.Vocab[p[0]]
-		b, okB := m.Vocab[p[1]]
-		if _, okAB := m.Vocab[p[0]+p[1]]; !okA || !okB || !okAB {
+		a, okA := vocab[p[0]]
+		b, okB := vocab[p[1]]
+		ab, okAB := vocab[p[0]+p[1]]
+		if !okA || !okB || !okAB {
 			return nil, fmt.Errorf("merge %d (%q %q) uses a token missing from the vocabulary", rank, p[0], p[1])
 		}
-		if _, dup := h.merges[[2]int{a, b}]; !dup {
-			h.merges[[2]int{a, b}] = rank
-		}
-	}
-	if len(f.AddedTokens) > 0 {
-		var alts []string
-		for _, t := range f.AddedTokens {
-			if t.Content == "" {
-				continue
-			}
-			h.addedIDs[t.Content] = t.ID
-			h.inverse[t.ID] = t.Content
-			alts = append(alts, t.Content)
-		}
-		// Longest first: RE2 prefers the earlier alternative at one position.
-		sort.Slice(alts, func(i, j int) bool { return len(alts[i]) > len(alts[j]) })
-		for i, a := range alts {
-			alts[i] = regexp.QuoteMeta(a)
-		}
-		if len(alts) > 0 {
-			h.added = regexp.MustCompile(strings.Join(alts, "|"))
+		k := uint64(a)<<32 | uint64(b)
+		if _, dup := h.merges[k]; !dup {
+			h.merges[k] = uint64(rank)<<32 | uint64(ab)
 		}
 	}
 	if h.normalize, err = h.normalizer(f.Normalizer); err != nil {
@@ -143,7 +159,32 @@ func ParseHF(b []byte) (*HF, error) {
 	if h.pre, err = h.preTokenizer(f.PreTokenizer); err != nil {
 		return nil, fmt.Errorf("pre_tokenizer: %v", err)
 	}
+	// The library's order: the special tokens, then the others; a token is
+	// matched on the normalized text when "normalized" says so.
+	for _, special := range []bool{true, false} {
+		for i := range f.AddedTokens {
+			t := &f.AddedTokens[i]
+			if t.Special != special || t.Content == "" {
+				continue
+			}
+			h.addedIDs[t.Content] = t.ID
+			h.inverse[t.ID] = t.Content
+			if t.Normalized == nil && !t.Special || t.Normalized != nil && *t.Normalized {
+				content, err := h.normalize(t.Content, pretok.Limit{})
+				if err != nil {
+					return nil, fmt.Errorf("added token %q: %v", t.Content, err)
+				}
+				h.addedNorm.add(content, t)
+			} else {
+				h.added.add(t.Content, t)
+			}
+		}
+	}
 	return h, nil
+}
+
+func unsupportedModel(typ string) error {
+	return fmt.Errorf("model type %q is not supported: only BPE tokenizers are (Unigram, as in T5 and mT5, WordPiece and WordLevel are not)", typ)
 }
 
 // parseMerges reads merges as "a b" strings (older files) or ["a", "b"] pairs.
@@ -203,64 +244,84 @@ type component struct {
 	Split         *bool  `json:"split"`
 	// Digits
 	IndividualDigits bool `json:"individual_digits"`
+	// CharDelimiterSplit
+	Delimiter string `json:"delimiter"`
 }
 
-func (h *HF) normalizer(raw json.RawMessage) (func(string) (string, error), error) {
+// normalizers lists the normalizer types ParseHF honours.
+const normalizers = "NFC, NFD, NFKC, NFKD, Lowercase, Strip, StripAccents, Prepend, Replace, Sequence"
+
+func (h *HF) normalizer(raw json.RawMessage) (func(string, pretok.Limit) (string, error), error) {
+	plain := func(f func(string) string) func(string, pretok.Limit) (string, error) {
+		return func(s string, _ pretok.Limit) (string, error) { return f(s), nil }
+	}
 	if len(raw) == 0 || string(raw) == "null" {
-		return func(s string) (string, error) { return s, nil }, nil
+		return plain(func(s string) string { return s }), nil
 	}
 	var c component
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return nil, err
 	}
 	switch c.Type {
-	case "NFC":
-		return func(s string) (string, error) { return norm.NFC.String(s), nil }, nil
-	case "NFKC":
-		return func(s string) (string, error) { return norm.NFKC.String(s), nil }, nil
-	case "NFD":
-		return func(s string) (string, error) { return norm.NFD.String(s), nil }, nil
-	case "NFKD":
-		return func(s string) (string, error) { return norm.NFKD.String(s), nil }, nil
+	case "NFC", "NFD", "NFKC", "NFKD":
+		f := map[string]norm.Form{"NFC": norm.NFC, "NFD": norm.NFD, "NFKC": norm.NFKC, "NFKD": norm.NFKD}[c.Type]
+		return plain(func(s string) string { return unicodeNormalize(f, s) }), nil
 	case "Lowercase":
-		return func(s string) (string, error) { return strings.ToLower(s), nil }, nil
+		// Rust's char::to_lowercase on each character: İ becomes
+		// "i̇", and Σ σ wherever it is.
+		return plain(rustUnicode.LowerString), nil
+	case "StripAccents":
+		return plain(stripAccents), nil
 	case "Strip":
-		return func(s string) (string, error) {
+		return plain(func(s string) string {
 			if c.Left {
-				s = strings.TrimLeft(s, " \t\n\r\v\f")
+				s = strings.TrimLeftFunc(s, ucd.IsWhiteSpace)
 			}
 			if c.Right {
-				s = strings.TrimRight(s, " \t\n\r\v\f")
+				s = strings.TrimRightFunc(s, ucd.IsWhiteSpace)
 			}
-			return s, nil
-		}, nil
+			return s
+		}), nil
 	case "Prepend":
 		h.prefixed = true
 		h.noteSpace(c.Prepend)
-		return func(s string) (string, error) {
+		return plain(func(s string) string {
 			if s == "" {
-				return s, nil
+				return s
 			}
-			return c.Prepend + s, nil
-		}, nil
+			return c.Prepend + s
+		}), nil
 	case "Replace":
 		if c.Pattern.String != nil {
 			old := *c.Pattern.String
 			if old == " " {
 				h.noteSpace(c.Content)
 			}
-			return func(s string) (string, error) { return strings.ReplaceAll(s, old, c.Content), nil }, nil
+			if old == "" {
+				return nil, fmt.Errorf("Replace of an empty string")
+			}
+			return plain(func(s string) string { return strings.ReplaceAll(s, old, c.Content) }), nil
 		}
 		if c.Pattern.Regex == nil {
 			return nil, fmt.Errorf("Replace without a pattern")
 		}
-		re, err := regexp2.Compile(*c.Pattern.Regex, regexp2.None)
+		re, err := pretok.Compile(*c.Pattern.Regex)
 		if err != nil {
 			return nil, err
 		}
-		return func(s string) (string, error) { return re.Replace(s, c.Content, -1, -1) }, nil
+		return func(s string, lim pretok.Limit) (string, error) {
+			var b strings.Builder
+			last := 0
+			err := re.FindAll(s, lim, func(a, e int) {
+				b.WriteString(s[last:a])
+				b.WriteString(c.Content)
+				last = e
+			})
+			b.WriteString(s[last:])
+			return b.String(), err
+		}, nil
 	case "Sequence":
-		var fs []func(string) (string, error)
+		var fs []func(string, pretok.Limit) (string, error)
 		for _, n := range c.Normalizers {
 			f, err := h.normalizer(n)
 			if err != nil {
@@ -268,17 +329,17 @@ func (h *HF) normalizer(raw json.RawMessage) (func(string) (string, error), erro
 			}
 			fs = append(fs, f)
 		}
-		return func(s string) (string, error) {
+		return func(s string, lim pretok.Limit) (string, error) {
 			var err error
 			for _, f := range fs {
-				if s, err = f(s); err != nil {
+				if s, err = f(s, lim); err != nil {
 					return "", err
 				}
 			}
 			return s, nil
 		}, nil
 	}
-	return nil, fmt.Errorf("type %q is not supported", c.Type)
+	return nil, fmt.Errorf("type %q is not supported (supported: %s)", c.Type, normalizers)
 }
 
 func (h *HF) noteSpace(s string) {
@@ -287,389 +348,197 @@ func (h *HF) noteSpace(s string) {
 	}
 }
 
-// preStep turns the pieces so far into finer pieces.
-type preStep func(pieces []string) ([]string, error)
+// TimeLimit bounds the work of tokenizing one text with a tokenizer.json:
+// a pre-tokenizer pattern that backtracks catastrophically stops with an
+// error instead of holding a run. Real files take milliseconds for a 455 KB
+// prompt.
+var TimeLimit = 10 * time.Second
 
-// gpt2Pattern is the split of ByteLevel's use_regex.
-const gpt2Pattern = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
-
-func (h *HF) preTokenizer(raw json.RawMessage) ([]preStep, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
+// encode runs the added tokens, the normalizer, the pre-tokenizer and the
+// BPE model on s.
+func (h *HF) encode(ctx context.Context, s string, out []int) ([]int, error) {
+	lim := pretok.Limit{Ctx: ctx}
+	if TimeLimit > 0 {
+		lim.Deadline = time.Now().Add(TimeLimit)
 	}
-	var c component
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, err
-	}
-	switch c.Type {
-	case "Sequence":
-		var steps []preStep
-		for _, p := range c.Pretokenizers {
-			s, err := h.preTokenizer(p)
-			if err != nil {
-				return nil, err
-			}
-			steps = append(steps, s...)
+	s = validText(s)
+	var raw, normed []segment
+	raw = h.added.split(s, raw)
+	for _, seg := range raw {
+		if seg.tok != nil {
+			out = append(out, seg.tok.ID)
+			continue
 		}
-		return steps, nil
-	case "ByteLevel":
-		h.byteLevel = true
-		prefix := c.AddPrefixSpace == nil || *c.AddPrefixSpace
-		h.prefixed = h.prefixed || prefix
-		var split *regexp2.Regexp
-		if c.UseRegex == nil || *c.UseRegex {
-			split = regexp2.MustCompile(gpt2Pattern, regexp2.Unicode)
-		}
-		return []preStep{func(pieces []string) ([]string, error) {
-			var out []string
-			for _, p := range pieces {
-				if prefix && !strings.HasPrefix(p, " ") {
-					p = " " + p
-				}
-				parts := []string{p}
-				if split != nil {
-					var err error
-					if parts, err = splitRegexp(split, p, "Isolated", false); err != nil {
-						return nil, err
-					}
-				}
-				for _, q := range parts {
-					out = append(out, toByteLevel(q))
-				}
-			}
-			return out, nil
-		}}, nil
-	case "Split":
-		var re *regexp2.Regexp
-		var err error
-		switch {
-		case c.Pattern.Regex != nil:
-			re, err = regexp2.Compile(*c.Pattern.Regex, regexp2.Unicode)
-		case c.Pattern.String != nil:
-			re, err = regexp2.Compile(regexp.QuoteMeta(*c.Pattern.String), regexp2.None)
-		default:
-			err = fmt.Errorf("Split without a pattern")
-		}
+		n, err := h.normalize(seg.text, lim)
 		if err != nil {
-			return nil, err
+			return nil, h.limitError(err, len(s))
 		}
-		if err := checkBehavior(c.Behavior); err != nil {
-			return nil, err
-		}
-		return []preStep{eachPiece(func(p string) ([]string, error) { return splitRegexp(re, p, c.Behavior, c.Invert) })}, nil
-	case "Metaspace":
-		rep := c.Replacement
-		if rep == "" {
-			rep = "▁"
-		}
-		h.space = rep
-		scheme := c.PrependScheme
-		if scheme == "" {
-			scheme = "always"
-			if c.AddPrefixSpace != nil && !*c.AddPrefixSpace {
-				scheme = "never"
+		normed = h.addedNorm.split(n, normed[:0])
+		for _, sub := range normed {
+			if sub.tok != nil {
+				out = append(out, sub.tok.ID)
+				continue
 			}
-		}
-		h.prefixed = h.prefixed || scheme != "never"
-		split := c.Split == nil || *c.Split
-		re := regexp2.MustCompile(regexp.QuoteMeta(rep), regexp2.None)
-		return []preStep{func(pieces []string) ([]string, error) {
-			var out []string
-			for i, p := range pieces {
-				p = strings.ReplaceAll(p, " ", rep)
-				if (scheme == "always" || (scheme == "first" && i == 0)) && !strings.HasPrefix(p, rep) {
-					p = rep + p
+			pieces := []piece{{text: sub.text, first: seg.start == 0 && sub.start == 0}}
+			for _, step := range h.pre {
+				if pieces, err = step(pieces, lim); err != nil {
+					return nil, h.limitError(err, len(s))
 				}
-				if !split {
-					out = append(out, p)
-					continue
-				}
-				parts, err := splitRegexp(re, p, "MergedWithNext", false)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, parts...)
 			}
-			return out, nil
-		}}, nil
-	case "Digits":
-		pat := `\p{N}+`
-		if c.IndividualDigits {
-			pat = `\p{N}`
-		}
-		re := regexp2.MustCompile(pat, regexp2.Unicode)
-		return []preStep{eachPiece(func(p string) ([]string, error) { return splitRegexp(re, p, "Isolated", false) })}, nil
-	}
-	return nil, fmt.Errorf("type %q is not supported", c.Type)
-}
-
-func eachPiece(f func(string) ([]string, error)) preStep {
-	return func(pieces []string) ([]string, error) {
-		var out []string
-		for _, p := range pieces {
-			parts, err := f(p)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, parts...)
-		}
-		return out, nil
-	}
-}
-
-func checkBehavior(b string) error {
-	switch b {
-	case "Isolated", "Removed", "MergedWithPrevious", "MergedWithNext", "Contiguous":
-		return nil
-	}
-	return fmt.Errorf("Split behavior %q is not supported", b)
-}
-
-// splitRegexp cuts s at the matches of re as the tokenizers library's
-// SplitDelimiterBehavior says; with invert the matches are the pieces and
-// the text between them the delimiters.
-func splitRegexp(re *regexp2.Regexp, s string, behavior string, invert bool) ([]string, error) {
-	if s == "" {
-		return nil, nil
-	}
-	rs := []rune(s)
-	type span struct {
-		lo, hi int
-		delim  bool
-	}
-	var spans []span
-	at := 0
-	m, err := re.FindRunesMatch(rs)
-	for ; err == nil && m != nil; m, err = re.FindNextMatch(m) {
-		if m.Length == 0 {
-			continue
-		}
-		if m.Index > at {
-			spans = append(spans, span{at, m.Index, invert})
-		}
-		spans = append(spans, span{m.Index, m.Index + m.Length, !invert})
-		at = m.Index + m.Length
-	}
-	if err != nil {
-		return nil, err
-	}
-	if at < len(rs) {
-		spans = append(spans, span{at, len(rs), invert})
-	}
-	var out []string
-	pending := "" // MergedWithNext: a delimiter waiting for what follows
-	for i, sp := range spans {
-		t := string(rs[sp.lo:sp.hi])
-		if !sp.delim {
-			out = append(out, pending+t)
-			pending = ""
-			continue
-		}
-		switch behavior {
-		case "Isolated":
-			out = append(out, t)
-		case "Removed":
-		case "MergedWithPrevious":
-			if len(out) > 0 && i > 0 && !spans[i-1].delim {
-				out[len(out)-1] += t
-			} else {
-				out = append(out, t)
-			}
-		case "MergedWithNext":
-			pending += t
-		case "Contiguous":
-			if i > 0 && spans[i-1].delim && len(out) > 0 {
-				out[len(out)-1] += t
-			} else {
-				out = append(out, t)
+			for _, p := range pieces {
+				out = h.word(p.text, out)
 			}
 		}
-	}
-	if pending != "" {
-		out = append(out, pending)
 	}
 	return out, nil
 }
 
-// GPT-2's byte alphabet: printable bytes stand for themselves, the others
-// are shifted to code points from U+0100 so every byte is a visible rune.
-var byteRune, runeByte = func() ([256]rune, map[rune]byte) {
-	var br [256]rune
-	rb := map[rune]byte{}
-	n := 0
-	for b := 0; b < 256; b++ {
-		if (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF) {
-			br[b] = rune(b)
-		} else {
-			br[b] = rune(256 + n)
-			n++
-		}
-		rb[br[b]] = byte(b)
+func (h *HF) limitError(err error, n int) error {
+	if errors.Is(err, pretok.ErrTimeout) {
+		return fmt.Errorf("%w on a text of %d bytes (the limit is %v a text): the pattern backtracks catastrophically", err, n, TimeLimit)
 	}
-	return br, rb
-}()
-
-func toByteLevel(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) * 2)
-	for i := 0; i < len(s); i++ {
-		b.WriteRune(byteRune[s[i]])
-	}
-	return b.String()
+	return err
 }
 
-func (h *HF) encode(s string) []int {
-	var out []int
-	for s != "" {
-		lo, hi := len(s), len(s)
-		if h.added != nil {
-			if loc := h.added.FindStringIndex(s); loc != nil {
-				lo, hi = loc[0], loc[1]
-			}
-		}
-		out = append(out, h.encodeText(s[:lo])...)
-		if hi > lo {
-			out = append(out, h.addedIDs[s[lo:hi]])
-		}
-		s = s[hi:]
-	}
-	return out
-}
-
-// encodeText runs the normalizer, the pre-tokenizer and the BPE model on
-// text without added tokens. A regexp error (regexp2's backtracking limit)
-// cannot happen with the patterns of real files; it would only undercount.
-func (h *HF) encodeText(s string) []int {
-	if s == "" {
-		return nil
-	}
-	s, err := h.normalize(s)
-	if err != nil {
-		return nil
-	}
-	pieces := []string{s}
-	for _, step := range h.pre {
-		if pieces, err = step(pieces); err != nil {
-			return nil
-		}
-	}
-	var out []int
-	for _, p := range pieces {
-		out = append(out, h.word(p)...)
-	}
-	return out
-}
-
-// word is the BPE of one piece, cached for short pieces (words repeat).
-func (h *HF) word(p string) []int {
+// word appends the BPE of one piece, cached for short pieces.
+func (h *HF) word(p string, out []int) []int {
 	if p == "" {
-		return nil
+		return out
 	}
 	if h.ignoreMrg {
 		if id, ok := h.vocab[p]; ok {
-			return []int{id}
+			return append(out, id)
 		}
 	}
-	short := len(p) <= 64
-	if short {
-		h.mu.Lock()
-		ids, ok := h.cache[p]
-		h.mu.Unlock()
-		if ok {
-			return ids
-		}
+	if len(p) > 64 {
+		return append(out, h.bpe(p)...)
 	}
-	ids := h.bpe(p)
-	if short {
-		h.mu.Lock()
-		if len(h.cache) > 1<<16 {
-			clear(h.cache)
-		}
-		h.cache[p] = ids
-		h.mu.Unlock()
+	ids, ok := h.words.get(p)
+	if !ok {
+		ids = h.bpe(p)
+		h.words.put(p, ids)
 	}
-	return ids
+	return append(out, ids...)
 }
 
 // bpe merges the characters of p by rank, lowest first and leftmost among
 // equals, as the tokenizers library does; a heap keeps it O(n log n) for a
-// SentencePiece text that has no pre-tokenizer and is one long piece.
+// SentencePiece text that has no pre-tokenizer and is one long piece. A
+// character not in the vocabulary becomes its byte-fallback tokens, else
+// the unknown token (consecutive ones fused into one with fuse_unk).
 func (h *HF) bpe(p string) []int {
-	var sym []symbol
+	ids := make([]int32, 0, len(p))
+	unk := false // an unknown token waits to be added
 	for i := 0; i < len(p); {
-		_, n := utf8.DecodeRuneInString(p[i:])
+		n := 1
+		if p[i] >= utf8.RuneSelf {
+			_, n = utf8.DecodeRuneInString(p[i:])
+		}
 		ch := p[i : i+n]
 		i += n
 		if id, ok := h.vocab[ch]; ok {
-			sym = append(sym, symbol{id: id})
+			if unk {
+				ids = append(ids, int32(h.unk))
+				unk = false
+			}
+			ids = append(ids, int32(id))
 			continue
 		}
-		if h.fallback {
-			ok := true
-			var ids []int
+		if h.fallback && h.hasBytes(ch) {
+			// The library adds the bytes before a waiting unknown token.
 			for j := 0; j < len(ch); j++ {
-				id, found := h.vocab[byteToken[ch[j]]]
-				if !found {
-					ok = false
-					break
-				}
-				ids = append(ids, id)
+				ids = append(ids, int32(h.byteIDs[ch[j]]))
 			}
-			if ok {
-				for _, id := range ids {
-					sym = append(sym, symbol{id: id})
-				}
-				continue
-			}
+			continue
 		}
 		if h.unk >= 0 {
-			sym = append(sym, symbol{id: h.unk})
+			if unk && !h.fuseUnk {
+				ids = append(ids, int32(h.unk))
+			}
+			unk = true
 		}
 	}
-	for i := range sym {
-		sym[i].prev, sym[i].next = i-1, i+1
+	if unk {
+		ids = append(ids, int32(h.unk))
 	}
-	if len(sym) > 0 {
-		sym[len(sym)-1].next = -1
+	return h.mergeAll(ids)
+}
+
+// mergeAll applies the merges to a word's symbols. Symbols are named by
+// their first position; next and prev link the ones left. The heap holds
+// rank<<32 | position, so it pops the lowest rank, then the leftmost; an
+// entry whose pair has since changed is skipped.
+func (h *HF) mergeAll(ids []int32) []int {
+	n := len(ids)
+	if n < 2 {
+		out := make([]int, n)
+		for i, id := range ids {
+			out[i] = int(id)
+		}
+		return out
 	}
-	q := &mergeQueue{}
-	push := func(i int) {
-		j := sym[i].next
+	next := make([]int32, n)
+	prev := make([]int32, n)
+	for i := range n {
+		next[i], prev[i] = int32(i+1), int32(i-1)
+	}
+	next[n-1] = -1
+	rule := func(i int32) (uint64, bool) {
+		j := next[i]
 		if j < 0 {
-			return
+			return 0, false
 		}
-		if rank, ok := h.merges[[2]int{sym[i].id, sym[j].id}]; ok {
-			heap.Push(q, merge{rank: rank, pos: i, left: sym[i].id, right: sym[j].id})
+		r, ok := h.merges[uint64(uint32(ids[i]))<<32|uint64(uint32(ids[j]))]
+		return r, ok
+	}
+	var q mergeHeap
+	for i := range int32(n) {
+		if r, ok := rule(i); ok {
+			q = append(q, r&^0xffffffff|uint64(i))
 		}
 	}
-	for i := range sym {
-		push(i)
-	}
-	for q.Len() > 0 {
-		m := heap.Pop(q).(merge)
-		i := m.pos
-		j := sym[i].next
-		if sym[i].gone || j < 0 || sym[i].id != m.left || sym[j].id != m.right {
+	q.init()
+	gone := make([]bool, n)
+	for len(q) > 0 {
+		e := q.pop()
+		i := int32(uint32(e))
+		if gone[i] {
+			continue
+		}
+		r, ok := rule(i)
+		if !ok || r>>32 != e>>32 {
 			continue // stale: a neighbour merged first
 		}
-		sym[i].id = h.vocab[h.inverse[m.left]+h.inverse[m.right]]
-		sym[j].gone = true
-		sym[i].next = sym[j].next
-		if sym[j].next >= 0 {
-			sym[sym[j].next].prev = i
+		j := next[i]
+		ids[i] = int32(uint32(r))
+		gone[j] = true
+		next[i] = next[j]
+		if next[j] >= 0 {
+			prev[next[j]] = i
 		}
-		if sym[i].prev >= 0 {
-			push(sym[i].prev)
+		if p := prev[i]; p >= 0 {
+			if r, ok := rule(p); ok {
+				q.push(r&^0xffffffff | uint64(p))
+			}
 		}
-		push(i)
+		if r, ok := rule(i); ok {
+			q.push(r&^0xffffffff | uint64(i))
+		}
 	}
-	var out []int
-	for i := range sym {
-		if !sym[i].gone {
-			out = append(out, sym[i].id)
-		}
+	out := make([]int, 0, n)
+	for i := int32(0); i >= 0; i = next[i] {
+		out = append(out, int(ids[i]))
 	}
 	return out
+}
+
+func (h *HF) hasBytes(ch string) bool {
+	for j := 0; j < len(ch); j++ {
+		if h.byteIDs[ch[j]] < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // byteToken is the byte-fallback token of each byte: "<0x0A>".
@@ -679,32 +548,6 @@ var byteToken = func() (t [256]string) {
 	}
 	return t
 }()
-
-type symbol struct {
-	id         int
-	prev, next int
-	gone       bool
-}
-
-type merge struct{ rank, pos, left, right int }
-
-type mergeQueue []merge
-
-func (q mergeQueue) Len() int { return len(q) }
-func (q mergeQueue) Less(i, j int) bool {
-	if q[i].rank != q[j].rank {
-		return q[i].rank < q[j].rank
-	}
-	return q[i].pos < q[j].pos
-}
-func (q mergeQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *mergeQueue) Push(x any)   { *q = append(*q, x.(merge)) }
-func (q *mergeQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
-}
 
 // decode turns ids back into text: byte-level tokens back into bytes,
 // "<0xNN>" byte-fallback tokens into their byte, the space symbol into a
@@ -746,4 +589,21 @@ func (h *HF) decode(ids []int) string {
 		s = strings.TrimPrefix(s, " ")
 	}
 	return s
+}
+
+// count is len(encode(s)), remembered for long texts by content.
+func (h *HF) count(ctx context.Context, s string) (int, error) {
+	if len(s) < minRemembered {
+		ids, err := h.encode(ctx, s, nil)
+		return len(ids), err
+	}
+	key, n, ok := h.counts.get(s)
+	if ok {
+		return n, nil
+	}
+	ids, err := h.encode(ctx, s, nil)
+	if err == nil {
+		h.counts.put(key, len(ids))
+	}
+	return len(ids), err
 }

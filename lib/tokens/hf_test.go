@@ -1,13 +1,18 @@
 package tokens
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ifkit/ifkit/lib/pretok"
 )
 
 // The tokenizer.json files below are the project's own, a handful of tokens
@@ -51,7 +56,7 @@ func sentencePieceJSON(t *testing.T) []byte {
 	toks = append(toks, "▁", "h", "e", "l", "o", "w", "r", "d",
 		"▁h", "el", "▁hel", "lo", "▁hello", "▁w", "or", "▁wor", "ld", "▁world")
 	f := map[string]any{
-		"added_tokens": []map[string]any{{"id": 0, "content": "<unk>"}, {"id": 1, "content": "<s>"}, {"id": 2, "content": "</s>"}},
+		"added_tokens": []map[string]any{{"id": 0, "content": "<unk>", "special": true}, {"id": 1, "content": "<s>", "special": true}, {"id": 2, "content": "</s>", "special": true}},
 		"normalizer": map[string]any{"type": "Sequence", "normalizers": []any{
 			map[string]any{"type": "Prepend", "prepend": "▁"},
 			map[string]any{"type": "Replace", "pattern": map[string]any{"String": " "}, "content": "▁"}}},
@@ -64,6 +69,16 @@ func sentencePieceJSON(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// hfIDs is h's encoding of s, failing the test on an error.
+func hfIDs(t testing.TB, h *HF, s string) []int {
+	t.Helper()
+	ids, err := h.encode(context.Background(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }
 
 func tokenStrings(h *HF, ids []int) []string {
@@ -90,7 +105,7 @@ func TestHFByteLevel(t *testing.T) {
 		{"é", []string{"Ã©"}},
 		{"hell", []string{"hell"}},
 	} {
-		ids := h.encode(tc.in)
+		ids := hfIDs(t, h, tc.in)
 		if got := tokenStrings(h, ids); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("encode(%q) = %q, want %q", tc.in, got, tc.want)
 		}
@@ -107,17 +122,21 @@ func TestHFSplitLookahead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pieces := []string{"hello  world 12345"}
+	pieces := []piece{{text: "hello  world 12345"}}
 	for _, step := range h.pre {
-		if pieces, err = step(pieces); err != nil {
+		if pieces, err = step(pieces, pretok.Limit{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := []string{"hello", "Ġ", "Ġworld", "Ġ", "123", "45"}
-	if !reflect.DeepEqual(pieces, want) {
-		t.Errorf("pieces %q, want %q", pieces, want)
+	var got []string
+	for _, p := range pieces {
+		got = append(got, p.text)
 	}
-	if got := tokenStrings(h, h.encode("12345")); !reflect.DeepEqual(got, []string{"12", "3", "4", "5"}) {
+	want := []string{"hello", "Ġ", "Ġworld", "Ġ", "123", "45"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pieces %q, want %q", got, want)
+	}
+	if got := tokenStrings(h, hfIDs(t, h, "12345")); !reflect.DeepEqual(got, []string{"12", "3", "4", "5"}) {
 		t.Errorf("digits: %q", got)
 	}
 }
@@ -136,7 +155,7 @@ func TestHFSentencePiece(t *testing.T) {
 		{"hi é", []string{"▁h", "<0x69>", "▁", "<0xC3>", "<0xA9>"}},
 		{"world</s>", []string{"▁world", "</s>"}},
 	} {
-		ids := h.encode(tc.in)
+		ids := hfIDs(t, h, tc.in)
 		if got := tokenStrings(h, ids); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("encode(%q) = %q, want %q", tc.in, got, tc.want)
 		}
@@ -146,7 +165,7 @@ func TestHFSentencePiece(t *testing.T) {
 	}
 	// One long piece (no pre-tokenizer) must stay fast: the merge heap.
 	long := strings.TrimSpace(strings.Repeat("hello world ", 20000))
-	if n := len(h.encode(long)); n != 40000 {
+	if n := len(hfIDs(t, h, long)); n != 40000 {
 		t.Errorf("long text: %d tokens, want 40000", n)
 	}
 }
@@ -183,5 +202,46 @@ func TestGetTokenizerFile(t *testing.T) {
 	}
 	if _, err := Get(filepath.Join(t.TempDir(), "missing.json")); err == nil {
 		t.Error("a missing file was accepted")
+	}
+}
+
+// A pattern that backtracks catastrophically stops at the time limit of
+// one text, or when the context ends, with an error that says so.
+func TestPatternTimeLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tokenizer.json")
+	os.WriteFile(path, []byte(`{"pre_tokenizer":{"type":"Split","pattern":{"Regex":"(?:a+)+$"},"behavior":"Isolated"},"model":{"type":"BPE","vocab":{"a":0,"b":1},"merges":[]}}`), 0o644)
+	e, err := Get(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := TimeLimit
+	TimeLimit = 100 * time.Millisecond
+	defer func() { TimeLimit = old }()
+	text := strings.Repeat("a", 60) + "b"
+	if _, err := e.CountContext(context.Background(), text); !errors.Is(err, pretok.ErrTimeout) || !strings.Contains(err.Error(), "backtracks catastrophically") {
+		t.Errorf("time limit: %v", err)
+	}
+	TimeLimit = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.CountContext(ctx, text); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	if n, err := e.CountContext(context.Background(), "aab"); err != nil || n != 3 {
+		t.Errorf("a short text: %d, %v", n, err)
+	}
+}
+
+// A tokenizer.json is read with a bound: /dev/zero is refused at once.
+func TestTokenizerFileBounded(t *testing.T) {
+	if _, err := Get("/dev/zero"); err == nil || !strings.Contains(err.Error(), "a device") {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	big := filepath.Join(t.TempDir(), "tokenizer.json")
+	f, _ := os.Create(big)
+	f.Truncate(MaxFileSize + 1) // sparse: nothing is written
+	f.Close()
+	if _, err := Get(big); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("a file over the limit: %v", err)
 	}
 }

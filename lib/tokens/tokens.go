@@ -6,9 +6,9 @@ package tokens
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
-	"hash/maphash"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -16,6 +16,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/ifkit/ifkit/lib/ucd"
 	"github.com/pkoukk/tiktoken-go"
 	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
@@ -118,7 +119,10 @@ type Encoder struct {
 }
 
 type codec interface {
-	encode(s string) []int
+	// encode appends the ids of s to out; only a tokenizer.json's patterns
+	// can fail (ctx ended, or the time limit passed).
+	encode(ctx context.Context, s string, out []int) ([]int, error)
+	count(ctx context.Context, s string) (int, error)
 	decode(ids []int) string
 }
 
@@ -145,7 +149,7 @@ func Get(name string) (*Encoder, error) {
 	var e *Encoder
 	if IsEncoding(name) {
 		setLoader.Do(func() { tiktoken.SetBpeLoader(loader) })
-		t := &tiktokenCodec{name: name, counts: map[uint64]int{}}
+		t := &tiktokenCodec{name: name}
 		if name == "o200k_base" {
 			// Counting and encoding need only the ranks; tiktoken-go is
 			// built on the first Decode.
@@ -188,14 +192,47 @@ func MustGet(name string) *Encoder {
 	return e
 }
 
-// chunk bounds the text handed to the BPE at once: tiktoken-go's merge loop is
-// quadratic in the length of one regex piece (a long run of spaces or letters
-// takes seconds). Cutting such runs changes counts only for pathological text.
-const chunk = 4096
-
 // Encode returns the token ids of s. With tiktoken, special-token text is
 // ordinary text; a tokenizer.json's added tokens are matched, as servers do.
-func (e *Encoder) Encode(s string) []int { return e.c.encode(s) }
+// Invalid UTF-8 is read as a server's JSON decoder reads it (validText). A
+// tokenizer.json whose pattern runs past TimeLimit on s makes it panic:
+// EncodeContext returns the error instead.
+func (e *Encoder) Encode(s string) []int {
+	ids, err := e.EncodeContext(context.Background(), s)
+	if err != nil {
+		panic(fmt.Sprintf("tokenizer %s: %v", e.Name, err))
+	}
+	return ids
+}
+
+// EncodeContext is Encode that stops when ctx ends or a tokenizer.json's
+// pattern runs past TimeLimit, with the error.
+func (e *Encoder) EncodeContext(ctx context.Context, s string) ([]int, error) {
+	ids, err := e.c.encode(ctx, s, nil)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer %s: %w", e.Name, err)
+	}
+	return ids, nil
+}
+
+// Count returns the number of tokens in s; it panics where Encode does.
+func (e *Encoder) Count(s string) int {
+	n, err := e.CountContext(context.Background(), s)
+	if err != nil {
+		panic(err.Error())
+	}
+	return n
+}
+
+// CountContext is Count that stops when ctx ends or a tokenizer.json's
+// pattern runs past TimeLimit, with the error.
+func (e *Encoder) CountContext(ctx context.Context, s string) (int, error) {
+	n, err := e.c.count(ctx, s)
+	if err != nil {
+		return 0, fmt.Errorf("tokenizer %s: %w", e.Name, err)
+	}
+	return n, nil
+}
 
 type tiktokenCodec struct {
 	name  string
@@ -204,29 +241,76 @@ type tiktokenCodec struct {
 	tkErr error
 	fast  *o200k // o200k_base without regexp2; nil for the other encodings
 
-	mu     sync.Mutex
-	counts map[uint64]int // chunk hash → tokens
+	counts textCounts // of chunks
 }
 
-func (t *tiktokenCodec) encode(s string) []int {
-	if len(s) <= chunk {
-		return t.encodeChunk(s, nil)
+// chunk is the length from which counting cuts a text into chunks whose
+// counts it remembers: the prompts of one benchmark share long stretches
+// (LIFBench puts one context before every instruction of a length), and
+// counting a 128k-token prompt costs the better part of a CPU-second.
+const chunk = 4096
+
+// longChunk bounds a chunk of the encodings tiktoken-go serves (all but
+// o200k_base) when the text has no safe cut: tiktoken-go's merge is
+// quadratic in the length of one piece (a long run of spaces or letters
+// takes seconds), so such text is cut anyway, which can change its count
+// by a token at each cut. o200k_base is never cut: its merge is O(n log n).
+const longChunk = 4 * chunk
+
+// safeCut is the first position at or after chunk bytes into s where the
+// tiktoken patterns (o200k_base's, cl100k_base's, GPT-2's) must start a
+// piece whatever came before, or len(s): right after a line feed that is
+// followed by a character that is neither whitespace nor '/' (no
+// alternative of the patterns continues past such a line feed: the
+// whitespace ones end at it, o200k's punctuation one takes [\r\n/]* and
+// stops there, and the word and number ones never hold it). The count of
+// a text is the sum of its chunks' counts.
+func safeCut(s string) int {
+	for i := chunk; i < len(s); {
+		j := strings.IndexByte(s[i-1:], '\n')
+		if j < 0 {
+			return len(s)
+		}
+		k := i - 1 + j + 1 // after the line feed
+		if k >= len(s) {
+			return len(s)
+		}
+		if r, _ := utf8.DecodeRuneInString(s[k:]); r != '/' && !isSpace(r) {
+			return k
+		}
+		i = k + 1
 	}
-	var out []int
+	return len(s)
+}
+
+// isSpace is \s of the tiktoken patterns: White_Space.
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || r >= '\t' && r <= '\r'
+	}
+	return ucd.IsWhiteSpace(r)
+}
+
+// cut is where count and encode end the first chunk of s.
+func (t *tiktokenCodec) cut(s string) int {
+	n := safeCut(s)
+	if t.fast == nil && n > longChunk {
+		return forcedCut(s)
+	}
+	return n
+}
+
+func (t *tiktokenCodec) encode(_ context.Context, s string, out []int) ([]int, error) {
+	s = validText(s)
+	if t.fast != nil {
+		return t.fast.encode(s, out), nil
+	}
 	for len(s) > 0 {
-		n := cut(s)
-		out = t.encodeChunk(s[:n], out)
+		n := t.cut(s)
+		out = append(out, t.tk.Encode(s[:n], nil, nil)...) // tk is built for the other encodings
 		s = s[n:]
 	}
-	return out
-}
-
-// encodeChunk appends tiktoken-go's Encode(c, nil, nil) to out.
-func (t *tiktokenCodec) encodeChunk(c string, out []int) []int {
-	if t.fast != nil {
-		return t.fast.encode(c, out)
-	}
-	return append(out, t.tk.Encode(c, nil, nil)...) // tk is built for the other encodings
+	return out, nil
 }
 
 func (t *tiktokenCodec) countChunk(c string) int {
@@ -250,72 +334,48 @@ func (t *tiktokenCodec) decode(ids []int) string {
 	return tk.Decode(ids)
 }
 
-// count is len(encode(s)) with each chunk's count remembered: the prompts of
-// one benchmark share long stretches (LIFBench puts one context, cut into
-// the same chunks, before every instruction of a length), and counting a
-// 128k-token prompt costs the better part of a CPU-second.
-func (t *tiktokenCodec) count(s string) int {
+// count is len(encode(s)) with each chunk's count remembered.
+func (t *tiktokenCodec) count(_ context.Context, s string) (int, error) {
+	s = validText(s)
 	n := 0
 	for len(s) > 0 {
-		k := cut(s)
+		k := t.cut(s)
 		n += t.chunkCount(s[:k])
 		s = s[k:]
 	}
-	return n
+	return n, nil
 }
-
-var chunkSeed = maphash.MakeSeed()
 
 func (t *tiktokenCodec) chunkCount(c string) int {
-	if len(c) < 512 {
-		return t.countChunk(c) // cheaper than remembering
+	if len(c) < minRemembered {
+		return t.countChunk(c)
 	}
-	h := maphash.String(chunkSeed, c)
-	t.mu.Lock()
-	n, ok := t.counts[h]
-	t.mu.Unlock()
-	if ok {
-		return n
+	h, n, ok := t.counts.get(c)
+	if !ok {
+		n = t.countChunk(c)
+		t.counts.put(h, n)
 	}
-	n = t.countChunk(c)
-	t.mu.Lock()
-	if len(t.counts) >= 1<<16 {
-		clear(t.counts)
-	}
-	t.counts[h] = n
-	t.mu.Unlock()
 	return n
 }
 
-// cut picks a split point at or before chunk, preferring a newline, then a
-// space, and never inside a UTF-8 sequence.
-func cut(s string) int {
-	if len(s) <= chunk {
-		return len(s)
-	}
-	for i := chunk; i > chunk/2; i-- {
+// forcedCut picks a split point at or before longChunk, preferring a
+// newline, then a space, and never inside a UTF-8 sequence.
+func forcedCut(s string) int {
+	for i := longChunk; i > longChunk/2; i-- {
 		if s[i-1] == '\n' {
 			return i
 		}
 	}
-	for i := chunk; i > chunk/2; i-- {
+	for i := longChunk; i > longChunk/2; i-- {
 		if s[i] == ' ' && s[i-1] != ' ' {
 			return i
 		}
 	}
-	i := chunk
+	i := longChunk
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
 	return i
-}
-
-// Count returns the number of tokens in s.
-func (e *Encoder) Count(s string) int {
-	if t, ok := e.c.(*tiktokenCodec); ok {
-		return t.count(s)
-	}
-	return len(e.Encode(s))
 }
 
 // Decode turns token ids back into text.

@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"context"
 	"maps"
 	"strings"
 	"testing"
@@ -75,4 +76,49 @@ func TestDropLast(t *testing.T) {
 	if _, err := Get("nope"); err == nil {
 		t.Error("unknown encoding accepted")
 	}
+}
+
+// Texts over 4 KB are not cut where a piece could run across: the counts
+// are tiktoken's (npm tiktoken 1.0.22). Cutting at 4,096 bytes gave 2,931,
+// 2,801 and 1,668.
+func TestNoCutInsideAPiece(t *testing.T) {
+	e := MustGet("o200k_base")
+	for _, tc := range []struct {
+		name string
+		in   string
+		want int
+	}{
+		{"code", strings.Repeat("a = 1;\n", 584) + strings.Repeat("}\n// comment", 5), 2930},
+		{"CJK", strings.Repeat("中文字符", 1400), 2800},
+		{"digits", strings.Repeat("1", 5000), 1667},
+	} {
+		if got := e.Count(tc.in); got != tc.want {
+			t.Errorf("%s: Count %d, want %d", tc.name, got, tc.want)
+		}
+		if got := len(e.Encode(tc.in)); got != tc.want {
+			t.Errorf("%s: Encode %d tokens, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Counting cuts long texts into chunks (each chunk's count is remembered);
+// the chunks must add up to the count of the uncut text, whatever the
+// text: a fuzzed seed is repeated past several chunks, with line feeds,
+// slashes and spaces where cuts are considered.
+func FuzzChunkedCountEqualsUncut(f *testing.F) {
+	c := MustGet("o200k_base").c.(*tiktokenCodec)
+	for _, s := range []string{"a = 1;\n", "x\n/", "\n  y", "日本\n", "1", "'s\n\n", " \n\t/x", "\n\u3000z", "ab\r\n"} {
+		f.Add(s, uint16(3000))
+	}
+	f.Fuzz(func(t *testing.T, seed string, reps uint16) {
+		if seed == "" {
+			return
+		}
+		s := strings.Repeat(seed, 1+int(reps)%(40000/len(seed)+1))
+		uncut := len(c.fast.encode(s, nil))
+		c.counts = textCounts{}
+		if got, _ := c.count(context.Background(), s); got != uncut {
+			t.Fatalf("%d bytes of %q: chunked count %d, uncut %d", len(s), seed, got, uncut)
+		}
+	})
 }
