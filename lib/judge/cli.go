@@ -6,6 +6,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/infer"
+	"github.com/ifkit/ifkit/lib/record"
 	"github.com/urfave/cli/v2"
 )
 
@@ -18,6 +19,16 @@ func Flags() []cli.Flag {
 		&cli.BoolFlag{Name: "strict-verdict", Usage: "accept only a judge reply that is a single yes or no verdict"},
 		&cli.StringFlag{Name: "judge-prompt", Usage: "judge prompt variant (LongGenBench: 3shot or zeroshot; EifBench: en or zh)"},
 	}, infer.Flags("judge-")...)
+}
+
+// Paid says whether a judged record carries a judge model's reply
+// (judgement.judge, app.Tool.Paid): a score a program computed cost nothing
+// and is computed again, a judge's verdict was paid for.
+func Paid(rec *record.Record) bool {
+	var j struct {
+		Judge *record.JudgeCall `json:"judge"`
+	}
+	return rec.Decode("judgement", &j) == nil && j.Judge != nil
 }
 
 // Action runs the judge program over the scorers in reg. Without a judge

@@ -81,6 +81,7 @@ func main() {
 		ArgsUsage:   "[FILE...]",
 		Description: description,
 		Flags:       infer.Flags(""),
+		Paid:        infer.Paid,
 		Action:      infer.Batch,
 	})
 }

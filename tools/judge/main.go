@@ -36,6 +36,7 @@ Example:
   infer-batch -j 64 req.jsonl.zst | judge | aggregate-ifs
   split-subtasks out.jsonl.zst | judge --judge-base-url http://judge:8000/v1 --judge-model qwen -j 32`,
 		Flags:  judge.Flags(),
+		Paid:   judge.Paid,
 		Action: judge.Action(scorers),
 	})
 }
