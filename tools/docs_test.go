@@ -15,6 +15,7 @@ import (
 	"github.com/ifkit/ifkit/lib/longgenbench"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/parts"
+	"github.com/ifkit/ifkit/lib/provenance"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 	"github.com/ifkit/ifkit/lib/testbin"
@@ -96,7 +97,7 @@ func TestRecordsDocNamesEveryField(t *testing.T) {
 	}
 	for _, v := range []any{record.Response{}, record.Error{}, record.Judgement{}, record.JudgeCall{}, record.Point{}, record.Usage{},
 		record.PromptTokensDetails{}, record.CompletionTokensDetails{},
-		parts.Manifest{}, parts.Input{}, lake.Manifest{}, lake.Part{}, longgenbench.Counts{}, longgenbench.Entry{}} {
+		parts.Manifest{}, provenance.Provenance{}, provenance.Input{}, lake.Manifest{}, lake.Part{}, longgenbench.Counts{}, longgenbench.Entry{}} {
 		fields(reflect.TypeOf(v))
 	}
 	for _, c := range report.Core {

@@ -84,7 +84,6 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if err != nil {
 		return err
 	}
-	r.TrackRun()
 	var results []*Result
 	var runs []string // the input run of each result, "" for this run's own
 	var items []item
@@ -324,13 +323,13 @@ func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) e
 	if format == "parquet" && r.BinaryToTerminal() {
 		return app.Usagef("--format parquet writes a binary file: give -o FILE.parquet (or redirect stdout)")
 	}
-	if err := app.CheckOutputFile("rows", rowsPath); err != nil {
+	if err := r.ClaimFile("rows", rowsPath); err != nil {
 		return err
 	}
-	if err := app.CheckOutputFile("items", opt.Items); err != nil {
+	if err := r.ClaimFile("items", opt.Items); err != nil {
 		return err
 	}
-	if err := app.CheckOutputFile("html", opt.HTML); err != nil {
+	if err := r.ClaimFile("html", opt.HTML); err != nil {
 		return err
 	}
 	if opt.Items != "" && importKind != "" {

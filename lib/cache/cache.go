@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // Mode says whether a run reads the cache, writes it, or both.
@@ -192,8 +195,9 @@ func (c *Cache) Put(k Key, payload []byte) error {
 	return nil
 }
 
-// writeFile writes b to path by way of a temporary file in the same folder,
-// renamed into place: readers on any node see all of it or nothing. The
+// writeFile writes b to path by way of a temporary file of a unique name in
+// the same folder, synced and renamed into place (stream.WriteFileVia):
+// readers on any node see all of it or nothing. The
 // files are made 0666 and the folders 0777 less the umask, so a group that
 // shares a cache (umask 002, a setgid folder) can read and write it.
 func (c *Cache) writeFile(path string, b []byte) error {
@@ -207,21 +211,10 @@ func (c *Cache) writeFile(path string, b []byte) error {
 	var r [6]byte
 	rand.Read(r[:])
 	tmp := filepath.Join(dir, tmpPrefix+hex.EncodeToString(r[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
+	return stream.WriteFileVia(path, tmp, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	})
 }
 
 // tmpPrefix starts the name of an entry being written. A writer killed

@@ -196,7 +196,7 @@ func TestBatchImportInterruptedAdvice(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("no FIFO here: %v", err)
 	}
-	out := filepath.Join(dir, "out.jsonl")
+	out := filepath.Join(dir, "replies.jsonl") // not the results' out.jsonl, which it reads
 	cmd, stderr := childBatch(t, "--batch-import", results, "-o", out, fifo)
 	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {

@@ -243,7 +243,13 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.Grace = r.Duration("grace")
 	o.OutageWait = r.Duration("outage-wait")
 	o.StatsFile = r.String("stats")
+	if err := r.ClaimFile("stats", o.StatsFile); err != nil {
+		return o, err
+	}
 	o.Batch = batchOptionsFromFlags(r)
+	if err := r.ClaimInputs("batch-import", o.Batch.Import); err != nil {
+		return o, err
+	}
 	o.Dispatch = r.String("dispatch")
 	n, err := bytesize.Parse(r.String("max-reply"))
 	switch {

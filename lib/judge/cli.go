@@ -6,6 +6,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/infer"
+	"github.com/ifkit/ifkit/lib/record"
 	"github.com/urfave/cli/v2"
 )
 
@@ -48,6 +49,16 @@ func checkPrompt(prompt string, prompts []Prompts) error {
 		return app.Usagef("--judge-prompt %q: no benchmark here has judge prompt variants", prompt)
 	}
 	return app.Usagef("--judge-prompt %q: want %s", prompt, strings.Join(each, ", "))
+}
+
+// Paid says whether a judged record carries a judge model's reply
+// (judgement.judge, app.Tool.Paid): a score a program computed cost nothing
+// and is computed again, a judge's verdict was paid for.
+func Paid(rec *record.Record) bool {
+	var j struct {
+		Judge *record.JudgeCall `json:"judge"`
+	}
+	return rec.Decode("judgement", &j) == nil && j.Judge != nil
 }
 
 // Action runs the judge program over the scorers in reg. Without a judge

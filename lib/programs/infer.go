@@ -81,6 +81,7 @@ func InferBatch() app.Tool {
 		ArgsUsage:   "[FILE...]",
 		Description: inferDescription,
 		Flags:       infer.Flags(""),
+		Paid:        infer.Paid,
 		Action:      infer.Batch,
 	}
 }

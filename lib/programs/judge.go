@@ -34,6 +34,7 @@ Example:
   infer-batch -j 64 req.jsonl.zst | judge | aggregate-ifs
   split-subtasks out.jsonl.zst | judge --judge-base-url http://judge:8000/v1 --judge-model qwen -j 32`,
 		Flags: bench.Flags(judge.Flags(prompts), bs, judgePlug),
+		Paid:  judge.Paid,
 		Action: func(r *app.Run) error {
 			reg, err := bench.Open(r, bs, judgePlug)
 			if err != nil {
