@@ -1,6 +1,7 @@
-// Package tools_test pins the command-line contract of DESIGN §3 (help, version,
-// exit codes, compression, sharding, pass-through) on the real binaries with
-// testscript: each tools/testdata/script/*.txtar is one scenario.
+// Package tools_test pins the command-line contract of docs/cli.md (help,
+// version, exit codes, compression, sharding, pass-through) on the programs
+// (this test binary, lib/testprograms) with testscript: each
+// tools/testdata/script/*.txtar is one scenario.
 package tools_test
 
 import (
@@ -24,10 +25,11 @@ import (
 	"time"
 
 	"github.com/ifkit/ifkit/lib/testbin"
+	"github.com/ifkit/ifkit/lib/testprograms"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-func TestMain(m *testing.M) { testbin.Main(m, "..") }
+func TestMain(m *testing.M) { testprograms.Main(m) }
 
 // update rewrites the golden files of the scripts (the second argument of a
 // failing cmp, such as each program's cases transcript) with what the

@@ -1,6 +1,3 @@
-// Package aggregate reduces judged records to each benchmark's metrics. It
-// routes every record to the aggregator of its bench and prints the results
-// in the format asked for.
 package aggregate
 
 import (
@@ -69,8 +66,7 @@ type Registry struct {
 	Aggregators map[string]Factory
 	Importers   map[string]Importer
 	// Page draws the HTML report (--html) from the rows and the reference
-	// rows; the figure code lives outside this package (lib/plot), which
-	// knows every benchmark.
+	// rows; the figures are the benchmarks', drawn by lib/plot.
 	Page func(w io.Writer, rows, reference []report.Row, opt Options) error
 }
 

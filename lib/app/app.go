@@ -1,7 +1,3 @@
-// Package app is the command-line layer every ifkit program shares: the common
-// flags and exit codes of DESIGN §3, input and output streams, sharding,
-// signal handling, progress and the closing summary. A tool supplies its own
-// flags and an Action; app does the rest in the same way for all seven.
 package app
 
 import (
@@ -27,7 +23,7 @@ import (
 // Version is stamped at build time with -ldflags "-X .../lib/app.Version=...".
 var Version = "dev"
 
-// Exit codes (DESIGN §3).
+// Exit codes (docs/cli.md, "Exit codes").
 const (
 	ExitOK          = 0
 	ExitFailure     = 1

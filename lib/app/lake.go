@@ -17,7 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// lakeOut is a run's partitioned output: -o DIR/ without --shard (DESIGN §7).
+// lakeOut is a run's partitioned output: -o DIR/ without --shard (docs/lake.md).
 type lakeOut struct {
 	dir      string
 	w        *lake.Writer

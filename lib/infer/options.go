@@ -1,10 +1,3 @@
-// Package infer is the inference engine of infer-batch and judge: it sends
-// each record's request to one or more OpenAI-compatible endpoints with a
-// bounded (and adaptive) number in flight, retries what can be retried,
-// respects rate limits and context limits, writes results in input order
-// through a bounded reorder window, resumes from an earlier output, and
-// drains on SIGTERM. No record is ever lost: each input id comes out once,
-// with its result or with "error".
 package infer
 
 import (

@@ -1,13 +1,7 @@
-// Package lake writes a run's records as a Hive-partitioned folder,
-// FIELD=value/part-NNNNN.jsonl.zst with _manifest.json beside the folders,
-// and reads such a folder back. Its manifest carries the run's provenance
-// (lib/provenance), whose run id ties the folder, and the metric rows made
-// from it, to their inputs and settings.
 package lake
 
 import (
 	"fmt"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -118,9 +112,6 @@ func Escape(v string) string {
 	}
 	return b.String()
 }
-
-// Unescape reverses Escape (any %XX, as readers decode).
-func Unescape(s string) (string, error) { return url.PathUnescape(s) }
 
 // Manifest is what _manifest.json holds: the run's provenance and its parts.
 type Manifest struct {
