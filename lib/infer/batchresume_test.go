@@ -210,7 +210,11 @@ func TestBatchImportInterruptedAdvice(t *testing.T) {
 		return err == nil
 	})
 	cmd.Process.Signal(syscall.SIGTERM)
-	w.Close() // the reader, waiting on the FIFO, sees the signal at its end
+	// Only once the run has taken the signal may the input end: closed
+	// sooner, the run could read to the end and finish before the signal
+	// arrives (a complete output, no advice).
+	waitFor(t, "the signal taken", func() bool { return strings.Contains(stderr.String(), "signal received") })
+	w.Close()
 	cmd.Wait()
 	if !strings.Contains(stderr.String(), "--resume") {
 		t.Fatalf("the stopped run gives no advice: %s", stderr)
