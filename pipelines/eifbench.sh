@@ -12,6 +12,10 @@
 # JUDGE_API_KEY. Extra flags for infer-batch and judge: INFER_ARGS, JUDGE_ARGS.
 # Inference and judging resume where an interrupted run stopped (delete the
 # output directory to start afresh).
+#
+# Size: by default the project's English sample set, 6 tasks (2 per subset): 6 requests, about
+# 7,700 prompt tokens (o200k_base), then one judge request per constraint, 193 judge requests.
+# --limit 1, one task per subset: 3 requests, about 3,500 prompt tokens, 82 judge requests.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"

@@ -12,6 +12,9 @@
 # flags for infer-batch: INFER_ARGS (e.g. "--timeout-first-byte 30m" for reasoning models).
 # Rerun with the same --out to resume: the replies already there are kept while the requests,
 # the model and INFER_ARGS stay the same.
+#
+# Size: by default 50 densities (10, 20, ..., 500) × 5 seeds: 250 requests, about 730,000 prompt
+# tokens (o200k_base). --limit 1, seed 0 of each density: 50 requests, about 145,000 prompt tokens.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"

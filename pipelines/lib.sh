@@ -49,12 +49,14 @@ ifkit_common_help() {
                         sent again by any rerun); INFER_ARGS / JUDGE_ARGS add flags to those stages
   --cache DIR           every stage that calls a model answers from and keeps its replies in the
                         cache DIR (docs/cache.md); also IFKIT_CACHE
+  --limit N             only the first N items of each cell of the tables (gen-context --limit):
+                        a smoke run that fills every table; its reports say so
 TXT
 }
 
 # The flags every script accepts the same way. In a script's argument loop,
 #   *) ifkit_common_flag "$@" || { echo "x.sh: unknown argument $1" >&2; exit 2; }; shift "$ifkit_shift" ;;
-# sets base_url, model, out, jobs, max_failures, retry_errors or cache from $1
+# sets base_url, model, out, jobs, max_failures, retry_errors, cache or limit from $1
 # (and $2) and ifkit_shift to the words used; it fails when $1 is not one of them.
 #   --retry-errors  the rerun also sends the records that failed for good
 #                   (400/401/403/404/413/422, other 4xx, context_length); transient failures
@@ -72,6 +74,7 @@ ifkit_common_flag() {
 	--max-failures) max_failures=${2-} ;;
 	--retry-errors) retry_errors=--retry-errors; ifkit_shift=1 ;;
 	--cache) cache=${2-} ;;
+	--limit) limit=${2-} ;;
 	*) return 1 ;;
 	esac
 	if [[ $ifkit_shift == 2 ]]; then
@@ -96,6 +99,7 @@ ifkit_value() {
 }
 retry_errors=
 cache=
+limit=
 
 # One set of file names for every script: each stage writes one file in $out.
 #   items.jsonl.zst      gen-context      (what each item is about)
@@ -120,7 +124,8 @@ ifkit_start() {
 }
 
 # ifkit_stage FILE PROGRAM [ARGS...] runs one stage into $out/FILE (-o goes
-# after PROGRAM, or after gen-context's benchmark). A stage that recomputes
+# after PROGRAM, or after gen-context's benchmark, which also gets --limit
+# when the script was given it). A stage that recomputes
 # its output is skipped when $out/FILE is complete, made by the same command
 # line and newer than every file argument: a rerun then goes straight to the
 # stage that stopped. A stage given --resume always runs: that is how a rerun
@@ -130,6 +135,9 @@ ifkit_start() {
 ifkit_stage() {
 	local file=$1 dest=$out/$1 stamp=$out/.$1.cmd cmd a
 	shift
+	if [[ $1 == gen-context && -n $limit ]]; then
+		set -- "$@" --limit "$limit"
+	fi
 	cmd=$(printf '%q ' "$@")
 	if [[ " $* " != *" --resume "* && -f $dest && -f $stamp && $(<"$stamp") == "$cmd" ]]; then
 		local fresh=1

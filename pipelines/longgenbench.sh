@@ -14,6 +14,12 @@
 # report.md, report.jsonl, report.html); inference and judging
 # resume where an earlier, interrupted run stopped (delete the directory to
 # start afresh).
+#
+# Size: by default 4 scenarios × 100 tasks of the short version, each asking for a long document:
+# 400 requests, about 130,000 prompt tokens (o200k_base), then one judge request per check, about
+# 6,800 judge requests (the official Dataset_short.json: 400 requests, about 230,000 prompt
+# tokens, 6,205 judge requests). --limit 1, one task per scenario: 4 requests, about 1,300 prompt
+# tokens, 63 judge requests.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"

@@ -14,6 +14,11 @@
 # for infer-batch: INFER_ARGS (e.g. "--max-model-len 32768"). Rerun with the
 # same --out to resume: the replies already there are kept while the
 # requests, the model and INFER_ARGS stay the same.
+#
+# Size: by default 3 modes × 7 lengths (256 ... 16384 tokens) × the project's 11 tasks: 231
+# requests, about 1.1 million prompt tokens (o200k_base); the official GIST_256.json alone:
+# 1,419 requests, about 550,000 prompt tokens. --limit 1, one exam per mode × length: 21
+# requests, about 100,000 prompt tokens.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"

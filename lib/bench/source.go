@@ -40,3 +40,13 @@ func FileSource(kind string, paths []string) string {
 
 // OfficialSource is the source of items imported from official files.
 func OfficialSource(paths ...string) string { return FileSource("official file", paths) }
+
+// AddToSource appends note to the record's source: what a later choice
+// (--limit) made of the items.
+func AddToSource(rec *record.Record, note string) error {
+	src := rec.String(record.SourceField)
+	if src != "" {
+		src += "; "
+	}
+	return rec.Set(record.SourceField, src+note)
+}

@@ -17,6 +17,8 @@ var Benchmark = bench.Bench{
 	Name:         Bench,
 	Title:        "EifBench",
 	Generate:     genCommand,
+	Cells:        "subset",
+	Cell:         bench.CellOf("group.subset"),
 	Expand:       bench.Plug[expand.Factory]{Open: openExpand},
 	Split:        bench.Fixed[split.Splitter](Split),
 	Judge:        bench.Fixed[judge.Factory](NewScorer),

@@ -17,6 +17,8 @@ var Benchmark = bench.Bench{
 	Name:      Bench,
 	Title:     "IFScale",
 	Generate:  genCommand,
+	Cells:     "density",
+	Cell:      bench.CellOf("group.density"),
 	Expand:    bench.FilePlug(&cli.StringFlag{Name: "template", Usage: "IFScale: the task text from `FILE` instead of the embedded one"}, NewExpander),
 	Judge:     bench.Fixed[judge.Factory](NewScorer),
 	Aggregate: NewAggregator,

@@ -18,6 +18,8 @@ var Benchmark = bench.Bench{
 	Name:     Bench,
 	Title:    "LIFBench",
 	Generate: genCommand,
+	Cells:    "length × task",
+	Cell:     bench.CellOf("group.length", "task"),
 	Expand:   bench.FilePlug(&cli.StringFlag{Name: "templates", Usage: "LIFBench: load templates from `FILE` (the official tasks.json layout) instead of the embedded ones"}, NewExpander),
 	Judge: bench.Plug[judge.Factory]{
 		Flags: []cli.Flag{

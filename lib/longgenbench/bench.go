@@ -17,6 +17,8 @@ var Benchmark = bench.Bench{
 	Name:     Bench,
 	Title:    "LongGenBench",
 	Generate: genCommand,
+	Cells:    "version × scenario",
+	Cell:     bench.CellOf("group.version", "group.scenario"),
 	Expand: bench.Plug[expand.Factory]{
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "chat", Usage: "LongGenBench: write the chat form of its raw-completion request, for chat-only endpoints (OpenAI); the model then answers in a chat turn instead of continuing the text, unlike the official setup (docs/infer-batch.md, Real servers). The other benchmarks' requests are chat already: it changes nothing for them"},

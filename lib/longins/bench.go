@@ -18,6 +18,8 @@ var Benchmark = bench.Bench{
 	Name:      Bench,
 	Title:     "LongIns",
 	Generate:  genCommand,
+	Cells:     "mode × length",
+	Cell:      bench.CellOf("group.mode", "group.length"),
 	Expand:    bench.Fixed[expand.Factory](NewExpander),
 	Judge:     bench.Fixed[judge.Factory](NewScorer),
 	Aggregate: NewAggregator,
