@@ -27,7 +27,9 @@ Flags:
   --judge-base-url URL  judge endpoint (default: $JUDGE_BASE_URL, else --base-url)
   --judge-model NAME    judge model (default: the judge endpoint's only model)
   --judge-j N           judge requests in flight (default: 32)
-  --official FILE       official EifBench file (repeatable); default: the sample set
+  --official FILE|DIR   official EifBench file (repeatable), or the folder of official files DIR
+                        (gen-context fetch-official): its three files (or --subset's), each
+                        verified; default: the sample set
   --subset NAME         plain_text, dyadic or multi_party (see gen-context eifbench --help)
   --max-tokens N        max_tokens of each answer (default: 8192; lower it for short-context servers)
 TXT

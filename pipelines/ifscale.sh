@@ -26,6 +26,8 @@ Flags:
   --densities N,N,...   numbers of keywords (default: 10,20,...,500)
   --seeds S,S,...       seeds, one keyword order each (default: 0,1,2,3,4)
   --vocab FILE          vocabulary (e.g. the official pruned_rules.csv); default: the project's
+  --official DIR        the official keyword lists: the vocabulary from the folder of official
+                        files DIR (gen-context fetch-official), verified, in numpy's order
   --numpy-compat        the official keyword order (numpy's legacy RandomState permutation)
   --template FILE       task text to put before the constraints, instead of the project's
   --max-tokens N        reply budget (default: the endpoint's, as the official runner)
@@ -43,7 +45,7 @@ gen=(gen-context ifscale)
 expand=(expand-templates)
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--densities | --seeds | --vocab) ifkit_value "$@"; gen+=("$1" "$2"); shift 2 ;;
+	--densities | --seeds | --vocab | --official) ifkit_value "$@"; gen+=("$1" "$2"); shift 2 ;;
 	--numpy-compat) gen+=("$1"); shift ;;
 	--template | --max-tokens | --temperature) ifkit_value "$@"; expand+=("$1" "$2"); shift 2 ;;
 	-h | --help) usage; exit 0 ;;

@@ -29,8 +29,9 @@ Flags:
   --seed S              seed of the contexts and of the prompts' variables (default: 0)
   --templates FILE      templates (the official tasks.json layout) instead of the embedded ones
   --rubric R            official (the official scorer, quirks included, the default) or strict
-  --official FILE       official context file (data/meta/*_input.json; repeatable) instead of
-                        generating contexts
+  --official FILE|DIR   official context file (data/meta/*_input.json; repeatable) instead of
+                        generating contexts; or the folder of official files DIR (gen-context
+                        fetch-official): its contexts and templates, each verified
 TXT
 	ifkit_common_help
 }
@@ -57,6 +58,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 ifkit_start
+# A folder of official files (docs/official.md) holds the official templates
+# too: expand-templates --templates DIR verifies and uses its tasks.json.
+if [[ ${#official[@]} -eq 1 && -d ${official[0]} && -z $templates ]]; then
+  templates=${official[0]}
+fi
 gen=(gen-context lifbench --seed "$seed")
 if [ ${#official[@]} -gt 0 ]; then
   for f in "${official[@]}"; do gen+=(--official "$f"); done

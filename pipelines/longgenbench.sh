@@ -36,7 +36,9 @@ Flags:
   --scenarios LIST      diary,menu,skyscraper,urban (default: all)
   --count N             tasks per scenario (default: 100)
   --seed S              generator seed (default: 0)
-  --official FILE       import the official Dataset_short.json/Dataset_long.json instead
+  --official FILE|DIR   import the official Dataset_short.json/Dataset_long.json instead; or,
+                        from the folder of official files DIR (gen-context fetch-official), the
+                        one of --version, verified
   --max-tokens N        cap the generation (default 16000 short, 32000 long; lower it for
                         models whose context cannot hold prompt + 16K/32K tokens)
 TXT
@@ -66,7 +68,9 @@ done
 ifkit_start
 judge_url=${judge_url:-$base_url}
 
-if [ -n "$official" ]; then
+if [ -d "$official" ]; then
+	ifkit_stage items.jsonl.zst gen-context longgenbench --official "$official" --version "$version"
+elif [ -n "$official" ]; then
 	ifkit_stage items.jsonl.zst gen-context longgenbench --official "$official"
 else
 	ifkit_stage items.jsonl.zst gen-context longgenbench --version "$version" --scenarios "$scenarios" --count "$count" --seed "$seed"

@@ -32,7 +32,9 @@ Flags:
   --seed S              seed for question order and wrong answers (default: 0)
   --error-rate R        share of wrongly answered questions (default: 0.1)
   --tasks FILE          task source (Super-NaturalInstructions layout; repeatable)
-  --official FILE       official exam file, e.g. GIST_256.json (repeatable); replaces generation
+  --official FILE|DIR   official exam file, e.g. GIST_256.json (repeatable); replaces generation;
+                        or the folder of official files DIR (gen-context fetch-official): the
+                        exams of --modes × --lengths there, by default every one there
   --max-tokens N        reply budget (default: the endpoint's; the official runs allowed 10000)
   --temperature T       sampling temperature (default: the endpoint's, as the official runs)
 TXT
