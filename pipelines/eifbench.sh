@@ -24,9 +24,9 @@ usage() {
 	ifkit_help
 	cat <<'TXT'
 Flags:
-  --judge-base-url URL  judge endpoint (default: $JUDGE_BASE_URL, else --base-url)
-  --judge-model NAME    judge model (default: the judge endpoint's only model)
-  --judge-j N           judge requests in flight (default: 32)
+TXT
+	ifkit_judge_help "else --base-url"
+	cat <<'TXT'
   --official FILE|DIR   official EifBench file (repeatable), or the folder of official files DIR
                         (gen-context fetch-official): its three files (or --subset's), each
                         verified; default: the sample set
@@ -48,13 +48,10 @@ gen=(gen-context eifbench)
 expand=(expand-templates)
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--judge-base-url) ifkit_value "$@"; judge_url=$2; shift 2 ;;
-	--judge-model) ifkit_value "$@"; judge_model=$2; shift 2 ;;
 	--official | --subset) ifkit_value "$@"; gen+=("$1" "$2"); shift 2 ;;
 	--max-tokens) ifkit_value "$@"; expand+=(--max-tokens "$2"); shift 2 ;;
-	--judge-j) ifkit_value "$@"; judge_jobs=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
-	*) ifkit_common_flag "$@" || { echo "eifbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
+	*) ifkit_judge_flag "$@" || ifkit_common_flag "$@" || { echo "eifbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac
 done
 ifkit_start

@@ -39,11 +39,12 @@ ifkit_help() {
 # script's default ($out, $jobs, $max_failures): a script's usage is its
 # header (ifkit_help), its own flags, then these.
 ifkit_common_help() {
+	local j=${jobs:-"each benchmark's own"}
 	cat <<TXT
   --base-url URL        endpoint of the model under test (default: \$OPENAI_BASE_URL)
   --model NAME          model under test (default: the endpoint's only model)
   --out DIR             output directory (default: $out)
-  -j N                  requests in flight to the model (default: $jobs)
+  -j N                  requests in flight to the model (default: $j)
   --max-failures N|P%   failed records a stage tolerates before the script exits 4 (default: $max_failures)
   --retry-errors        the rerun also sends records that failed for good (transient failures are
                         sent again by any rerun); INFER_ARGS / JUDGE_ARGS add flags to those stages
@@ -57,7 +58,9 @@ TXT
 # The flags every script accepts the same way. In a script's argument loop,
 #   *) ifkit_common_flag "$@" || { echo "x.sh: unknown argument $1" >&2; exit 2; }; shift "$ifkit_shift" ;;
 # sets base_url, model, out, jobs, max_failures, retry_errors, cache or limit from $1
-# (and $2) and ifkit_shift to the words used; it fails when $1 is not one of them.
+# (and $2) and ifkit_shift to the words used, and adds those words but --out's
+# to ifkit_given (what pipelines/suite.sh passes on to each benchmark's
+# script); it fails when $1 is not one of them.
 #   --retry-errors  the rerun also sends the records that failed for good
 #                   (400/401/403/404/413/422, other 4xx, context_length); transient failures
 #                   are sent again by any rerun
@@ -80,6 +83,36 @@ ifkit_common_flag() {
 	if [[ $ifkit_shift == 2 ]]; then
 		ifkit_value "$@"
 	fi
+	if [[ $1 != --out ]]; then
+		ifkit_given+=("${@:1:ifkit_shift}")
+	fi
+}
+ifkit_given=()
+
+# ifkit_judge_flag "$@" is ifkit_common_flag for the flags of a script whose
+# checks go to an LLM judge: it sets judge_url, judge_model or judge_jobs and
+# adds the words to ifkit_judge_given.
+ifkit_judge_flag() {
+	ifkit_shift=2
+	case $1 in
+	--judge-base-url) judge_url=${2-} ;;
+	--judge-model) judge_model=${2-} ;;
+	--judge-j) judge_jobs=${2-} ;;
+	*) return 1 ;;
+	esac
+	ifkit_value "$@"
+	ifkit_judge_given+=("$1" "$2")
+}
+ifkit_judge_given=()
+
+# ifkit_judge_help WHERE prints those flags, WHERE saying which judge endpoint
+# is used without either (after "default: $JUDGE_BASE_URL, ").
+ifkit_judge_help() {
+	cat <<TXT
+  --judge-base-url URL  judge endpoint (default: \$JUDGE_BASE_URL, $1)
+  --judge-model NAME    judge model (default: the judge endpoint's only model)
+  --judge-j N           judge requests in flight (default: $judge_jobs)
+TXT
 }
 
 # ifkit_usage MESSAGE ends a script whose arguments or environment are wrong:
@@ -198,14 +231,20 @@ ifkit_judge_llm_flags() {
 # deterministic scorers take them too, e.g. --rubric strict, --skip-invalid).
 read -r -a ifkit_judge_args <<<"${JUDGE_ARGS:-}"
 
-# ifkit_report [FLAGS...] turns $out/judged.jsonl.zst into report.md, the
-# tidy rows report.jsonl and the page report.html in one pass (FLAGS go to
+# ifkit_report [FLAGS...] turns $out/judged.jsonl.zst (or the files in
+# ifkit_judged: the suite's benchmarks) into report.md, the tidy rows
+# report.jsonl and the page report.html in one pass (FLAGS go to
 # aggregate-ifs), and prints report.md. It always runs: it is cheap and says
 # how complete the run is.
 ifkit_report() {
-	ifkit_run aggregate-ifs --format md --rows "$out/report.jsonl" --html "$out/report.html" -o "$out/report.md" "$@" "$out/judged.jsonl.zst"
+	local judged=("${ifkit_judged[@]}")
+	if [[ ${#judged[@]} -eq 0 ]]; then
+		judged=("$out/judged.jsonl.zst")
+	fi
+	ifkit_run aggregate-ifs --format md --rows "$out/report.jsonl" --html "$out/report.html" -o "$out/report.md" "$@" "${judged[@]}"
 	cat "$out/report.md"
 }
+ifkit_judged=()
 
 # ifkit_task_log NAME DIR sends the rest of a Slurm array task's stderr to
 # its own log, DIR/logs/<job>_<task>.attempt<restart>.log, so a requeue never

@@ -28,9 +28,9 @@ usage() {
 	ifkit_help
 	cat <<'TXT'
 Flags:
-  --judge-base-url URL  judge endpoint (default: $JUDGE_BASE_URL, else --base-url)
-  --judge-model NAME    judge model (default: the judge endpoint's only model)
-  --judge-j N           judge requests in flight (default: 32)
+TXT
+	ifkit_judge_help "else --base-url"
+	cat <<'TXT'
   --judge MODE          llm (default) or lexical (offline approximation, labelled)
   --version V           short (16K-token outputs, default) or long (32K)
   --scenarios LIST      diary,menu,skyscraper,urban (default: all)
@@ -51,8 +51,6 @@ model="" judge_model="" judge_mode=llm version=short scenarios=diary,menu,skyscr
 count=100 seed=0 official="" max_tokens="" jobs=16 judge_jobs=32 out=out/longgenbench max_failures=10%
 while [ $# -gt 0 ]; do
 	case $1 in
-	--judge-base-url) ifkit_value "$@"; judge_url=$2; shift 2 ;;
-	--judge-model) ifkit_value "$@"; judge_model=$2; shift 2 ;;
 	--judge) ifkit_value "$@"; judge_mode=$2; shift 2 ;;
 	--version) ifkit_value "$@"; version=$2; shift 2 ;;
 	--scenarios) ifkit_value "$@"; scenarios=$2; shift 2 ;;
@@ -60,9 +58,8 @@ while [ $# -gt 0 ]; do
 	--seed) ifkit_value "$@"; seed=$2; shift 2 ;;
 	--official) ifkit_value "$@"; official=$2; shift 2 ;;
 	--max-tokens) ifkit_value "$@"; max_tokens=$2; shift 2 ;;
-	--judge-j) ifkit_value "$@"; judge_jobs=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
-	*) ifkit_common_flag "$@" || { echo "longgenbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
+	*) ifkit_judge_flag "$@" || ifkit_common_flag "$@" || { echo "longgenbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac
 done
 ifkit_start

@@ -132,15 +132,16 @@ func TestScriptsRunFromACleanPath(t *testing.T) {
 	}
 	// --help needs no programs (nothing is found or built), and a common flag
 	// missing its value is a usage error, not an unbound variable.
-	for _, name := range []string{"lifbench", "ifscale", "longins", "longgenbench", "eifbench", "demo", "xargs-shards"} {
+	for _, name := range []string{"lifbench", "ifscale", "longins", "longgenbench", "eifbench", "suite", "demo", "xargs-shards"} {
 		cmd := exec.Command("./pipelines/"+name+".sh", "--help")
 		cmd.Dir, cmd.Env = bare, clean
 		out, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), name+".sh") || strings.Contains(string(out), "\n#") {
 			t.Errorf("%s.sh --help without programs: %v, want exit 0 and the usage without comment marks:\n%s", name, err, out)
 		}
-		// The five benchmark scripts list the common flags from one text
-		// (pipelines/lib.sh's ifkit_common_help), with their own defaults.
+		// The five benchmark scripts and the suite list the common flags
+		// from one text (pipelines/lib.sh's ifkit_common_help), with their
+		// own defaults.
 		if name != "demo" && name != "xargs-shards" {
 			for _, want := range []string{"--retry-errors        the rerun also sends", "--out DIR             output directory (default: out/" + name + ")", "--max-failures N|P%   failed records a stage tolerates"} {
 				if !strings.Contains(string(out), want) {

@@ -45,7 +45,7 @@ func near(measured, claimed float64) bool { return math.Abs(measured-claimed) <=
 // were: the requests exactly, the prompt tokens (infer-batch --dry-run,
 // o200k_base) within the rounding of "about", and the judge requests (one
 // per check of LongGenBench, one per constraint of EifBench) exactly or
-// within that rounding.
+// within that rounding; the suite's --help states their sums.
 func TestHelpStatesTheRunsSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every benchmark's full default run (2,802 LIFBench prompts); not in -short")
@@ -54,6 +54,13 @@ func TestHelpStatesTheRunsSize(t *testing.T) {
 		name string
 		gen  func(t *testing.T) []string // gen-context's arguments after the benchmark
 	}
+	// What each benchmark's default and --limit 1 runs measured, which the
+	// suite's --help adds up.
+	type size struct {
+		requests, judges int
+		tokens           float64
+	}
+	measured := map[string]size{}
 	none := func(*testing.T) []string { return nil }
 	limit1 := func(*testing.T) []string { return []string{"--limit", "1"} }
 	ref := func(file string) func(t *testing.T) []string {
@@ -115,6 +122,7 @@ func TestHelpStatesTheRunsSize(t *testing.T) {
 				}
 				calls, _ := strconv.Atoi(m[1])
 				tokens, _ := strconv.ParseFloat(m[2], 64)
+				measured[c.bench+"/"+cl.name] = size{requests: calls, tokens: tokens}
 				claimed := reqs[i]
 				if want := number(t, claimed[1], false); float64(calls) != want || !near(tokens, number(t, claimed[2], claimed[3] != "")) {
 					t.Errorf("--help says %q; measured %d requests, %.0f prompt tokens", strings.Join(strings.Fields(claimed[0]), " "), calls, tokens)
@@ -124,12 +132,41 @@ func TestHelpStatesTheRunsSize(t *testing.T) {
 				}
 				n := 0
 				eachRecord(t, requests, func(rec *record.Record) { n += c.checks(rec) })
+				measured[c.bench+"/"+cl.name] = size{calls, n, tokens}
 				j := judges[i]
 				want := number(t, j[2], false)
 				if j[1] == "" && float64(n) != want || j[1] != "" && !near(float64(n), want) {
 					t.Errorf("--help says %q; measured %d judge requests (checks)", strings.Join(strings.Fields(j[0]), " "), n)
 				}
 			})
+		}
+	}
+
+	// The suite's --help states the sums of the five.
+	help, err := exec.Command("bash", "suite.sh", "--help").Output()
+	if err != nil {
+		t.Fatalf("suite.sh --help: %v", err)
+	}
+	reqs := requestsClaim.FindAllStringSubmatch(string(help), -1)
+	judges := judgeClaim.FindAllStringSubmatch(string(help), -1)
+	if len(reqs) != 2 || len(judges) != 2 {
+		t.Fatalf("suite.sh --help states %d request counts and %d judge counts, want 2 of each (default, --limit 1): %q", len(reqs), len(judges), help)
+	}
+	for i, run := range []string{"default", "limit 1"} {
+		var sum size
+		for _, b := range []string{"lifbench", "ifscale", "longins", "longgenbench", "eifbench"} {
+			m, ok := measured[b+"/"+run]
+			if !ok {
+				t.Fatalf("%s/%s was not measured", b, run)
+			}
+			sum.requests, sum.tokens, sum.judges = sum.requests+m.requests, sum.tokens+m.tokens, sum.judges+m.judges
+		}
+		r, j := reqs[i], judges[i]
+		wantJudges := number(t, j[2], false)
+		if float64(sum.requests) != number(t, r[1], false) || !near(sum.tokens, number(t, r[2], r[3] != "")) ||
+			j[1] == "" && float64(sum.judges) != wantJudges || j[1] != "" && !near(float64(sum.judges), wantJudges) {
+			t.Errorf("suite.sh --help says %q and %q for the %s runs; the five add up to %d requests, %.0f prompt tokens, %d judge requests",
+				strings.Join(strings.Fields(r[0]), " "), strings.Join(strings.Fields(j[0]), " "), run, sum.requests, sum.tokens, sum.judges)
 		}
 	}
 }
