@@ -274,10 +274,15 @@ func collect(rows []report.Row, ref bool, split func(report.Row) string, point f
 	return out
 }
 
-// LineSeries is a series per model over the numeric x.
+// LineSeries is a series per model over the numeric x. A point without a
+// label is labelled by its x: the data table under the figure has a row per
+// label, so points without one would fall into one row.
 func LineSeries(rows []report.Row, ref bool, x XOf, split func(report.Row) string) []Series {
 	return collect(rows, ref, split, func(r report.Row) (Point, bool) {
 		xv, label, ok := x(r)
+		if label == "" {
+			label = strconv.FormatFloat(xv, 'f', -1, 64)
+		}
 		return Point{X: xv, Label: label}, ok
 	}, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
 }
