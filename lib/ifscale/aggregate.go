@@ -215,29 +215,23 @@ func Result(stats []Stats, decimals int) *aggregate.Result {
 	return res
 }
 
-// leaderboard is the paper's layout: accuracy % (stdev) at N = 10, 50, 100,
-// 250, 500, or at every density present when none of those is.
+// leaderboard is the paper's layout: accuracy % (stdev) per density, at the
+// densities headlineDensities picks.
 func leaderboard(stats []Stats, decimals int) report.Table {
-	present := map[int]bool{}
+	var present []float64
 	for _, s := range stats {
-		present[s.N] = true
+		present = append(present, float64(s.N))
 	}
-	var cols []int
-	for _, n := range []int{10, 50, 100, 250, 500} {
-		if present[n] {
-			cols = append(cols, n)
-		}
-	}
-	if len(cols) == 0 {
-		for n := range present {
-			cols = append(cols, n)
-		}
-		slices.Sort(cols)
-	}
+	densities, left := headlineDensities(present)
 	t := report.Table{Title: "IFScale: accuracy % (stdev) by number of instructions", Columns: []string{"model"},
 		Notes: []string{"failed: samples of these densities that failed before scoring; they are left out, as the official runner drops them."}}
-	for _, n := range cols {
-		t.Columns = append(t.Columns, "N="+strconv.Itoa(n))
+	if left != "" {
+		t.Notes = append(t.Notes, left)
+	}
+	var cols []int
+	for _, n := range densities {
+		cols = append(cols, int(n))
+		t.Columns = append(t.Columns, "N="+strconv.Itoa(int(n)))
 	}
 	t.Columns = append(t.Columns, "failed")
 	byModel := map[string]map[int]Stats{}
