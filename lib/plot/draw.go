@@ -419,7 +419,7 @@ func drawHeat(pl *gplot.Plot, p Panel) error {
 	for i, c := range h.Cols {
 		label := c
 		if v, ok := Atof(c); ok {
-			label = fmtTokens(v)
+			label = Tokens(v)
 		}
 		xt = append(xt, gplot.Tick{Value: float64(i), Label: label})
 	}

@@ -359,8 +359,8 @@ func SumMetric(metric string, want map[string]string) func([]report.Row) int {
 	}
 }
 
-// fmtTokens labels a token count as the papers do: 4096 as 4k, 1000 as 1000.
-func fmtTokens(v float64) string {
+// Tokens labels a token count as the papers do: 4096 as 4k, 1000 as 1000.
+func Tokens(v float64) string {
 	if v >= 1024 && math.Mod(v, 1024) == 0 {
 		return fmt.Sprintf("%gk", v/1024)
 	}
@@ -381,7 +381,7 @@ func LengthX(parse func(string) (float64, bool)) XOf {
 		}
 		label := r.Dims["length"]
 		if _, numeric := Atof(label); label == "" || numeric {
-			label = fmtTokens(v)
+			label = Tokens(v)
 		}
 		return v, label, true
 	}
