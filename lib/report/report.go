@@ -149,7 +149,7 @@ func WriteMarkdown(w io.Writer, tables []Table) error {
 			sb.WriteString("\n")
 		}
 		if t.Title != "" {
-			fmt.Fprintf(&sb, "### %s\n\n", t.Title)
+			fmt.Fprintf(&sb, "### %s\n\n", markdownText(t.Title))
 		}
 		sb.WriteString("| " + strings.Join(escapeCells(t.Columns), " | ") + " |\n")
 		sb.WriteString("|" + strings.Repeat("---|", len(t.Columns)) + "\n")
@@ -157,7 +157,7 @@ func WriteMarkdown(w io.Writer, tables []Table) error {
 			sb.WriteString("| " + strings.Join(escapeCells(r), " | ") + " |\n")
 		}
 		for _, n := range t.Notes {
-			sb.WriteString("\n" + n + "\n")
+			sb.WriteString("\n" + markdownText(n) + "\n")
 		}
 	}
 	_, err := io.WriteString(w, sb.String())
@@ -167,10 +167,24 @@ func WriteMarkdown(w io.Writer, tables []Table) error {
 func escapeCells(cells []string) []string {
 	out := make([]string, len(cells))
 	for i, c := range cells {
-		out[i] = strings.ReplaceAll(c, "|", `\|`)
+		out[i] = markdownText(c)
 	}
 	return out
 }
+
+// markdownEscapes make a string from a record (a model name, a source, a
+// task) plain text in GitHub-flavoured Markdown: "|" would end a table cell
+// and a line break the row; "<" opens raw HTML (a <script>, an <img
+// onerror>), "[" a link (javascript:), "`" and "*" code and emphasis; "&"
+// would start an entity. "_" is left alone: GFM does not emphasise inside
+// words, and task names (single_query_id) stay readable in a terminal.
+var markdownEscapes = strings.NewReplacer(
+	`\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "[", `\[`, "]", `\]`,
+	"&", "&amp;", "<", "&lt;", ">", "&gt;",
+	"\r\n", "<br>", "\n", "<br>", "\r", "<br>",
+)
+
+func markdownText(s string) string { return markdownEscapes.Replace(s) }
 
 // WriteCSV prints each table as a CSV block with a "# title" line before it
 // and its notes (simulated replies, partial shards, …) as "# " lines after
