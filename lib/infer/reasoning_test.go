@@ -97,3 +97,63 @@ func TestBatchImportStripsTraces(t *testing.T) {
 		t.Errorf("c: %s", recs[2].AppendJSON(nil))
 	}
 }
+
+// endless thinks past any max_tokens a test gives it.
+type endless struct{}
+
+func (endless) Name() string { return "endless" }
+func (endless) Solve(req *sim.Request, _ sim.Params) (string, bool) {
+	return "<think>\n" + strings.Repeat("Let me consider the keywords once more. ", 40) + "\n</think>\n\n[7]", true
+}
+
+// A reply cut while the model was still thinking fails with
+// reasoning_unfinished, the summary counts it apart and says to raise
+// max_tokens, and the cache never keeps it: the next run asks again. A
+// reply kept by --reasoning keep is cached as received, and a run that
+// strips takes it from the cache and fails it the same way.
+func TestUnfinishedTracesAreNeverCached(t *testing.T) {
+	s := startSim(t, sim.Options{Models: []string{"m"}, Skill: 1, Solvers: []sim.Solver{endless{}}})
+	dir, tmp := t.TempDir(), t.TempDir()
+	in := writeInput(t, 4, 32)
+	run := func(name string, args ...string) ([]*record.Record, Summary, string) {
+		t.Helper()
+		out, stats := filepath.Join(tmp, name+".jsonl"), filepath.Join(tmp, name+".stats.json")
+		code, _, stderr := runBatch(t, nil, append([]string{"--base-url", s.BaseURL(), "--cache", dir, "--max-failures", "inf", "--stats", stats, "-o", out}, append(args, in)...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		return readRecords(t, out), readStats(t, stats), stderr
+	}
+	for i, name := range []string{"first", "second"} {
+		recs, st, stderr := run(name)
+		if n := completions(s); n != int64(4*(i+1)) {
+			t.Fatalf("%s run: %d requests in all, want %d: an unfinished reply came from the cache", name, n, 4*(i+1))
+		}
+		for _, rec := range recs {
+			var e record.Error
+			rec.Decode("error", &e)
+			if resp := responseOf(t, rec); e.Kind != reasoning.KindUnfinished || resp.Text != "" || !resp.ReasoningUnfinished || resp.Cached {
+				t.Errorf("%s: %s", name, rec.AppendJSON(nil))
+			}
+		}
+		if st.Records.FailedByKind[reasoning.KindUnfinished] != 4 || st.Records.OK != 0 || st.Reasoning == nil || st.Reasoning.Unfinished != 4 || st.Cache.Stored != 0 {
+			t.Errorf("%s: stats %+v %+v %+v", name, st.Records, st.Reasoning, st.Cache)
+		}
+		if !strings.Contains(stderr, "kind=reasoning_unfinished") || !strings.Contains(stderr, "raise max_tokens") {
+			t.Errorf("%s: the summary does not count the unfinished traces apart or say what to do:\n%s", name, stderr)
+		}
+	}
+	recs, st, _ := run("keep", "--reasoning", "keep")
+	if st.Cache.Stored != 4 || recs[0].Errored() {
+		t.Fatalf("keep: stored %d; %s", st.Cache.Stored, recs[0].AppendJSON(nil))
+	}
+	recs, _, _ = run("strip again")
+	if n := completions(s); n != 12 {
+		t.Errorf("%d requests in all, want 12: the replies kept raw were not taken from the cache", n)
+	}
+	for _, rec := range recs {
+		if resp := responseOf(t, rec); !resp.Cached || !resp.ReasoningUnfinished || !rec.Errored() {
+			t.Errorf("strip after keep: %s", rec.AppendJSON(nil))
+		}
+	}
+}
