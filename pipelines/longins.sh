@@ -28,7 +28,7 @@ Flags:
   --error-rate R        share of wrongly answered questions (default: 0.1)
   --tasks FILE          task source (Super-NaturalInstructions layout; repeatable)
   --official FILE       official exam file, e.g. GIST_256.json (repeatable); replaces generation
-  --max-tokens N        reply budget (default: the endpoint's; the official runs allowed 10000)
+  --max-tokens N        reply budget (default: 10000, the official runs')
   --temperature T       sampling temperature (default: the endpoint's, as the official runs)
 TXT
 	ifkit_common_help
@@ -51,7 +51,7 @@ while [ $# -gt 0 ]; do
 done
 ifkit_start
 ifkit_stage items.jsonl.zst "${gen[@]}"
-ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_expand "${expand[@]}"
 ifkit_infer
 ifkit_stage judged.jsonl.zst judge "${ifkit_judge_args[@]}" "$out/responses.jsonl.zst"
 ifkit_report

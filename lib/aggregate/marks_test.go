@@ -28,6 +28,7 @@ func TestMarksStayWithTheirRecords(t *testing.T) {
 		{"partial", []string{`{"id":"a","bench":"b","partial_shards":{"present":1,"of":2,"missing":[1]}}`}, false, 1, map[string]string{"shards": "1 of 2 shards (missing 1)"}, 0},
 		{"cut kept", []string{`{"id":"a","bench":"b","response":{"server_truncated":true}}`, `{"id":"b","bench":"b"}`}, false, 1, map[string]string{}, 0},
 		{"cut left out", []string{`{"id":"a","bench":"b","response":{"server_truncated":true}}`, `{"id":"b","bench":"b"}`}, true, 1, map[string]string{}, 1},
+		{"budget", []string{`{"id":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#1","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"b","bench":"b"}`}, false, 1, map[string]string{}, 0},
 		{"traces", []string{`{"id":"a","bench":"b","model":"m","response":{"text":"x","reasoning":"r","reasoning_format":"think_tags","reasoning_tokens":4,"reasoning_tokens_from":"usage"}}`}, false, 1, map[string]string{}, 0},
 		{"a trace unfinished", []string{`{"id":"a","bench":"b","model":"m","response":{"text":"","reasoning":"r","reasoning_format":"think_tags","reasoning_tokens":4,"reasoning_tokens_from":"usage","reasoning_unfinished":true},"error":{"kind":"reasoning_unfinished"}}`}, false, 2, map[string]string{}, 0},
 	} {
@@ -169,7 +170,25 @@ func TestMarksCountUnfinishedTraces(t *testing.T) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
 	}
-	if strings.Contains(notes, "model n") {
+	if strings.Contains(notes, "model n") || strings.Contains(notes, "Reasoning budget") {
 		t.Errorf("a model without traces has a note:\n%s", notes)
+	}
+}
+
+// The tables note the --reasoning-budget the requests were made with, over
+// the records (a check counts as its parent).
+func TestMarksNoteReasoningBudget(t *testing.T) {
+	m := newMarks(nil, Options{})
+	for _, line := range []string{`{"id":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#1","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#2","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"b","bench":"b"}`} {
+		rec, err := record.Parse([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.add(rec)
+	}
+	res := &Result{Tables: []report.Table{{Title: "t"}}}
+	m.mark(res)
+	if want := "Reasoning budget: max_tokens raised by 4096 tokens for the reasoning trace (expand-templates --reasoning-budget 4096) on 1 of 2 records"; len(res.Tables[0].Notes) != 1 || !strings.HasPrefix(res.Tables[0].Notes[0], want) {
+		t.Errorf("notes %q, want %q", res.Tables[0].Notes, want)
 	}
 }

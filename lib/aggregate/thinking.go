@@ -27,7 +27,9 @@ import (
 type thinking struct {
 	models     map[string]*modelTraces
 	seen       map[string]bool
-	unfinished Aggregator // nil until a record of an unfinished reply comes
+	records    int         // by parent
+	budgets    map[int]int // --reasoning-budget → records (record.BudgetField)
+	unfinished Aggregator  // nil until a record of an unfinished reply comes
 	factory    Factory
 	opt        Options
 }
@@ -40,14 +42,12 @@ type modelTraces struct {
 
 func newThinking(f Factory, opt Options) *thinking {
 	opt.Failed = FailedOfficial // every failure makes its rows and is counted
-	return &thinking{models: map[string]*modelTraces{}, seen: map[string]bool{}, factory: f, opt: opt}
+	return &thinking{models: map[string]*modelTraces{}, seen: map[string]bool{}, budgets: map[int]int{}, factory: f, opt: opt}
 }
 
 func (t *thinking) add(rec *record.Record) {
 	var resp record.Response
-	if !rec.Has("response") || rec.Decode("response", &resp) != nil {
-		return
-	}
+	hasResp := rec.Has("response") && rec.Decode("response", &resp) == nil
 	if resp.ReasoningUnfinished && t.factory != nil {
 		if t.unfinished == nil {
 			t.unfinished = t.factory(t.opt)
@@ -63,6 +63,14 @@ func (t *thinking) add(rec *record.Record) {
 		return
 	}
 	t.seen[id] = true
+	t.records++
+	var budget int
+	if rec.Decode(record.BudgetField, &budget) == nil && budget > 0 {
+		t.budgets[budget]++
+	}
+	if !hasResp {
+		return
+	}
 	m := t.models[ModelOf(rec)]
 	if m == nil {
 		m = &modelTraces{formats: map[string]int{}, from: map[string]int{}}
@@ -123,6 +131,9 @@ func rowKey(r report.Row) string {
 // that ended inside their trace and what to do about it.
 func (t *thinking) mark(tables []report.Table) {
 	var notes []string
+	for _, n := range slices.Sorted(maps.Keys(t.budgets)) {
+		notes = append(notes, fmt.Sprintf("Reasoning budget: max_tokens raised by %d tokens for the reasoning trace (expand-templates --reasoning-budget %d) on %d of %d records; the benchmark's own max_tokens are in docs/scripting.md.", n, n, t.budgets[n], t.records))
+	}
 	for _, model := range slices.Sorted(maps.Keys(t.models)) {
 		m := t.models[model]
 		if m.traces == 0 {

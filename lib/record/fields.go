@@ -149,3 +149,9 @@ func (r *Record) Fail(e *Error) { _ = r.Set("error", e) }
 // size, or the project's generator and what it drew from. aggregate-ifs
 // notes it under every table and as the "source" dimension of every row.
 const SourceField = "source"
+
+// BudgetField is the field expand-templates sets to the tokens its
+// --reasoning-budget added to the request's max_tokens, room for a
+// thinking model's trace; split-subtasks copies it into every check and
+// aggregate-ifs notes it under every table.
+const BudgetField = "reasoning_budget"

@@ -36,17 +36,22 @@ func responseMeta(rec *record.Record) ([]byte, error) {
 }
 
 // KeepResponseMeta is s with the parent's response metadata (responseMeta)
-// set on every child that has no response of its own: Run splits with it, so
-// a splitter need not copy any of the response.
+// set on every child that has no response of its own, and the parent's
+// reasoning budget (record.BudgetField) on every child without one: Run
+// splits with it, so a splitter need not copy any of them.
 func KeepResponseMeta(s Splitter) Splitter {
 	return func(rec *record.Record, emit func(*record.Record) error) error {
 		meta, err := responseMeta(rec)
 		if err != nil {
 			return app.Invalid(err)
 		}
+		budget := rec.Raw(record.BudgetField)
 		return s(rec, func(child *record.Record) error {
 			if meta != nil && !child.Has("response") {
 				child.SetRaw("response", meta)
+			}
+			if budget != nil && !child.Has(record.BudgetField) {
+				child.SetRaw(record.BudgetField, budget)
 			}
 			return emit(child)
 		})

@@ -34,13 +34,13 @@ func halves(rec *record.Record, emit func(*record.Record) error) error {
 }
 
 // Run routes by bench: a registered bench is split and its children carry
-// the parent's response without the long text; other records, and children
-// already split, pass through byte for byte.
+// the parent's response without the long text, and its reasoning budget;
+// other records, and children already split, pass through byte for byte.
 func TestRun(t *testing.T) {
 	whole := `{"id":"w","bench":"lifbench","response":{"text":"kept","finish_reason":"stop"},"x":1.50}`
 	child := `{"id":"p#a","bench":"halves","parent":"p","part":"again"}`
 	in := strings.Join([]string{
-		`{"id":"p","bench":"halves","response":{"text":"left right","reasoning":"long thoughts","usage":{"prompt_tokens":3,"completion_tokens":2},"endpoint":"e1"}}`,
+		`{"id":"p","bench":"halves","reasoning_budget":512,"response":{"text":"left right","reasoning":"long thoughts","usage":{"prompt_tokens":3,"completion_tokens":2},"endpoint":"e1"}}`,
 		whole,
 		child,
 	}, "\n") + "\n"
@@ -72,7 +72,7 @@ func TestRun(t *testing.T) {
 		}
 		var resp record.Response
 		rec.Decode("response", &resp)
-		if rec.String("part") != want || resp.Text != "" || resp.Reasoning != "" || resp.Usage.CompletionTokens != 2 || resp.Endpoint != "e1" {
+		if rec.String("part") != want || resp.Text != "" || resp.Reasoning != "" || resp.Usage.CompletionTokens != 2 || resp.Endpoint != "e1" || string(rec.Raw("reasoning_budget")) != "512" {
 			t.Errorf("child %d: %s", i, lines[i])
 		}
 	}
