@@ -49,7 +49,7 @@ func Parse(text string, opened bool) Split {
 		if !closed {
 			return Split{Format: ThinkTags, Trace: strings.TrimSpace(body), Open: true}
 		}
-		return Split{Format: ThinkTags, Trace: strings.TrimSpace(trace), Answer: strings.TrimLeft(answer, " \t\r\n")}
+		return Split{Format: ThinkTags, Trace: strings.TrimSpace(trace), Answer: afterTag(answer)}
 	}
 	if s, ok := harmony(t); ok {
 		return s
@@ -64,12 +64,28 @@ func Parse(text string, opened bool) Split {
 		}
 	}
 	if first >= 0 {
-		return Split{Format: ThinkTags, Trace: strings.TrimSpace(text[:first]), Answer: strings.TrimLeft(text[first+len(firstEnd):], " \t\r\n")}
+		return Split{Format: ThinkTags, Trace: strings.TrimSpace(text[:first]), Answer: afterTag(text[first+len(firstEnd):])}
 	}
 	if opened && text != "" {
 		return Split{Format: ThinkTags, Trace: strings.TrimSpace(text), Open: true}
 	}
 	return Split{Answer: text}
+}
+
+// afterTag is the answer after a closing tag, without the separator chat
+// templates put there ("</think>\n\n"): spaces, then at most one blank
+// line. Any further white space is the answer's own: a continuation that
+// starts on a new line (LongGenBench's entries) keeps it.
+func afterTag(s string) string {
+	s = strings.TrimLeft(s, " \t")
+	for range 2 {
+		if rest, ok := strings.CutPrefix(s, "\r\n"); ok {
+			s = rest
+		} else {
+			s = strings.TrimPrefix(s, "\n")
+		}
+	}
+	return s
 }
 
 // Harmony's special tokens (gpt-oss), as a server that does not parse the
@@ -94,7 +110,7 @@ func harmony(t string) (Split, bool) {
 	if !strings.HasPrefix(t, hChannel) && !strings.HasPrefix(t, hStart) {
 		if rest, ok := strings.CutPrefix(t, bareAnalysis); ok {
 			if trace, answer, ok := strings.Cut(rest, bareFinal); ok {
-				return Split{Format: Harmony, Trace: strings.TrimSpace(trace), Answer: strings.TrimLeft(answer, " \t\r\n")}, true
+				return Split{Format: Harmony, Trace: strings.TrimSpace(trace), Answer: answer}, true
 			}
 		}
 		return Split{}, false
@@ -128,7 +144,7 @@ func harmony(t string) (Split, bool) {
 		}
 		content, next, ended := cutMessage(body)
 		if channel == "final" {
-			s.Answer = strings.TrimLeft(content, " \t\r\n")
+			s.Answer = content
 			break
 		}
 		traces = append(traces, strings.TrimSpace(content))

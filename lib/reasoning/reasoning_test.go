@@ -33,6 +33,8 @@ var parseCases = []struct {
 	{name: "a tag in the middle of an answer", text: "Use <think> to open and then </think> to close.",
 		want: Split{Answer: "Use <think> to open and then </think> to close."}},
 	{name: "no trace", text: "[1, 4, 9]", want: Split{Answer: "[1, 4, 9]"}},
+	{name: "a continuation that starts on a new line keeps it", text: "<think>\nWeek 1 comes first.\n</think>\n\n\nThe morning light was clear.",
+		want: Split{Format: ThinkTags, Trace: "Week 1 comes first.", Answer: "\nThe morning light was clear."}},
 	{name: "opened template, trace cut", text: "Okay, so the user wants 100 entries. Week 1: gym. Week 2:", opened: true,
 		want: Split{Format: ThinkTags, Trace: "Okay, so the user wants 100 entries. Week 1: gym. Week 2:", Open: true}},
 	{name: "opened template, trace closed", text: "Plan it.\n</think>\n\nWeek 1: gym.", opened: true,
