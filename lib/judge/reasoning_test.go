@@ -46,7 +46,13 @@ func runJudge(t *testing.T, scorers map[string]Factory, lines []string, args ...
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
-	b, err := os.ReadFile(out)
+	return readByID(t, out), stderr.String()
+}
+
+// readByID reads a judge output's records by id.
+func readByID(t *testing.T, path string) map[string]*record.Record {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +64,7 @@ func runJudge(t *testing.T, scorers map[string]Factory, lines []string, args ...
 		}
 		got[r.ID()] = r
 	}
-	return got, stderr.String()
+	return got
 }
 
 // Records made elsewhere, whose replies still hold a trace, are scored on
