@@ -155,3 +155,9 @@ const SourceField = "source"
 // thinking model's trace; split-subtasks copies it into every check and
 // aggregate-ifs notes it under every table.
 const BudgetField = "reasoning_budget"
+
+// LimitField is the item field gen-context --limit N sets to N on the items
+// it keeps (the first N of each cell of the benchmark's tables); the source
+// says so too, for the reports. expand-templates keeps, of the requests made
+// from such an item, the first N of each cell.
+const LimitField = "limit"
