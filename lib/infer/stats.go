@@ -42,6 +42,7 @@ type stats struct {
 	truncatedIDs   []string    // flagged server_truncated
 	tokens         cost.Tokens // of every reply received: paid
 	cacheTokens    cost.Tokens // of the replies the cache answered
+	traces         traceCounts // the reasoning rule's work (lib/reasoning)
 	lowestLimit    int
 	endpoints      []endpointStats
 }
@@ -94,6 +95,31 @@ func (s *stats) success(c *oai.Completion, cl *call) {
 		s.cutTokens += int64(cl.cut)
 	}
 	s.mu.Unlock()
+}
+
+// traceCounts are the replies the reasoning rule found a trace in, by
+// format, the trace's tokens, and those whose trace never ended.
+type traceCounts struct {
+	ByFormat   map[string]int64 `json:"by_format"`
+	Tokens     int64            `json:"tokens"`
+	Unfinished int64            `json:"unfinished"`
+}
+
+// reasoned counts what the reasoning rule found in a reply.
+func (s *stats) reasoned(resp *record.Response) {
+	if resp.ReasoningFormat == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.traces.ByFormat == nil {
+		s.traces.ByFormat = map[string]int64{}
+	}
+	s.traces.ByFormat[resp.ReasoningFormat]++
+	s.traces.Tokens += int64(resp.ReasoningTokens)
+	if resp.ReasoningUnfinished {
+		s.traces.Unfinished++
+	}
 }
 
 // servedFromCache counts an answer the cache gave.
@@ -234,6 +260,8 @@ type Summary struct {
 	// (response.server_truncated) and ServerTruncatedIDs names them.
 	ServerTruncated    int64    `json:"server_truncated"`
 	ServerTruncatedIDs []string `json:"server_truncated_ids,omitempty"`
+	// Reasoning counts the replies that held a reasoning trace, when any did.
+	Reasoning *traceCounts `json:"reasoning,omitempty"`
 }
 
 type recordCounts struct {
@@ -287,8 +315,15 @@ func (e *engine) summary() Summary {
 		cs = &st
 		acct.CacheRun = st.Run
 	}
+	var traces *traceCounts
+	if len(s.traces.ByFormat) > 0 {
+		t := s.traces
+		t.ByFormat = copyCounts(t.ByFormat)
+		traces = &t
+	}
 	return Summary{
-		Tool: e.r.Tool, Model: e.model, Endpoints: s.endpoints, Started: s.start.UTC(), Account: acct, Cache: cs,
+		Reasoning: traces,
+		Tool:      e.r.Tool, Model: e.model, Endpoints: s.endpoints, Started: s.start.UTC(), Account: acct, Cache: cs,
 		Records: recordCounts{Read: e.r.Read.Load(), Written: e.r.Written.Load(), OK: ok, Failed: e.r.Failed.Load(), FailedByKind: copyCounts(e.r.FailuresByKind()),
 			PassedThrough: s.passed.Load(), Resumed: s.resumed.Load(), PreflightFailed: s.preflightFails, ContextCut: s.cutRecords, ContextCutTok: s.cutTokens},
 		Requests:           requestCounts{Sent: s.attempts.Load(), Retries: s.retries.Load(), FailedByKind: copyCounts(s.attemptFailBy), FailedByHTTP: byHTTP},
@@ -334,10 +369,20 @@ func (e *engine) writeStats() error {
 	if n := sum.ServerTruncated; n > 0 {
 		attrs = append(attrs, "server_truncated", n)
 	}
+	if t := sum.Reasoning; t != nil {
+		n := int64(0)
+		for _, v := range t.ByFormat {
+			n += v
+		}
+		attrs = append(attrs, "reasoning_traces", n, "reasoning_tokens", t.Tokens, "reasoning_unfinished", t.Unfinished)
+	}
 	attrs = append(attrs, accountAttrs(&sum.Account, sum.Cache)...)
 	e.r.Log.Info("inference", attrs...)
 	if n := sum.ServerTruncated; n > 0 {
 		e.r.Log.Warn("the server truncated prompts: those replies answer a shorter prompt than the benchmark's; aggregate-ifs counts them in every table (--exclude-truncated leaves them out)", "records", n)
+	}
+	if t := sum.Reasoning; t != nil && t.Unfinished > 0 {
+		e.r.Log.Warn("replies ended while the model was still reasoning: they have no answer and fail with reasoning_unfinished, scored as failed records; raise max_tokens for a reasoning model (expand-templates --reasoning-budget N, the pipeline scripts' --reasoning-budget N)", "records", t.Unfinished)
 	}
 	e.r.SetUsage(&sum.Account)
 	return writeJSON(e.opt.StatsFile, sum)

@@ -21,8 +21,9 @@ import (
 // numbers (length_tokens, density, depth, position, seed); Unit says what
 // Value is in (ratio|percent|count|tokens|words: the papers' own units);
 // NFailed and NTruncated count the records behind the row that failed or
-// were cut by the server; Run, Version and Created are the provenance that
-// aggregate-ifs stamps on every row.
+// were cut by the server, NReasoningUnfinished those of NFailed whose reply
+// ended inside its reasoning trace; Run, Version and Created are the
+// provenance that aggregate-ifs stamps on every row.
 type Row struct {
 	Bench      string
 	Model      string
@@ -34,9 +35,12 @@ type Row struct {
 	N          int
 	NFailed    int
 	NTruncated int
-	Run        string
-	Version    string
-	Created    string
+	// NReasoningUnfinished is set by aggregate-ifs for every benchmark
+	// (lib/aggregate, thinking.go), not by the benchmarks.
+	NReasoningUnfinished int
+	Run                  string
+	Version              string
+	Created              string
 }
 
 // column is one of the columns every metric row has: its name and Parquet
@@ -57,6 +61,7 @@ var coreColumns = []column{
 	{Column{"n", BigInt, true}, func(r *Row) any { return &r.N }},
 	{Column{"n_failed", BigInt, true}, func(r *Row) any { return &r.NFailed }},
 	{Column{"n_truncated", BigInt, true}, func(r *Row) any { return &r.NTruncated }},
+	{Column{"n_reasoning_unfinished", BigInt, true}, func(r *Row) any { return &r.NReasoningUnfinished }},
 	{Column{"run", Text, true}, func(r *Row) any { return &r.Run }},
 	{Column{"ifkit_version", Text, true}, func(r *Row) any { return &r.Version }},
 	{Column{"created", Timestamp, false}, func(r *Row) any { return &r.Created }},
