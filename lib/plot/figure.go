@@ -59,6 +59,10 @@ type Point struct {
 	Lo    *float64 `json:"lo,omitempty"`
 	Hi    *float64 `json:"hi,omitempty"`
 	N     int      `json:"n"`
+	// Row is the metric row the point shows (nil for a published model's):
+	// the page links the point to the items behind it.
+	Row *report.Row `json:"-"`
+	sel int         // the point's selection on the page, from 1; 0 for none
 }
 
 // Heat is a grid of cells; a missing cell had no data.
@@ -74,6 +78,9 @@ type Cell struct {
 	Col   string  `json:"col"`
 	Value float64 `json:"value"`
 	N     int     `json:"n"`
+	// Of is the metric row the cell shows, as Point.Row.
+	Of  *report.Row `json:"-"`
+	sel int
 }
 
 // Count is what a caption says about one model's data.
@@ -253,6 +260,9 @@ func collect(rows []report.Row, ref bool, split func(report.Row) string, point f
 			continue
 		}
 		p.Y, p.N = r.Value, r.N
+		if !ref {
+			p.Row = &r
+		}
 		name := SeriesName(r.Model, ref)
 		if split != nil {
 			if s := split(r); s != "" {
