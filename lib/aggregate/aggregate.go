@@ -40,6 +40,9 @@ type Options struct {
 	// ExcludeTruncated leaves out records whose prompt the server cut
 	// (--exclude-truncated).
 	ExcludeTruncated bool
+	// HTMLContexts is what the page's item explorer keeps of each long
+	// context (--html-contexts: lib/explore).
+	HTMLContexts string
 }
 
 // Policies for records that failed before they could be scored (--failed).
@@ -65,9 +68,18 @@ type Importer func(files []string, opt Options) (*Result, error)
 type Registry struct {
 	Aggregators map[string]Factory
 	Importers   map[string]Importer
-	// Page draws the HTML report (--html) from the rows and the reference
-	// rows; the figures are the benchmarks', drawn by lib/plot.
-	Page func(w io.Writer, rows, reference []report.Row, opt Options) error
+	// Page makes the HTML report (--html): the figures are the
+	// benchmarks', drawn by lib/plot from the rows; its item explorer
+	// (lib/explore) holds the records.
+	Page func(opt Options) Page
+}
+
+// Page is the --html report being made: it is given every record read (a
+// record's run is "" for this run's own), then writes the page from the
+// rows and the reference rows, run being this run's id.
+type Page interface {
+	Add(rec *record.Record, run string)
+	Write(w io.Writer, rows, reference []report.Row, run string) error
 }
 
 // Formats accepted by --format.
@@ -87,6 +99,10 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	var results []*Result
 	var runs []string // the input run of each result, "" for this run's own
 	var items []item
+	var page Page
+	if opt.HTML != "" && reg.Page != nil {
+		page = reg.Page(opt)
+	}
 	if importKind != "" {
 		imp, ok := reg.Importers[importKind]
 		if !ok {
@@ -118,6 +134,9 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				a = f(opt)
 				aggs[key] = a
 				seen[key] = newMarks(f, opt)
+			}
+			if page != nil { // left out of the tables or not, an item of the page
+				page.Add(rec, run)
 			}
 			if seen[key].add(rec) {
 				return nil
@@ -178,7 +197,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		}
 	}
 	if opt.HTML != "" {
-		if err := writePage(reg, opt, rows, reference); err != nil {
+		if err := writePage(page, opt.HTML, rows, reference, own); err != nil {
 			return err
 		}
 	}
@@ -223,7 +242,9 @@ func writeRows(path string, rows []report.Row) error {
 // SimulatorNote is added to every table built from llm-sim replies.
 const SimulatorNote = "These replies came from llm-sim, a test double: the numbers describe the simulator, not a model."
 
-func fromSimulator(rec *record.Record) bool {
+// FromSimulator reports whether llm-sim answered the record (its
+// system_fingerprint).
+func FromSimulator(rec *record.Record) bool {
 	if !rec.Has("response") {
 		return false
 	}
@@ -300,6 +321,9 @@ func keys[V any](m map[string]V) []string {
 func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) error {
 	if !contains(Formats, format) {
 		return app.Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
+	}
+	if r.IsSet("html-contexts") && opt.HTML == "" {
+		return app.Usagef("--html-contexts shapes the --html page's item explorer: give --html FILE too")
 	}
 	if opt.Reference != "" && opt.HTML == "" {
 		return app.Usagef("--reference draws published models in the --html figures: give --html FILE too")

@@ -26,7 +26,7 @@ type item struct {
 func itemOf(rec *record.Record, run string) item {
 	it := item{id: rec.ID(), bench: rec.String("bench"), model: ModelOf(rec), task: rec.String("task"), run: run,
 		failed: rec.Errored(), truncated: ServerTruncated(rec)}
-	it.group = groupOf(rec)
+	it.group = GroupOf(rec)
 	var j struct {
 		Score   *float64 `json:"score"`
 		Verdict string   `json:"verdict"`
@@ -49,10 +49,10 @@ func itemOf(rec *record.Record, run string) item {
 	return it
 }
 
-// groupOf is the record's group as text: a string as it is, any other value
+// GroupOf is the record's group as text: a string as it is, any other value
 // (a number, a boolean) as its JSON text, so that `"density": 10` and
 // `"density": "10"` are one column; a null is absent.
-func groupOf(rec *record.Record) map[string]string {
+func GroupOf(rec *record.Record) map[string]string {
 	var raw map[string]json.RawMessage
 	if !rec.Has("group") || rec.Decode("group", &raw) != nil {
 		return nil

@@ -37,7 +37,7 @@ func (m *marks) add(rec *record.Record) bool {
 		m.sources = append(m.sources, src)
 	}
 	if !m.simulated {
-		m.simulated = fromSimulator(rec)
+		m.simulated = FromSimulator(rec)
 	}
 	m.partial.add(rec)
 	m.replies.add(rec)

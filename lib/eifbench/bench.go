@@ -26,6 +26,7 @@ var Benchmark = bench.Bench{
 	JudgePrompts: []string{"en", "zh"},
 	Aggregate:    NewAggregator,
 	Figures:      figures,
+	Explore:      exploreHooks,
 	Sim:          bench.Fixed([]sim.Solver{JudgeSolver{}, AnswerSolver{}}),
 }
 

@@ -36,6 +36,7 @@ var Benchmark = bench.Bench{
 	Aggregate: NewAggregator,
 	Importers: map[string]aggregate.Importer{"lifbench-scores": ImportScores},
 	Figures:   figures,
+	Explore:   exploreHooks,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),
 }
 

@@ -26,6 +26,17 @@ const (
 // the adherence-by-position curve.
 const positionBuckets = 10
 
+// positionBucket is the tenth of the expected entries an entry lies in: its
+// midpoint decides, so short outputs spread evenly.
+func positionBucket(entry, number int) int {
+	return min(positionBuckets-1, int((float64(entry)-0.5)*positionBuckets/float64(number)))
+}
+
+// positionRange labels a tenth: "10-20%".
+func positionRange(i int) string {
+	return fmt.Sprintf("%d-%d%%", i*100/positionBuckets, (i+1)*100/positionBuckets)
+}
+
 // tally counts checks; failed ones (their judge call or their record's
 // inference failed) are in failed, and in checks only when they are scored.
 type tally struct{ checks, judged, yes, failed int }
@@ -115,8 +126,7 @@ func (a *aggregator) Add(rec *record.Record) error {
 	if t == nil {
 		return fmt.Errorf("record %q: check type %q: want single, range or periodic", rec.ID(), g.Check)
 	}
-	// The entry's midpoint decides its tenth, so short outputs spread evenly.
-	pos := &c.byPos[min(positionBuckets-1, int((float64(g.Entry)-0.5)*positionBuckets/float64(counts.Number)))]
+	pos := &c.byPos[positionBucket(g.Entry, counts.Number)]
 	parent := rec.String("parent")
 	if aggregate.ServerTruncated(rec) {
 		c.truncated[parent] = true
@@ -346,7 +356,7 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			fmt.Sprint(m.Checks), fmt.Sprint(m.Missing), fmt.Sprint(failedRecs), fmt.Sprint(m.Truncated), fmt.Sprint(m.JudgeFailed)})
 		acc.Rows = append(acc.Rows, []string{c.model, c.version, f(m.Accuracy[Single]), f(m.Accuracy[Range]), f(m.Accuracy[Periodic]), f(m.Accuracy["average"]), fmt.Sprint(m.Judged), fmt.Sprint(c.all.failed)})
 		for i, t := range c.byPos {
-			label := fmt.Sprintf("%d-%d%%", i*100/positionBuckets, (i+1)*100/positionBuckets)
+			label := positionRange(i)
 			v := ratio(t.yes, t.judged, 1)
 			row("accuracy", "ratio", v, t.judged, t.failed, map[string]float64{"position": float64(i) / positionBuckets}, "type", "all", "position_range", label)
 			pos.Rows = append(pos.Rows, []string{c.model, c.version, label, fmt.Sprint(t.checks), f(ratio(t.judged, t.checks, 1)), f(v), fmt.Sprint(t.failed)})

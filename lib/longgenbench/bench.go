@@ -47,6 +47,7 @@ var Benchmark = bench.Bench{
 	JudgePrompts: []string{Prompt3Shot, PromptZeroShot},
 	Aggregate:    NewAggregator,
 	Figures:      figures,
+	Explore:      exploreHooks,
 	Sim: bench.Plug[[]sim.Solver]{
 		Flags: []cli.Flag{
 			&cli.Float64Flag{Name: "stop-rate", Usage: "LongGenBench: probability that a long document stops early, in [0,1] (0: (1 − skill)/2)"},

@@ -30,6 +30,7 @@ var Benchmark = bench.Bench{
 	Judge:     bench.Fixed[judge.Factory](NewScorer),
 	Aggregate: NewAggregator,
 	Figures:   figures,
+	Explore:   exploreHooks,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),
 }
 

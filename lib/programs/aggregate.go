@@ -1,13 +1,10 @@
 package programs
 
 import (
-	"io"
-
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/bench"
-	"github.com/ifkit/ifkit/lib/plot"
-	"github.com/ifkit/ifkit/lib/report"
+	"github.com/ifkit/ifkit/lib/explore"
 	"github.com/urfave/cli/v2"
 )
 
@@ -29,8 +26,9 @@ func AggregateIFS(bs []bench.Bench) app.Tool {
 		}
 	}
 	sections := bench.Sections(bs)
-	reg.Page = func(w io.Writer, rows, ref []report.Row, opt aggregate.Options) error {
-		return plot.WriteHTML(w, rows, ref, sections, plot.Page{Reference: opt.Reference, Decimals: opt.Decimals})
+	hooks := bench.Hooks(bs)
+	reg.Page = func(opt aggregate.Options) aggregate.Page {
+		return explore.New(sections, hooks, explore.Options{Contexts: opt.HTMLContexts, Decimals: opt.Decimals, Reference: opt.Reference})
 	}
 	return app.Tool{
 		Name:      "aggregate-ifs",
@@ -54,7 +52,7 @@ Example:
   aggregate-ifs --format parquet -o rows.parquet --items items.parquet judged/
   aggregate-ifs --html report.html --reference published.jsonl judged.jsonl.zst`,
 		TextOutput:  true,
-		OutputFlags: []string{"format", "rows", "items", "table", "decimals", "html", "reference"},
+		OutputFlags: []string{"format", "rows", "items", "table", "decimals", "html", "reference", "html-contexts"},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "md", Usage: "md, csv, jsonl (tidy rows), json or parquet (typed rows)"},
 			&cli.StringFlag{Name: "import", Usage: "read official result files of `KIND` (given as FILE arguments) instead of records"},
@@ -65,10 +63,14 @@ Example:
 			&cli.StringFlag{Name: "failed", Value: aggregate.FailedOfficial, Usage: "records that failed before scoring: `POLICY` official (as each benchmark's own code: mostly scored 0, see docs/<bench>.md) or exclude (left out); n_failed counts them either way"},
 			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report with the papers' figures (SVG) to `FILE`"},
 			&cli.StringFlag{Name: "reference", Usage: "draw the published models of `FILE` (metric rows from --import ... --format jsonl) in the --html figures"},
+			&cli.StringFlag{Name: "html-contexts", Value: explore.ContextsAuto, Usage: "what the --html page's item explorer keeps of each distinct long context: `MODE` auto (whole while the page has room, else excerpts around what each item asks), full (always whole) or excerpts"},
 			&cli.BoolFlag{Name: "exclude-truncated", Usage: "leave out records whose prompt the server truncated (response.server_truncated); every table says how many there were either way"},
 		},
 		Action: func(r *app.Run) error {
-			return aggregate.Run(r, reg, r.String("format"), r.String("import"), r.String("rows"), aggregate.Options{Decimals: r.Int("decimals"), Failed: r.String("failed"), HTML: r.String("html"), Reference: r.String("reference"), Items: r.String("items"), Table: r.String("table"), ExcludeTruncated: r.Bool("exclude-truncated")})
+			if err := explore.CheckContexts(r.String("html-contexts")); err != nil {
+				return err
+			}
+			return aggregate.Run(r, reg, r.String("format"), r.String("import"), r.String("rows"), aggregate.Options{Decimals: r.Int("decimals"), Failed: r.String("failed"), HTML: r.String("html"), Reference: r.String("reference"), Items: r.String("items"), Table: r.String("table"), ExcludeTruncated: r.Bool("exclude-truncated"), HTMLContexts: r.String("html-contexts")})
 		},
 	}
 }

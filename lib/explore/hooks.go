@@ -1,0 +1,25 @@
+package explore
+
+import "github.com/ifkit/ifkit/lib/record"
+
+// Hooks are what a benchmark adds to the explorer; every field may be nil.
+type Hooks struct {
+	// Keys are values of the metric rows' dimensions that an item has
+	// beyond its task, group and judge model (LongIns: the depths of its
+	// wrong answers; LIFBench: the capabilities its points measure). The
+	// explorer lists the items behind a row by matching the row's
+	// dimensions with the items' keys.
+	Keys func(rec *record.Record) map[string][]string
+	// Context finds the long context in the text of one prompt message, as
+	// a byte range; ok false when the message holds none. Without it (or
+	// when it finds nothing), the longest string of the record's "context"
+	// found in the message is the context.
+	Context func(rec *record.Record, text string) (start, end int, ok bool)
+	// Focus names what the task asks about in the context (the needle,
+	// the queried element, the wrong answers): the context's excerpt is
+	// cut around them.
+	Focus func(rec *record.Record) []string
+	// Points says, per rubric point name of the record's judgement, what
+	// the point checks, so that a point lost is shown with its reason.
+	Points func(rec *record.Record) map[string]string
+}
