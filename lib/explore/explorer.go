@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/ifkit/ifkit/lib/app"
@@ -74,9 +75,12 @@ type Explorer struct {
 
 	contexts     map[string]*stored
 	contextBytes int
+	recent       [4]hashed // the last contexts hashed, newest first
 
 	about *provenance
 }
+
+type hashed struct{ text, hash string }
 
 // stored is one distinct context: its size and, when kept whole, gzip.
 type stored struct {
@@ -214,6 +218,14 @@ func (x *Explorer) detailOf(s source, e *entry) detail {
 	if s.hooks.Points != nil && rec.Has("judgement") {
 		d.Rules = s.hooks.Points(rec)
 	}
+	if s.hooks.Findings != nil {
+		d.Findings = s.hooks.Findings(rec)
+		for i := range d.Findings {
+			for k, v := range d.Findings[i].Values {
+				d.Findings[i].Values[k] = cutText("findings", v)
+			}
+		}
+	}
 	if len(d.Cut) > 0 {
 		e.Flags |= flagCut
 		if limit == degradedLimit {
@@ -227,8 +239,7 @@ func (x *Explorer) detailOf(s source, e *entry) detail {
 // budget allow) and returns the item's reference to it, with excerpts
 // around what the task asks about.
 func (x *Explorer) context(ctx string, s source) *contextRef {
-	sum := sha256.Sum256([]byte(ctx))
-	h := hex.EncodeToString(sum[:16])
+	h := x.hashOf(ctx)
 	st, seen := x.contexts[h]
 	if !seen {
 		st = &stored{chars: utf8.RuneCountInString(ctx)}
@@ -245,9 +256,30 @@ func (x *Explorer) context(ctx string, s source) *contextRef {
 	}
 	var focus []string
 	if s.hooks.Focus != nil {
-		focus = s.hooks.Focus(s.rec)
+		for _, f := range s.hooks.Focus(s.rec) {
+			if f != "" && len(f) <= excerptRadius && strings.Contains(ctx, f) {
+				focus = append(focus, f)
+			}
+		}
 	}
-	return &contextRef{Hash: h, Chars: st.chars, Bytes: len(ctx), Kept: st.gz != nil, Excerpts: excerpts(ctx, focus)}
+	return &contextRef{Hash: h, Chars: st.chars, Bytes: len(ctx), Kept: st.gz != nil, Excerpts: excerpts(ctx, focus), Focus: focus}
+}
+
+// hashOf names a context by its content. Records that share a context
+// mostly come one after another (LIFBench: hundreds of prompts per list), so
+// the last few contexts are compared first: a comparison costs a fraction
+// of a hash of a 500 KB context.
+func (x *Explorer) hashOf(ctx string) string {
+	for _, r := range x.recent {
+		if r.text == ctx {
+			return r.hash
+		}
+	}
+	sum := sha256.Sum256([]byte(ctx))
+	h := hex.EncodeToString(sum[:16])
+	copy(x.recent[1:], x.recent[:])
+	x.recent[0] = hashed{ctx, h}
+	return h
 }
 
 // Write writes the page: lib/plot's figures, linked to the items behind

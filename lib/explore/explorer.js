@@ -236,12 +236,29 @@
   function pre(text, cls) { return node('pre', cls || null, text); }
   function json(v) { return typeof v === 'string' ? v : JSON.stringify(v, null, 2); }
 
+  // marked is a pre of text with every occurrence of the strings of focus
+  // (what the task asks about) in a mark element.
+  function marked(text, focus, cls) {
+    var p = node('pre', cls), i = 0;
+    while (i < text.length) {
+      var at = -1, len = 0;
+      focus.forEach(function (f) {
+        var k = f ? text.indexOf(f, i) : -1;
+        if (k >= 0 && (at < 0 || k < at)) { at = k; len = f.length; }
+      });
+      if (at < 0) break;
+      add(p, text.slice(i, at), node('mark', null, text.slice(at, at + len)));
+      i = at + len;
+    }
+    return add(p, text.slice(i));
+  }
+
   function contextBox(c) {
     var box = node('div', 'x-ctx');
     add(box, node('p', 'x-ctx-size', 'Context: ' + c.chars.toLocaleString('en') + ' characters (' + c.bytes.toLocaleString('en') + ' bytes)' +
       (c.kept ? '' : '; only excerpts of it are in this page (aggregate-ifs --html-contexts full keeps every context whole)')));
     c.excerpts.forEach(function (x) {
-      add(box, node('p', 'x-at', 'at character ' + x.at.toLocaleString('en') + ':'), pre(x.text, 'x-excerpt'));
+      add(box, node('p', 'x-at', 'at character ' + x.at.toLocaleString('en') + ':'), marked(x.text, c.focus || [], 'x-excerpt'));
     });
     if (c.kept) {
       var btn = node('button', null, 'show the whole context');
@@ -249,7 +266,12 @@
       btn.className = 'x-whole';
       btn.addEventListener('click', function () {
         btn.disabled = true;
-        gunzip('x-c-' + c.hash).then(function (t) { btn.replaceWith(pre(t, 'x-whole-text')); });
+        gunzip('x-c-' + c.hash).then(function (t) {
+          var whole = marked(t, c.focus || [], 'x-whole-text');
+          btn.replaceWith(whole);
+          var m = whole.querySelector('mark');
+          if (m) whole.scrollTop = m.offsetTop - whole.offsetTop - 40;
+        });
       });
       add(box, btn);
     }
@@ -269,7 +291,7 @@
 
   function replySection(d) {
     var s = section('Reply');
-    if (d.reply !== undefined && d.reply !== null) add(s, node('p', 'x-role', 'answer'), pre(d.reply, 'x-reply'));
+    if (d.reply !== undefined && d.reply !== null) add(s, node('p', 'x-role', 'answer' + (d.reply === '' ? ' (empty)' : '')), pre(d.reply, 'x-reply'));
     if (d.reasoning) {
       var det = add(node('details'), node('summary', null, 'reasoning (' + d.reasoning.length.toLocaleString('en') + ' characters), apart from the answer'), pre(d.reasoning));
       add(s, det);
@@ -313,6 +335,19 @@
     return pre(json(v), 'x-small');
   }
 
+  // findings are what the benchmark says the scoring found (Hooks.Findings),
+  // a labelled list each.
+  function findings(d) {
+    if (!d.findings || !d.findings.length) return null;
+    var dl = node('dl', 'x-findings');
+    d.findings.forEach(function (f) {
+      var vs = f.values || [];
+      add(dl, node('dt', null, f.label));
+      add(dl, node('dd', vs.length ? null : 'x-none', vs.length ? vs.join(vs.some(function (v) { return v.length > 40; }) ? '\n' : ', ') : 'none'));
+    });
+    return dl;
+  }
+
   function scoringSection(d, e) {
     var s = section('Scoring');
     var j = d.judgement;
@@ -321,14 +356,16 @@
       return s;
     }
     add(s, node('p', 'x-verdict', 'score ' + fmt(j.score) + (j.verdict ? ', verdict ' + j.verdict : '') + (j.rubric ? ' (' + j.rubric + ')' : '')));
+    add(s, findings(d));
     if (j.points) {
       var rules = d.rules || {};
       add(s, table(j.points.map(function (p) {
-        var r = { point: p.name, score: p.score, max: p.max, capabilities: (p.capabilities || []).join(', ') };
+        var got = Math.round(p.score * p.max * 100) / 100;
+        var r = { point: p.name, capabilities: (p.capabilities || []).join(', '), earned: got + ' of ' + p.max };
         r['what it checks'] = rules[p.name] || '';
-        r.lost = p.score < 1 ? (p.score > 0 ? 'part: ' : 'all: ') + (rules[p.name] ? 'the reply did not meet it' : 'see the rubric') : '';
+        r.lost = got < p.max ? String(Math.round((p.max - got) * 100) / 100) : '';
         return r;
-      }), ['point', 'score', 'max', 'capabilities', 'what it checks', 'lost']));
+      }), ['point', 'capabilities', 'earned', 'lost', 'what it checks']));
     }
     if (j.judge) {
       add(s, node('p', 'x-role', 'judge ' + (j.judge.model || '') + ': its reply, as received'), pre(j.judge.reply || '', 'x-judge'));
@@ -338,6 +375,23 @@
       Object.keys(j.detail).forEach(function (k) { add(s, node('p', 'x-role', k), detailValue(j.detail[k])); });
     }
     return s;
+  }
+
+  // siblings lists the other checks split from the same reply (the same
+  // parent, model and run): the items of one generation.
+  function siblings(i) {
+    var e = X.items[i], list = [];
+    X.items.forEach(function (o, k) { if (k !== i && o.pa === e.pa && o.b === e.b && o.m === e.m && o.r === e.r) list.push(k); });
+    var s = section('The other checks of ' + e.pa + ' (' + list.length + ')');
+    var t = node('table', 'x-list'), b = node('tbody');
+    list.forEach(function (k) {
+      var o = X.items[k], tr = node('tr');
+      tr.tabIndex = 0;
+      tr.dataset.item = k;
+      add(tr, node('td', 'id', o.id), node('td', null, where(o)), node('td', 'num', fmt(o.s)), node('td', null, flagsText(o)));
+      b.appendChild(tr);
+    });
+    return add(s, add(t, b));
   }
 
   function openItem(i) {
@@ -352,6 +406,7 @@
       if (d.gold !== undefined) add(box, add(section('Gold'), pre(json(d.gold), 'x-small')));
       add(box, scoringSection(d, e));
       if (d.error) add(box, add(section('Error'), pre(json(d.error), 'x-error')));
+      if (e.pa) add(box, siblings(i));
       box.scrollIntoView({ block: 'start' });
     });
   }
@@ -362,6 +417,7 @@
     var j = d.judgement;
     if (j && j.judge) add(c, node('p', 'x-role', 'judge ' + (j.judge.model || '')), pre(j.judge.reply || '', 'x-judge'));
     if (j && j.verdict) add(c, node('p', 'x-verdict', 'verdict ' + j.verdict));
+    add(c, findings(d));
     if (d.error) add(c, pre(json(d.error), 'x-error'));
     return c;
   }

@@ -17,9 +17,20 @@ type Hooks struct {
 	Context func(rec *record.Record, text string) (start, end int, ok bool)
 	// Focus names what the task asks about in the context (the needle,
 	// the queried element, the wrong answers): the context's excerpt is
-	// cut around them.
+	// cut around them, and they are marked in it.
 	Focus func(rec *record.Record) []string
 	// Points says, per rubric point name of the record's judgement, what
 	// the point checks, so that a point lost is shown with its reason.
 	Points func(rec *record.Record) map[string]string
+	// Findings say in a few labelled lists what the scoring found (IFScale:
+	// the keywords found, modified and missing; LongIns: the wrong answers
+	// named and missed); the item view shows them above the judgement as
+	// recorded.
+	Findings func(rec *record.Record) []Finding
+}
+
+// Finding is one labelled list of what the scoring of an item found.
+type Finding struct {
+	Label  string   `json:"label"`
+	Values []string `json:"values"`
 }

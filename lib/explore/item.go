@@ -22,6 +22,7 @@ type entry struct {
 	Model   string              `json:"m"`
 	Run     string              `json:"r"`
 	Task    string              `json:"t,omitempty"`
+	Parent  string              `json:"pa,omitempty"` // the record a check was split from
 	Keys    map[string][]string `json:"k,omitempty"`
 	Score   *float64            `json:"s"`
 	Verdict string              `json:"v,omitempty"`
@@ -50,7 +51,8 @@ type detail struct {
 	Parent    string            `json:"parent,omitempty"`
 	Gold      json.RawMessage   `json:"gold,omitempty"`
 	Judgement json.RawMessage   `json:"judgement,omitempty"`
-	Rules     map[string]string `json:"rules,omitempty"` // Hooks.Points
+	Rules     map[string]string `json:"rules,omitempty"`    // Hooks.Points
+	Findings  []Finding         `json:"findings,omitempty"` // Hooks.Findings
 	Error     json.RawMessage   `json:"error,omitempty"`
 	Response  json.RawMessage   `json:"response,omitempty"` // without its text and reasoning
 	Cut       []string          `json:"cut,omitempty"`      // the fields kept as excerpts
@@ -73,6 +75,7 @@ type contextRef struct {
 	Bytes    int       `json:"bytes"`
 	Kept     bool      `json:"kept"`
 	Excerpts []excerpt `json:"excerpts"`
+	Focus    []string  `json:"focus,omitempty"` // marked in the excerpts
 }
 
 // excerpt is a piece of a context starting at character At.
@@ -111,7 +114,7 @@ func (s source) promptOf() []message {
 	}
 	var out []message
 	for _, m := range req.Messages {
-		out = append(out, message{Role: m.Role, Text: oai.ContentText(m.Content)})
+		out = append(out, message{Role: m.Role, Text: contentText(m.Content)})
 	}
 	if len(req.Prompt) > 0 {
 		var p string
@@ -121,6 +124,18 @@ func (s source) promptOf() []message {
 		out = append(out, message{Role: "prompt", Text: p})
 	}
 	return out
+}
+
+// contentText is a message's text: a string content through
+// record.Unquote (one copy of a 500 KB prompt, where the JSON decoder grows
+// its buffer many times), parts as lib/oai reads them.
+func contentText(raw json.RawMessage) string {
+	if len(raw) > 0 && raw[0] == '"' {
+		if s, err := record.Unquote(raw); err == nil {
+			return s
+		}
+	}
+	return oai.ContentText(raw)
 }
 
 // contextIn finds the long context in a message's text: the benchmark's
@@ -225,7 +240,7 @@ func headTail(s string, limit int) (string, bool) {
 // entryOf reads the index entry of a record.
 func (s source) entryOf(run string) entry {
 	rec := s.rec
-	e := entry{ID: rec.ID(), Bench: rec.String("bench"), Model: aggregate.ModelOf(rec), Run: run, Task: rec.String("task")}
+	e := entry{ID: rec.ID(), Bench: rec.String("bench"), Model: aggregate.ModelOf(rec), Run: run, Task: rec.String("task"), Parent: rec.String("parent")}
 	keys := map[string][]string{}
 	for k, v := range aggregate.GroupOf(rec) {
 		keys[k] = []string{v}

@@ -74,7 +74,7 @@ func (x *Explorer) writeExplorer(b *bytes.Buffer) error {
 	b.WriteString("<section id=\"explorer\" class=\"x\">\n<h2>The items behind the figures</h2>\n<style>" + style + "</style>\n")
 	fmt.Fprintf(b, "<p>%d items. Click a point, bar or table cell of a figure to list the items behind it; open an item to read its prompt, the reply, the gold answer and how it was scored. With two models or runs in the input, the run diff lists the items whose scores differ.</p>\n", len(x.entries))
 	for _, n := range x.notes() {
-		fmt.Fprintf(b, "<p class=\"warn\">%s</p>\n", html.EscapeString(n))
+		fmt.Fprintf(b, "<p class=\"warn x-note\">%s</p>\n", html.EscapeString(n))
 	}
 	b.WriteString("<noscript><p class=\"warn\">The explorer needs JavaScript; the figures and tables above do not.</p></noscript>\n")
 	b.WriteString(skeleton)

@@ -25,6 +25,7 @@ var Benchmark = bench.Bench{
 	Aggregate: NewAggregator,
 	Importers: map[string]aggregate.Importer{"ifscale-per-sample": ImportPerSample},
 	Figures:   figures,
+	Explore:   exploreHooks,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),
 }
 

@@ -1,7 +1,10 @@
 package lifbench
 
 import (
+	"fmt"
+	"math"
 	"slices"
+	"strconv"
 
 	"github.com/ifkit/ifkit/lib/explore"
 	"github.com/ifkit/ifkit/lib/record"
@@ -48,8 +51,54 @@ var exploreHooks = explore.Hooks{
 		}
 		return out
 	},
-	Points: func(rec *record.Record) map[string]string { return pointRules[rec.String("task")] },
+	Points:   func(rec *record.Record) map[string]string { return pointRules[rec.String("task")] },
+	Findings: findings,
 }
+
+// findings sum a judgement's points by capability (the IFP rows) and name
+// each point lost with what it checks: the rubric records a number per
+// point, and the rule is its reason.
+func findings(rec *record.Record) []explore.Finding {
+	var j record.Judgement
+	if !rec.Has("judgement") || rec.Decode("judgement", &j) != nil || len(j.Points) == 0 {
+		return nil
+	}
+	rules := pointRules[rec.String("task")]
+	var caps []string
+	earned, total := map[string]float64{}, map[string]float64{}
+	lost := map[string][]string{}
+	var sum float64
+	for _, p := range j.Points {
+		got := p.Score * p.Max
+		sum += got
+		for _, c := range p.Capabilities {
+			if !slices.Contains(caps, c) {
+				caps = append(caps, c)
+			}
+			earned[c] += got
+			total[c] += p.Max
+			if got < p.Max {
+				why := rules[p.Name]
+				if why == "" {
+					why = "see docs/lifbench.md"
+				}
+				lost[c] = append(lost[c], fmt.Sprintf("%s: %s of %s lost (%s)", p.Name, num(p.Max-got), num(p.Max), why))
+			}
+		}
+	}
+	var out []explore.Finding
+	for _, c := range caps {
+		vs := append([]string{num(earned[c]) + " of " + num(total[c]) + " points"}, lost[c]...)
+		out = append(out, explore.Finding{Label: c, Values: vs})
+	}
+	if j.Score == 0 && sum > 0 && j.Rubric == RubricOfficial {
+		out = append(out, explore.Finding{Label: "total", Values: []string{"0, although points were earned: the official list scorer returned before adding them up (an official quirk, docs/lifbench.md; judge --rubric strict adds them)"}})
+	}
+	return out
+}
+
+// num writes a point count as short as it goes: 2, 0.5, 1.33.
+func num(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) }
 
 // pointRules say, per task and point, what the official rubric awards the
 // point for (docs/lifbench.md has the rules in full, quirks included).
@@ -98,7 +147,7 @@ var pointRules = map[string]map[string]string{
 
 var listLookup = map[string]string{
 	"format":  "the reply is one list element, copied exactly (its length in the elements' range)",
-	"correct": "the element asked for (or its neighbour, for an offset) is in the reply",
+	"correct": "the element asked for (or its neighbour, for an offset) is in the reply (half for a near miss)",
 	"ori":     "the reply contains an element of the list (if none does, the whole score is 0, as officially)",
 }
 

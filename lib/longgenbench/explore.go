@@ -1,6 +1,7 @@
 package longgenbench
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/ifkit/ifkit/lib/explore"
@@ -9,7 +10,8 @@ import (
 
 // exploreHooks place a check in the rows of the report's explorer: its
 // type (the rows per check type) and the tenth of the output its entry
-// lies in (the adherence-by-position rows), as the aggregator counts them.
+// lies in (the adherence-by-position rows), as the aggregator counts them;
+// and say what the check asked of which entry.
 var exploreHooks = explore.Hooks{
 	Keys: func(rec *record.Record) map[string][]string {
 		var g CheckGold
@@ -24,5 +26,20 @@ var exploreHooks = explore.Hooks{
 			keys["position_range"] = []string{positionRange(i)}
 		}
 		return keys
+	},
+	Findings: func(rec *record.Record) []explore.Finding {
+		var g CheckGold
+		var e Entry
+		if rec.Decode("gold", &g) != nil || g.Check == "" {
+			return nil
+		}
+		found := "no: verdict missing, without a judge call (left out of the accuracy, as officially)"
+		if rec.Decode("entry", &e) == nil && e.Found {
+			found = "yes"
+		}
+		return []explore.Finding{
+			{Label: "the check (" + g.Check + ")", Values: []string{fmt.Sprintf("%s %d of the output mentions %q", g.Label, g.Entry, g.Event)}},
+			{Label: "the entry found in the reply", Values: []string{found}},
+		}
 	},
 }
