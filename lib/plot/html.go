@@ -88,6 +88,17 @@ func selectionOf(fig int, title string, r *report.Row) Selection {
 	return s
 }
 
+// joined names a plotted value by its non-empty parts: "sim-strong, ARS, 4k".
+func joined(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // number gives every plotted value that shows a metric row its selection.
 func number(figs []Figure) []Selection {
 	var out []Selection
@@ -103,7 +114,7 @@ func number(figs []Figure) []Selection {
 					if x == "" {
 						x = pt.Label
 					}
-					out = append(out, selectionOf(i+1, s.Name+", "+p.Title+" "+x, pt.Row))
+					out = append(out, selectionOf(i+1, joined(s.Name, p.Title, x), pt.Row))
 					pt.sel = len(out)
 				}
 			}
@@ -115,7 +126,7 @@ func number(figs []Figure) []Selection {
 				if c.Of == nil {
 					continue
 				}
-				out = append(out, selectionOf(i+1, p.Title+", "+p.Y.Label+" "+c.Row+", "+p.X.Label+" "+c.Col, c.Of))
+				out = append(out, selectionOf(i+1, joined(p.Title, p.Y.Label+" "+c.Row, p.X.Label+" "+c.Col), c.Of))
 				c.sel = len(out)
 			}
 		}
