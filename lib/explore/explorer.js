@@ -46,6 +46,7 @@
   }
   function label(e) { return e.m + (runsOf[e.m] > 1 ? ' (run ' + e.r + ')' : ''); }
   var runsOf = {};
+  var manyRuns = 0;       // the runs in the input
 
   function numericSort(a, b) {
     var x = parseFloat(a), y = parseFloat(b);
@@ -441,6 +442,9 @@
     $('x-tab-diff').className = t === 'diff' ? 'on' : '';
     $('x-items').hidden = t !== 'items';
     $('x-diff').hidden = t !== 'diff';
+    // The run diff picks its two models (or runs) itself.
+    $('x-l-model').hidden = t === 'diff';
+    $('x-l-run').hidden = t === 'diff' || manyRuns < 2;
     $('x-item').hidden = true;
     render();
   }
@@ -485,6 +489,7 @@
     fillSelect($('x-f-model'), distinct(function (e) { return e.m; }), 'any');
     var runs = distinct(function (e) { return e.r; });
     fillSelect($('x-f-run'), runs, 'any');
+    manyRuns = runs.length;
     $('x-l-run').hidden = runs.length < 2;
     fillSelect($('x-f-error'), distinct(function (e) { return e.e; }), 'any');
     var pair = $('x-d-pair');

@@ -35,7 +35,7 @@ const skeleton = `<div id="x-app" hidden>
 <p id="x-from" class="x-from" hidden><span id="x-from-text"></span> <button type="button" id="x-from-clear">show every item</button></p>
 <form id="x-filters" class="x-filters">
 <label>benchmark <select id="x-f-bench"></select></label>
-<label>model <select id="x-f-model"></select></label>
+<label id="x-l-model">model <select id="x-f-model"></select></label>
 <label id="x-l-run">run <select id="x-f-run"></select></label>
 <label>task <select id="x-f-task"></select></label>
 <span id="x-f-keys"></span>

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/stream"
@@ -38,6 +39,25 @@ func twoModels(t *testing.T, dir string) (strong, weak string) {
 	prog(t, dir, "gen-context", "longins", "--lengths", "256,512", "--modes", "gist", "--progress", "never", "-o", "longins.jsonl.zst")
 	prog(t, dir, "expand-templates", "--progress", "never", "-o", "requests.jsonl.zst", "lifbench.jsonl.zst", "longins.jsonl.zst")
 	return answer(t, dir, url, "sim-strong"), answer(t, dir, url, "sim-weak")
+}
+
+// rewrite passes the records of a judged folder through edit and writes
+// them, through split-subtasks (which passes judged records on), into a
+// folder of their own under dir: a run of its own, as answer's are.
+func rewrite(t *testing.T, dir, from, name string, edit func(i int, rec map[string]any)) string {
+	t.Helper()
+	var lines []string
+	for i, rec := range records(t, from) {
+		edit(i, rec)
+		line, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(line))
+	}
+	write(t, filepath.Join(dir, name+".jsonl"), strings.Join(lines, "\n")+"\n")
+	prog(t, dir, "split-subtasks", "--progress", "never", "-o", name+"/", "--partition-by", "bench", name+".jsonl")
+	return filepath.Join(dir, name)
 }
 
 // records reads every record of a judged folder (or file), decoded.

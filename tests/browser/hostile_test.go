@@ -90,20 +90,7 @@ func TestHostileStringsDoNotRun(t *testing.T) {
 	var folders []string
 	for _, m := range []string{"a", "b"} {
 		judged := answer(t, dir, url, m, "--judge-base-url", url, "--judge-model", "a")
-		var lines []string
-		for i, rec := range records(t, judged) {
-			hostile(rec, models[m], i, i%7 == 3)
-			line, err := json.Marshal(rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines = append(lines, string(line))
-		}
-		write(t, filepath.Join(dir, m+"-hostile.jsonl"), strings.Join(lines, "\n")+"\n")
-		// split-subtasks passes judged records through: here, into a
-		// folder of their own, so that the two models are two runs.
-		prog(t, dir, "split-subtasks", "--progress", "never", "-o", m+"-hostile/", "--partition-by", "bench", m+"-hostile.jsonl")
-		folders = append(folders, filepath.Join(dir, m+"-hostile"))
+		folders = append(folders, rewrite(t, dir, judged, m+"-hostile", func(i int, rec map[string]any) { hostile(rec, models[m], i, i%7 == 3) }))
 	}
 	ref := filepath.Join(dir, "ref "+payloads[2]+".jsonl")
 	row, _ := json.Marshal(map[string]any{"bench": "longins", "model": payloads[3], "metric": "F1", "value": 50, "unit": "percent", "n": 1, "n_failed": 0, "n_truncated": 0,
