@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/record"
@@ -76,10 +77,10 @@ type Registry struct {
 
 // Page is the --html report being made: it is given every record read (a
 // record's run is "" for this run's own), then writes the page from the
-// rows and the reference rows, run being this run's id.
+// rows, the reference rows and the provenance (whose Run is this run's id).
 type Page interface {
 	Add(rec *record.Record, run string)
-	Write(w io.Writer, rows, reference []report.Row, run string) error
+	Write(w io.Writer, rows, reference []report.Row, prov *Provenance) error
 }
 
 // Formats accepted by --format.
@@ -103,6 +104,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if opt.HTML != "" && reg.Page != nil {
 		page = reg.Page(opt)
 	}
+	prov := NewProvenance()
 	if importKind != "" {
 		imp, ok := reg.Importers[importKind]
 		if !ok {
@@ -135,7 +137,10 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				aggs[key] = a
 				seen[key] = newMarks(f, opt)
 			}
-			if page != nil { // left out of the tables or not, an item of the page
+			// Left out of the tables or not, a record read and an item of
+			// the page.
+			prov.Add(rec, run)
+			if page != nil {
 				page.Add(rec, run)
 			}
 			if seen[key].add(rec) {
@@ -170,6 +175,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if err != nil {
 		return err
 	}
+	prov.Fill(own, app.Version, r.Created().Format(time.RFC3339))
 	var rows []report.Row
 	var tables []report.Table
 	several := len(distinct(runs)) > 1
@@ -197,7 +203,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		}
 	}
 	if opt.HTML != "" {
-		if err := writePage(page, opt.HTML, rows, reference, own); err != nil {
+		if err := writePage(page, opt.HTML, rows, reference, prov); err != nil {
 			return err
 		}
 	}
@@ -217,6 +223,10 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	case "parquet":
 		return report.WriteParquet(r.BinaryWriter(), report.MetricTable(rows))
 	case "md":
+		// Where the data came from first, as the page shows it.
+		if t := prov.Table(rows); len(t.Rows) > 0 {
+			tables = append([]report.Table{t}, tables...)
+		}
 		return report.WriteMarkdown(w, tables)
 	case "csv":
 		return report.WriteCSV(w, tables)

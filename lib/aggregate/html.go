@@ -29,7 +29,7 @@ func readRowsFile(path string) ([]report.Row, error) {
 
 // writePage writes the --html report: the run's rows and, with
 // --reference, the published models' rows drawn beside them.
-func writePage(page Page, path string, rows, ref []report.Row, run string) error {
+func writePage(page Page, path string, rows, ref []report.Row, prov *Provenance) error {
 	if page == nil {
 		return errors.New("--html: this build has no report page")
 	}
@@ -37,7 +37,7 @@ func writePage(page Page, path string, rows, ref []report.Row, run string) error
 	if err != nil {
 		return err
 	}
-	if err := page.Write(o, rows, ref, run); err != nil {
+	if err := page.Write(o, rows, ref, prov); err != nil {
 		o.Discard() // a page cannot be resumed: leave no FILE.partial
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/plot"
 	"github.com/ifkit/ifkit/lib/record"
@@ -38,13 +39,16 @@ func CheckContexts(v string) error {
 }
 
 // Budgets of the page, in compressed bytes (the page holds them in base64,
-// 4/3 as much): with the index, a page stays under about 25 MB, which a
-// browser opens in a second or two. Past the detail budget an item keeps
-// excerpts of its long fields; past MaxItems it is counted, not shown.
+// 4/3 as much): contexts 5 MB, details 8 MB then 4 MB more of excerpts,
+// and an index of at most 150,000 items (about 3 MB) keep a page under
+// about 25 MB, which a browser opens in a second or two. Past the detail
+// budget an item keeps excerpts of its long fields, past half as much again
+// it is listed without its details, and past MaxItems it is counted, not
+// shown.
 const (
-	DefaultContextBudget = 6 << 20
-	DefaultDetailBudget  = 11 << 20
-	DefaultMaxItems      = 200_000
+	DefaultContextBudget = 5 << 20
+	DefaultDetailBudget  = 8 << 20
+	DefaultMaxItems      = 150_000
 	maxWholeContext      = 4 << 20 // a longer context is kept whole only with --html-contexts full
 	blockBytes           = 256 << 10
 )
@@ -72,12 +76,12 @@ type Explorer struct {
 	detailBytes int
 	cut         int // items whose details were cut to excerpts for the budget
 	left        int // items past MaxItems
+	bare        int // items listed without their details
 
 	contexts     map[string]*stored
 	contextBytes int
 	recent       [4]hashed // the last contexts hashed, newest first
 
-	about *provenance
 }
 
 type hashed struct{ text, hash string }
@@ -102,16 +106,21 @@ func New(sections []plot.Section, hooks map[string]Hooks, opt Options) *Explorer
 	if opt.MaxItems <= 0 {
 		opt.MaxItems = DefaultMaxItems
 	}
-	return &Explorer{opt: opt, hooks: hooks, sections: sections, contexts: map[string]*stored{}, about: newProvenance()}
+	return &Explorer{opt: opt, hooks: hooks, sections: sections, contexts: map[string]*stored{}}
 }
 
 // Add takes one record read by aggregate-ifs ("" run: this run's own).
 func (x *Explorer) Add(rec *record.Record, run string) {
 	s := source{rec: rec, hooks: x.hooks[rec.String("bench")]}
 	e := s.entryOf(run)
-	x.about.add(rec, e)
 	if len(x.entries) >= x.opt.MaxItems {
 		x.left++
+		return
+	}
+	if x.spent() > x.opt.DetailBudget*3/2 {
+		e.Block, e.Flags = -1, e.Flags|flagLeft
+		x.bare++
+		x.entries = append(x.entries, e)
 		return
 	}
 	d := x.detailOf(s, &e)
@@ -151,13 +160,17 @@ func gzipped(b []byte) []byte {
 	return out.Bytes()
 }
 
+// spent is about how much of the detail budget is used: the blocks
+// compressed, and the one being filled as it will compress (about 4:1).
+func (x *Explorer) spent() int { return x.detailBytes + x.cur.Len()/4 }
+
 // detailOf reads what opening the item shows; once the detail budget is
 // spent, its long fields are kept as excerpts.
 func (x *Explorer) detailOf(s source, e *entry) detail {
 	rec := s.rec
 	var d detail
 	limit := fieldLimit
-	if x.detailBytes+x.cur.Len()/4 > x.opt.DetailBudget { // a block compresses about 4:1
+	if x.spent() > x.opt.DetailBudget {
 		limit = degradedLimit
 	}
 	cutText := func(field, v string) string {
@@ -282,18 +295,17 @@ func (x *Explorer) hashOf(ctx string) string {
 	return h
 }
 
-// Write writes the page: lib/plot's figures, linked to the items behind
-// them, the provenance header and the explorer.
-func (x *Explorer) Write(w io.Writer, rows, reference []report.Row, run string) error {
+// Write writes the page: the provenance table, lib/plot's figures linked
+// to the items behind them, and the explorer.
+func (x *Explorer) Write(w io.Writer, rows, reference []report.Row, prov *aggregate.Provenance) error {
 	x.flush()
 	for i := range x.entries {
 		if x.entries[i].Run == "" {
-			x.entries[i].Run = run
+			x.entries[i].Run = prov.Run()
 		}
 	}
-	x.about.fill(run)
 	pg := plot.Page{Reference: x.opt.Reference, Decimals: x.opt.Decimals, Targets: len(x.entries) > 0,
-		Header: x.about.header(rows), About: x.about.caption}
+		Provenance: prov.Table(rows), About: prov.About}
 	if len(x.entries) > 0 {
 		var b bytes.Buffer
 		if err := x.writeExplorer(&b); err != nil {
@@ -325,7 +337,10 @@ func (x *Explorer) notes() []string {
 		out = append(out, fmt.Sprintf("%d records are not in the explorer: it holds the first %d read, so that the page stays quick to open. The tables and figures count every record.", x.left, x.opt.MaxItems))
 	}
 	if x.cut > 0 {
-		out = append(out, fmt.Sprintf("%d items keep only excerpts of their long fields (prompt, reply, gold): the page holds at most about %d MB of item details.", x.cut, x.opt.DetailBudget>>20))
+		out = append(out, fmt.Sprintf("%d items keep only excerpts of their long fields (prompt, reply, gold): the page holds about %d MB of item details in full.", x.cut, x.opt.DetailBudget>>20))
+	}
+	if x.bare > 0 {
+		out = append(out, fmt.Sprintf("%d items are listed without their prompt, reply and scoring: the page holds at most about %d MB of item details. Their records have them; aggregate-ifs over fewer records (one model, one benchmark) makes a page that holds them.", x.bare, x.opt.DetailBudget*3/2>>20))
 	}
 	dropped := 0
 	for _, st := range x.contexts {

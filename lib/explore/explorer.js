@@ -143,6 +143,7 @@
     if (e.f & 2) out.push('cut by the server');
     if (e.f & 4) out.push('reasoning unfinished');
     if (e.f & 8) out.push('excerpts');
+    if (e.f & 16) out.push('details not in this page');
     return out.join('; ');
   }
 
@@ -229,6 +230,7 @@
 
   function detailOf(i) {
     var e = X.items[i];
+    if (e.bl < 0) return Promise.resolve({ left: true });
     if (!blocks[e.bl]) blocks[e.bl] = gunzip('x-b' + e.bl).then(JSON.parse);
     return blocks[e.bl].then(function (b) { return b[e.p]; });
   }
@@ -281,6 +283,7 @@
 
   function promptSection(d) {
     var s = section('Instruction (the prompt, its long context apart)');
+    if (d.left) return add(s, node('p', null, 'Not in this page (its size limit); the record has it.'));
     (d.prompt || []).forEach(function (m) {
       add(s, node('p', 'x-role', m.role));
       add(s, pre(m.text));
@@ -403,6 +406,11 @@
       add(box, node('h3', 'x-title', e.id),
         node('p', 'x-meta', [e.b, label(e), e.t, where(e), 'score ' + fmt(e.s), flagsText(e)].filter(Boolean).join(' · ')));
       if (d.cut && d.cut.length) add(box, node('p', 'warn', 'Kept as excerpts for the page\'s size: ' + d.cut.join(', ') + '.'));
+      if (d.left) {
+        add(box, node('p', 'warn', 'This item\'s prompt, reply and scoring are not in this page, which holds only so many item details (the note above the list says how many); its record has them.'));
+        box.scrollIntoView({ block: 'start' });
+        return;
+      }
       add(box, promptSection(d), replySection(d));
       if (d.gold !== undefined) add(box, add(section('Gold'), pre(json(d.gold), 'x-small')));
       add(box, scoringSection(d, e));
@@ -414,6 +422,7 @@
 
   function column(e, d) {
     var c = add(node('div', 'x-col'), node('h4', null, label(e) + ': score ' + fmt(e.s) + (flagsText(e) ? ' (' + flagsText(e) + ')' : '')));
+    if (d.left) return c;
     add(c, replySection(d));
     var j = d.judgement;
     if (j && j.judge) add(c, node('p', 'x-role', 'judge ' + (j.judge.model || '')), pre(j.judge.reply || '', 'x-judge'));

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 )
@@ -68,7 +69,9 @@ type page struct {
 func write(t *testing.T, x *Explorer, rows []report.Row) page {
 	t.Helper()
 	var b bytes.Buffer
-	if err := x.Write(&b, rows, nil, "run1"); err != nil {
+	prov := aggregate.NewProvenance()
+	prov.Fill("run1", "v1", "2026-01-01T00:00:00Z")
+	if err := x.Write(&b, rows, nil, prov); err != nil {
 		t.Fatal(err)
 	}
 	p := page{html: b.String(), blobs: map[string][]byte{}}
@@ -220,10 +223,11 @@ func TestContextModes(t *testing.T) {
 	}
 }
 
-// Past the detail budget an item keeps excerpts of its long fields, and
-// past MaxItems it is counted, not shown; the page says both.
+// Past the detail budget an item keeps excerpts of its long fields, past
+// half as much again it is listed without them, and past MaxItems it is
+// counted, not shown; the page says each.
 func TestBudgets(t *testing.T) {
-	x := New(nil, nil, Options{DetailBudget: 8 << 10, MaxItems: 40})
+	x := New(nil, nil, Options{DetailBudget: 24 << 10, MaxItems: 40})
 	reply := longText(3, 20<<10)
 	for i := range 50 {
 		x.Add(rec(t, fmt.Sprintf(`{"id":"i%d","bench":"b","model":"m","response":{"text":%s},"judgement":{"score":1}}`, i, mustJSON(t, reply))), "")
@@ -236,11 +240,28 @@ func TestBudgets(t *testing.T) {
 	if d := p.detail(t, 0); d.Reply == nil || *d.Reply != reply || len(d.Cut) > 0 {
 		t.Errorf("the first item lost its reply before the budget was spent (cut %v)", d.Cut)
 	}
-	last := p.detail(t, 39)
-	if last.Reply == nil || len(*last.Reply) >= len(reply) || !strings.Contains(*last.Reply, "bytes left out of this page") || idx.Items[39].Flags&flagCut == 0 {
-		t.Errorf("the last item keeps a %d-byte reply, flags %b", len(*last.Reply), idx.Items[39].Flags)
+	var cut, bare int
+	for i, e := range idx.Items {
+		switch {
+		case e.Flags&flagLeft != 0:
+			if e.Block != -1 {
+				t.Errorf("item %d is flagged as listed alone but has block %d", i, e.Block)
+			}
+			bare++
+		case e.Flags&flagCut != 0:
+			if d := p.detail(t, i); d.Reply == nil || len(*d.Reply) >= len(reply) || !strings.Contains(*d.Reply, "bytes left out of this page") {
+				t.Errorf("item %d is flagged cut but keeps its reply", i)
+			}
+			if bare > 0 {
+				t.Errorf("item %d keeps excerpts after an item listed alone", i)
+			}
+			cut++
+		}
 	}
-	for _, want := range []string{"10 records are not in the explorer", "keep only excerpts of their long fields"} {
+	if cut == 0 || bare == 0 || idx.Items[39].Flags&flagLeft == 0 {
+		t.Errorf("%d items cut, %d listed alone, the last one's flags %b", cut, bare, idx.Items[39].Flags)
+	}
+	for _, want := range []string{"10 records are not in the explorer", "keep only excerpts of their long fields", "items are listed without their prompt, reply and scoring"} {
 		if !strings.Contains(p.html, want) {
 			t.Errorf("the page does not say %q", want)
 		}

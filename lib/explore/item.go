@@ -28,7 +28,7 @@ type entry struct {
 	Verdict string              `json:"v,omitempty"`
 	Flags   int                 `json:"f,omitempty"`
 	Error   string              `json:"e,omitempty"`
-	Block   int                 `json:"bl"` // the detail's block
+	Block   int                 `json:"bl"` // the detail's block, -1 for none (flagLeft)
 	Pos     int                 `json:"p"`  // and its place in it
 }
 
@@ -38,6 +38,7 @@ const (
 	flagTruncated              // response.server_truncated: the server cut the prompt
 	flagUnfinished             // error kind reasoning_unfinished: cut while thinking
 	flagCut                    // the page's size limit cut the detail to excerpts
+	flagLeft                   // the page's size limit left the detail out
 )
 
 // detail is what opening an item shows: everything but the index.

@@ -45,10 +45,12 @@ table.prov td{text-align:left;vertical-align:top}
 type Page struct {
 	Reference string // the --reference file, if any
 	Decimals  int
-	// Header is HTML put under the title (the provenance of the data), and
-	// Explorer HTML put after the figures (the item explorer); their writer
-	// escapes what they hold.
-	Header, Explorer string
+	// Provenance is the table of where each model's data came from
+	// (aggregate.Provenance, as report.md prints it), shown under the title.
+	Provenance report.Table
+	// Explorer is HTML put after the figures (the item explorer); its
+	// writer escapes what it holds.
+	Explorer string
 	// Targets links every plotted value to the items behind it: click
 	// targets over the figures' points, bars and cells, data-sel on the
 	// table cells, and the rows behind them as JSON (script#x-sels) for the
@@ -149,7 +151,7 @@ func WriteHTML(w io.Writer, rows, reference []report.Row, sections []Section, pg
 	var sb strings.Builder
 	const title = "ifkit report"
 	fmt.Fprintf(&sb, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>%s</h1>\n", escape(title), css, escape(title))
-	sb.WriteString(pg.Header)
+	writeProvenance(&sb, pg.Provenance)
 	var benches []string
 	for _, f := range figs {
 		if !slices.Contains(benches, f.Bench) {
@@ -352,6 +354,31 @@ func writeTable(sb *strings.Builder, f Figure, dec int) {
 		}
 		sb.WriteString("</tbody>\n</table>\n")
 	}
+}
+
+// writeProvenance writes the table of where the data came from, its cells
+// and notes escaped.
+func writeProvenance(sb *strings.Builder, t report.Table) {
+	if len(t.Rows) == 0 {
+		return
+	}
+	fmt.Fprintf(sb, "<section id=\"provenance\">\n<h2>%s</h2>\n<table class=\"prov\">\n<thead><tr>", escape(t.Title))
+	for _, c := range t.Columns {
+		fmt.Fprintf(sb, "<th>%s</th>", escape(c))
+	}
+	sb.WriteString("</tr></thead>\n<tbody>\n")
+	for _, r := range t.Rows {
+		sb.WriteString("<tr>")
+		for _, c := range r {
+			fmt.Fprintf(sb, "<td>%s</td>", escape(c))
+		}
+		sb.WriteString("</tr>\n")
+	}
+	sb.WriteString("</tbody>\n</table>\n")
+	for _, n := range t.Notes {
+		fmt.Fprintf(sb, "<p class=\"data\">%s</p>\n", escape(n))
+	}
+	sb.WriteString("</section>\n")
 }
 
 // selAttr links a table cell to the items behind its value.
