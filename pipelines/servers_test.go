@@ -115,7 +115,7 @@ func TestServerTruncationFlagged(t *testing.T) {
 			t.Fatalf("record %s: %+v", r.ID(), resp)
 		}
 	}
-	if !strings.Contains(stderr, "it truncated the prompt") || !strings.Contains(stderr, "server_truncated="+strconv.Itoa(len(recs))) {
+	if !strings.Contains(stderr, "the server cut the prompt") || !strings.Contains(stderr, "server_truncated="+strconv.Itoa(len(recs))) {
 		t.Errorf("stderr does not count the truncated records:\n%s", stderr)
 	}
 	md, stderr, code := sh(t, "judge "+replies+" | aggregate-ifs")

@@ -122,6 +122,7 @@ func (e *engine) serveHit(it *item) bool {
 	e.countWhileSent(c)
 	c.awaitCount()
 	resp.PromptTokensSent, resp.Tokenizer, resp.ContextCutTokens = c.promptTokens, c.tokenizer, c.cut
+	resp.ServerTruncated, resp.CutCheck, resp.CutMargin = false, "", 0 // the gate decides (cutcheck.go)
 	resp.FromCache = record.FromCache{Cached: true, CachedTime: ent.Time.UTC().Format(time.RFC3339), CachedRun: ent.Run}
 	if err := e.apply(it.rec, &Result{Model: e.model, Response: resp}); err != nil {
 		if oe := (*oai.Error)(nil); errors.As(err, &oe) && oe.Retryable {
@@ -137,6 +138,7 @@ func (e *engine) serveHit(it *item) bool {
 	}
 	e.cache.Served()
 	e.st.servedFromCache(&resp)
+	it.sample = c.sampleUsage(resp.Usage, resp.Usage.PromptTokens > 0)
 	return true
 }
 
@@ -157,6 +159,7 @@ func (e *engine) store(it *item, res *Result) {
 	resp := res.Response
 	// This run's count and cut are given again to whoever takes the entry.
 	resp.PromptTokensSent, resp.Tokenizer, resp.ContextCutTokens = 0, "", 0
+	resp.CutCheck, resp.CutMargin = "", 0
 	b, err := record.Marshal(resp)
 	if err == nil {
 		err = e.cache.Put(k, b)

@@ -89,9 +89,11 @@
 // from --resume; tokens; --price) is the summary's, --stats' and, through
 // app.Run.SetUsage, the manifests'; --dry-run (dryrun.go) computes it ahead.
 //
-// Silent truncation. When the server reports fewer prompt tokens than were
-// counted, beyond the tokenizer's tolerance (count.go), the response gets
-// server_truncated; the first five are logged, the summary and --stats count
-// and name them.
+// Silent truncation. Every reply passes the cut check on its way out
+// (cutcheck.go; lib/cuts decides): server_truncated when the server counted
+// fewer prompt tokens than were sent beyond the count's margin (calibrated
+// within the run for an estimate), or as many as its context holds; the
+// first five are logged, the summary and --stats count and name them, and
+// cut_check says how well each record was checked.
 
 package infer

@@ -26,6 +26,9 @@ type call struct {
 	maxTokens int
 	cut       int        // prompt tokens removed by --truncate-context
 	key       *cache.Key // --cache: the key of body as sent (cached.go)
+	// droppable: a chat with more than one message besides its system
+	// messages, whose older ones a server may drop whole (cutcheck.go).
+	droppable bool
 
 	// The prompt's count as sent (response.prompt_tokens_sent), what counted
 	// it (response.tokenizer) and whether that count is exact.
@@ -127,13 +130,18 @@ func readPrompt(c *call) (*parsedReq, *record.Error) {
 			return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
 		}
 		p.texts = make([]string, len(msgs))
+		others := 0
 		for i, raw := range msgs {
 			msg, err := record.Object(raw)
 			if err != nil {
 				return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
 			}
 			p.texts[i] = contentString(msg.Raw("content"))
+			if msg.String("role") != "system" {
+				others++
+			}
 		}
+		c.droppable = others > 1
 	} else if raw := obj.Raw("prompt"); raw[0] == '"' {
 		p.prompt, err = record.Unquote(raw)
 		p.isString = err == nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/cache"
 	"github.com/ifkit/ifkit/lib/cost"
+	"github.com/ifkit/ifkit/lib/cuts"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/progress"
 	"github.com/ifkit/ifkit/lib/record"
@@ -39,7 +40,9 @@ type stats struct {
 	preflightFails int64
 	cutRecords     int64
 	cutTokens      int64
-	truncatedIDs   []string    // flagged server_truncated
+	truncatedIDs   []string // flagged server_truncated
+	checks         map[cuts.Check]int64
+	maxMargin      float64     // the widest margin of a calibrated check
 	tokens         cost.Tokens // of every reply received: paid
 	cacheTokens    cost.Tokens // of the replies the cache answered
 	lowestLimit    int
@@ -47,7 +50,7 @@ type stats struct {
 }
 
 func newStats() *stats {
-	s := &stats{start: time.Now(), attemptFailBy: map[string]int64{}, attemptStatus: map[int]int64{}, finishReasons: map[string]int64{}}
+	s := &stats{start: time.Now(), attemptFailBy: map[string]int64{}, attemptStatus: map[int]int64{}, finishReasons: map[string]int64{}, checks: map[cuts.Check]int64{}}
 	s.total.Store(-1)
 	return s
 }
@@ -70,6 +73,21 @@ func (s *stats) truncated(id string) int {
 	defer s.mu.Unlock()
 	s.truncatedIDs = append(s.truncatedIDs, id)
 	return len(s.truncatedIDs)
+}
+
+// checked counts how well a record was checked for a cut; the records
+// found cut count among those checked exactly (a cut was seen).
+func (s *stats) checked(v cuts.Verdict) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v.Cut {
+		s.checks[cuts.Exact]++
+		return
+	}
+	s.checks[v.Check]++
+	if v.Check == cuts.Calibrated {
+		s.maxMargin = max(s.maxMargin, v.Margin)
+	}
 }
 
 func (s *stats) preflight() {
@@ -234,6 +252,17 @@ type Summary struct {
 	// (response.server_truncated) and ServerTruncatedIDs names them.
 	ServerTruncated    int64    `json:"server_truncated"`
 	ServerTruncatedIDs []string `json:"server_truncated_ids,omitempty"`
+	// CutCheck counts the records by how well they were checked for a cut
+	// (response.cut_check; a record found cut counts as exact) and gives the
+	// widest margin of the calibrated ones.
+	CutCheck cutChecks `json:"cut_check"`
+}
+
+type cutChecks struct {
+	Exact      int64   `json:"exact"`
+	Calibrated int64   `json:"calibrated"`
+	Unchecked  int64   `json:"unchecked"`
+	Margin     float64 `json:"margin,omitempty"`
 }
 
 type recordCounts struct {
@@ -299,6 +328,7 @@ func (e *engine) summary() Summary {
 		Concurrency:        concurrency{Max: e.opt.Concurrency, Adaptive: e.opt.Adaptive, LowestLimit: s.lowestLimit},
 		ServerTruncated:    int64(len(s.truncatedIDs)),
 		ServerTruncatedIDs: slices.Clone(s.truncatedIDs),
+		CutCheck:           cutChecks{Exact: s.checks[cuts.Exact], Calibrated: s.checks[cuts.Calibrated], Unchecked: s.checks[cuts.Unchecked], Margin: roundMargin(s.maxMargin)},
 	}
 }
 
@@ -339,6 +369,7 @@ func (e *engine) writeStats() error {
 	if n := sum.ServerTruncated; n > 0 {
 		e.r.Log.Warn("the server truncated prompts: those replies answer a shorter prompt than the benchmark's; aggregate-ifs counts them in every table (--exclude-truncated leaves them out)", "records", n)
 	}
+	e.cutSummary(&sum)
 	e.r.SetUsage(&sum.Account)
 	return writeJSON(e.opt.StatsFile, sum)
 }

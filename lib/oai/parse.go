@@ -217,10 +217,12 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 	return comp, nil
 }
 
-// Model is one entry of /v1/models. MaxModelLen is vLLM's max_model_len
+// Model is one entry of /v1/models. OwnedBy names the server for some
+// (vllm, sglang, llamacpp); MaxModelLen is vLLM's and SGLang's max_model_len
 // (0 when the server does not say).
 type Model struct {
 	ID          string `json:"id"`
+	OwnedBy     string `json:"owned_by"`
 	MaxModelLen int    `json:"max_model_len"`
 }
 

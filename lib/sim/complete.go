@@ -156,7 +156,11 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		done = s.writeWhole(ctx, w, req, rep, seq, ttft, fault == FaultTruncate)
 	}
 	if done && fault != FaultAbort {
+		shifted := s.opt.Overflow == OverflowTruncate && s.opt.MaxModelLen > 0 && pt+rep.usage.CompletionTokens > s.opt.MaxModelLen
 		s.count(func(st *Stats) {
+			if shifted {
+				st.ContextShifts++
+			}
 			st.OK++
 			st.PromptTokens += int64(rep.usage.PromptTokens)
 			st.CompletionTokens += int64(rep.usage.CompletionTokens)

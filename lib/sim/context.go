@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 )
@@ -97,12 +98,12 @@ func (s *Server) truncatePrompt(req *Request, promptTokens int) (*Request, int) 
 	cut, pt := *req, promptTokens
 	cut.Messages = slices.Clone(req.Messages)
 	// One pass is exact where a message costs its content plus
-	// messageFraming; under llama.cpp's template a cut can merge with the
-	// text around it and save less, so it goes on, a piece more each time
-	// it saved nothing, until the count fits or nothing is left to cut.
+	// messageFraming; under llama.cpp's template, or a scaled count
+	// (TokenScale), a cut can save less, so it goes on, a piece more each
+	// time it saved too little, until the count fits or nothing is left.
 	more := 0
 	for pt > s.opt.MaxModelLen {
-		excess := pt - s.opt.MaxModelLen + more
+		excess := int(math.Ceil(float64(pt-s.opt.MaxModelLen)/s.scale())) + more
 		size := textSize(&cut)
 		if !req.Chat {
 			// The template's tokens (Ollama templates completions too) stay.
@@ -130,7 +131,7 @@ func (s *Server) truncatePrompt(req *Request, promptTokens int) (*Request, int) 
 		}
 		pt = next
 	}
-	return &cut, pt
+	return &cut, min(pt, s.opt.MaxModelLen)
 }
 
 // textSize is how much of a request is left to cut.
