@@ -174,7 +174,7 @@ func (e *engine) writeBatchFiles(work string, saved []*batchState) (*batchPlan, 
 		}
 		// importResults applies the result to this call: not built twice.
 		plan.built[rec.ID()] = &call{path: c.path, maxTokens: c.maxTokens, cut: c.cut, promptTokens: c.promptTokens, tokenizer: c.tokenizer, exact: c.exact, key: c.key,
-			droppable: c.droppable}
+			n: c.n, completionOnly: c.completionOnly, droppable: c.droppable}
 		if e.cached(rec, c) {
 			return nil // importResults answers it from the cache
 		}

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -220,6 +221,32 @@ func (e *engine) loadedContext(ep *endpoint) {
 		e.checker.SetContext(n, "/api/ps context_length")
 		e.r.Log.Info("context of the loaded model", "endpoint", ep.label, "context", n, "from", "/api/ps context_length")
 	})
+}
+
+// ignored warns, once each, about a server that ignored n or
+// max_completion_tokens (Ollama does both).
+func (e *engine) ignored(c *call, comp *oai.Completion, id string) {
+	if c.n > 1 && comp.Choices < 2 {
+		e.nWarn.Do(func() {
+			e.r.Log.Warn(fmt.Sprintf("the server ignored the request's n (%d): it answered one choice (Ollama does); infer-batch records the first choice only anyway", c.n), "id", id, "server", e.server.Name())
+		})
+	}
+	if c.completionOnly && comp.HasUsage && comp.Usage.CompletionTokens > c.maxTokens {
+		e.mctWarn.Do(func() {
+			e.r.Log.Warn("the server ignored max_completion_tokens (Ollama does): replies run to the server's own limit; give max_tokens", "id", id, "max_completion_tokens", c.maxTokens, "completion_tokens", comp.Usage.CompletionTokens, "server", e.server.Name())
+		})
+	}
+}
+
+// runaway says whether a reply stopped at finish_reason length by the
+// server's own limit rather than the request's: the request set no
+// max_tokens, or the server generated past the one it set (Ollama, asked
+// for no limit, stops at 10 × num_ctx: 20,480 tokens for a 2,048 context).
+func runaway(c *call, comp *oai.Completion) bool {
+	if comp.FinishReason != "length" {
+		return false
+	}
+	return c.maxTokens == 0 || comp.HasUsage && comp.Usage.CompletionTokens > c.maxTokens
 }
 
 // cutSummary says on stderr how the run's records were checked for cuts.

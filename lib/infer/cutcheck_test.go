@@ -158,3 +158,64 @@ func TestCutsFlaggedWhateverTheOrder(t *testing.T) {
 		})
 	}
 }
+
+// A reply stopped by the server's own limit, not the request's, is flagged
+// runaway and counted; a server that ignores n or max_completion_tokens is
+// warned about once.
+func TestRunawayAndIgnoredSettings(t *testing.T) {
+	opt := sim.DefaultOptions()
+	opt.MaxModelLen = 80 // a request without max_tokens stops where the context is full
+	base := mountSim(t, opt, nil)
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	os.WriteFile(in, []byte(`{"id":"free","request":{"messages":[{"role":"user","content":"`+prose(40, 1)+`"}]}}`+"\n"+
+		`{"id":"bounded","request":{"messages":[{"role":"user","content":"`+prose(40, 2)+`"}],"max_tokens":4}}`+"\n"), 0o644)
+	stats := filepath.Join(t.TempDir(), "stats.json")
+	code, out, stderr := runBatch(t, nil, "--base-url", base, "--model", sim.DefaultModel, "--stats", stats, in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := responses(t, out)
+	if r := got["free"]; !r.Runaway || r.FinishReason != "length" {
+		t.Errorf("free: %+v", r)
+	}
+	if r := got["bounded"]; r.Runaway || r.FinishReason != "length" {
+		t.Errorf("bounded: %+v", r)
+	}
+	var sum Summary
+	b, _ := os.ReadFile(stats)
+	if err := record.Unmarshal(b, &sum); err != nil || sum.Runaway != 1 || !slices.Equal(sum.RunawayIDs, []string{"free"}) || !strings.Contains(stderr, "runaway=1") {
+		t.Errorf("--stats %s; stderr %s", b, stderr)
+	}
+
+	ollama := sim.DefaultOptions()
+	ollama.Profile = sim.ProfileOllama
+	base = mountSim(t, ollama, nil)
+	os.WriteFile(in, []byte(`{"id":"a","request":{"messages":[{"role":"user","content":"say something"}],"max_completion_tokens":2,"n":2}}`+"\n"+
+		`{"id":"b","request":{"messages":[{"role":"user","content":"say more"}],"max_completion_tokens":2,"n":2}}`+"\n"), 0o644)
+	code, _, stderr = runBatch(t, nil, "--base-url", base, "--model", sim.DefaultModel, in)
+	if code != 0 || strings.Count(stderr, "ignored the request's n (2)") != 1 || strings.Count(stderr, "ignored max_completion_tokens") != 1 {
+		t.Errorf("exit %d, want one warning each:\n%s", code, stderr)
+	}
+}
+
+// --max-model-len's pre-flight check follows the server's manners: vLLM
+// refuses a request whose max_tokens alone exceeds the context, Ollama
+// answers it (it shifts its context while it generates).
+func TestPreflightFollowsManners(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	os.WriteFile(in, []byte(`{"id":"a","request":{"messages":[{"role":"user","content":"`+prose(50, 1)+`"}],"max_tokens":10000}}`+"\n"), 0o644)
+	for _, tc := range []struct {
+		profile sim.Profile
+		kind    string
+	}{{sim.ProfileVLLM, "context_length"}, {sim.ProfileOllama, ""}} {
+		opt := sim.DefaultOptions()
+		opt.Profile, opt.MaxModelLen = tc.profile, 2048
+		base := mountSim(t, opt, nil)
+		code, out, stderr := runBatch(t, nil, "--base-url", base, "--model", sim.DefaultModel, "--max-model-len", "2048", "--max-failures", "inf", in)
+		var e record.Error
+		parseLines(t, out)[0].Decode("error", &e)
+		if code != 0 || e.Kind != tc.kind {
+			t.Errorf("%s: exit %d, error %+v: %s", tc.profile, code, e, stderr)
+		}
+	}
+}

@@ -16,7 +16,8 @@
 // after Retry-After (retry-after-ms preferred; capped by --retry-after-max)
 // or a full-jitter exponential back-off. 400, 401, 403, 404, 413, 422 are
 // final, and 400s that say the context is too long get kind context_length.
-// A reply cut at max_tokens is a success with finish_reason "length". A
+// A reply cut at max_tokens is a success with finish_reason "length"; one
+// the server's own limit stopped is flagged runaway (cutcheck.go). A
 // record's final error has stage (the tool), kind, status, message and
 // attempts. A retry goes to another endpoint when there is one.
 //

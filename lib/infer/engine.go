@@ -45,6 +45,8 @@ type engine struct {
 	countWarn sync.Once
 	tmplWarn  sync.Once
 	tpmWarn   sync.Once
+	nWarn     sync.Once
+	mctWarn   sync.Once
 
 	// The cut check (cutcheck.go): what the endpoint is (nil until the
 	// start-up check), the checker, the gate every record passes on its way
@@ -740,6 +742,8 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 		// decides the record's own when it is written (cutcheck.go).
 		res.Response.ServerTruncated = e.checker.Judge(*sample).Cut
 	}
+	res.Response.Runaway = runaway(c, comp)
+	e.ignored(c, comp, it.rec.ID())
 	e.st.success(comp, c)
 	if err := e.apply(it.rec, res); err != nil {
 		if oe := (*oai.Error)(nil); errors.As(err, &oe) && oe.Retryable {
@@ -754,6 +758,11 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 	}
 	e.st.ok.Add(1)
 	it.sample = sample
+	if res.Response.Runaway {
+		if n := e.st.runaway(it.rec.ID()); n <= 3 {
+			e.r.Log.Warn("the reply stopped at the server's own limit, not the request's (finish_reason length): flagged response.runaway", "id", it.rec.ID(), "max_tokens", c.maxTokens, "completion_tokens", comp.Usage.CompletionTokens)
+		}
+	}
 	if e.cache != nil {
 		e.store(it, res)
 	}

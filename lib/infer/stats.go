@@ -43,6 +43,7 @@ type stats struct {
 	truncatedIDs   []string // flagged server_truncated
 	checks         map[cuts.Check]int64
 	maxMargin      float64     // the widest margin of a calibrated check
+	runawayIDs     []string    // replies stopped by the server's own limit
 	tokens         cost.Tokens // of every reply received: paid
 	cacheTokens    cost.Tokens // of the replies the cache answered
 	lowestLimit    int
@@ -88,6 +89,15 @@ func (s *stats) checked(v cuts.Verdict) {
 	if v.Check == cuts.Calibrated {
 		s.maxMargin = max(s.maxMargin, v.Margin)
 	}
+}
+
+// runaway counts a reply the server's own limit stopped and returns how
+// many so far.
+func (s *stats) runaway(id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runawayIDs = append(s.runawayIDs, id)
+	return len(s.runawayIDs)
 }
 
 func (s *stats) preflight() {
@@ -256,6 +266,10 @@ type Summary struct {
 	// (response.cut_check; a record found cut counts as exact) and gives the
 	// widest margin of the calibrated ones.
 	CutCheck cutChecks `json:"cut_check"`
+	// Runaway counts the replies stopped by the server's own limit
+	// (response.runaway) and RunawayIDs names them.
+	Runaway    int64    `json:"runaway"`
+	RunawayIDs []string `json:"runaway_ids,omitempty"`
 }
 
 type cutChecks struct {
@@ -329,6 +343,8 @@ func (e *engine) summary() Summary {
 		ServerTruncated:    int64(len(s.truncatedIDs)),
 		ServerTruncatedIDs: slices.Clone(s.truncatedIDs),
 		CutCheck:           cutChecks{Exact: s.checks[cuts.Exact], Calibrated: s.checks[cuts.Calibrated], Unchecked: s.checks[cuts.Unchecked], Margin: roundMargin(s.maxMargin)},
+		Runaway:            int64(len(s.runawayIDs)),
+		RunawayIDs:         slices.Clone(s.runawayIDs),
 	}
 }
 
@@ -364,12 +380,18 @@ func (e *engine) writeStats() error {
 	if n := sum.ServerTruncated; n > 0 {
 		attrs = append(attrs, "server_truncated", n)
 	}
+	if n := sum.Runaway; n > 0 {
+		attrs = append(attrs, "runaway", n)
+	}
 	attrs = append(attrs, accountAttrs(&sum.Account, sum.Cache)...)
 	e.r.Log.Info("inference", attrs...)
 	if n := sum.ServerTruncated; n > 0 {
 		e.r.Log.Warn("the server truncated prompts: those replies answer a shorter prompt than the benchmark's; aggregate-ifs counts them in every table (--exclude-truncated leaves them out)", "records", n)
 	}
 	e.cutSummary(&sum)
+	if n := sum.Runaway; n > 0 {
+		e.r.Log.Warn("replies stopped at the server's own limit (finish_reason length with no max_tokens in the request, or past the one it set): they are flagged response.runaway; give every request max_tokens (expand-templates does)", "records", n)
+	}
 	e.r.SetUsage(&sum.Account)
 	return writeJSON(e.opt.StatsFile, sum)
 }

@@ -26,6 +26,7 @@ type message struct {
 }
 
 type choice struct {
+	Index        int      `json:"index"`
 	Text         *string  `json:"text"`
 	Message      *message `json:"message"`
 	Delta        *message `json:"delta"`
@@ -38,6 +39,7 @@ type choice struct {
 type body struct {
 	Fingerprint string
 	Choice      *choice // nil: no choices
+	More        bool    // another choice follows the first
 	Usage       *Usage
 	Error       json.RawMessage
 }
@@ -57,10 +59,11 @@ func readBody(b []byte) (*body, error) {
 		v.Usage = &u
 	}
 	if raw := obj.Raw("choices"); raw != nil && string(raw) != "null" {
-		first, ok, err := record.First(raw)
+		first, ok, more, err := record.First(raw)
 		if err != nil {
 			return nil, err
 		}
+		v.More = more
 		if ok {
 			v.Choice = new(choice)
 			if err := unmarshal(first, v.Choice); err != nil {
@@ -116,7 +119,10 @@ func (c *Client) parseBody(b []byte) (*Completion, error) {
 		return nil, &Error{Kind: KindBadResponse, Message: "response has no choices: " + shorten(b), Retryable: true}
 	}
 	ch := *v.Choice
-	comp := &Completion{Fingerprint: v.Fingerprint}
+	comp := &Completion{Fingerprint: v.Fingerprint, Choices: 1}
+	if v.More {
+		comp.Choices = 2
+	}
 	if ch.Message != nil {
 		comp.Text = contentText(ch.Message.Content)
 		comp.Reasoning = ch.Message.reasoning()
@@ -186,8 +192,13 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 			if v.Usage != nil {
 				comp.Usage, comp.HasUsage = *v.Usage, true
 			}
-			if v.Choice != nil {
+			if v.More || v.Choice != nil && v.Choice.Index != 0 {
+				// Another choice's events (n > 1): its text is not this one's.
+				comp.Choices = 2
+			}
+			if v.Choice != nil && v.Choice.Index == 0 {
 				ch := *v.Choice
+				comp.Choices = max(comp.Choices, 1)
 				n := text.Len() + reasoning.Len()
 				if ch.Delta != nil {
 					text.WriteString(contentText(ch.Delta.Content))

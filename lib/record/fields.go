@@ -100,6 +100,10 @@ type Response struct {
 	// estimate, the share of the prompt a cut had to exceed to be seen.
 	CutCheck  string  `json:"cut_check,omitempty"`
 	CutMargin float64 `json:"cut_margin,omitempty"`
+	// Runaway: the reply stopped at finish_reason "length" by the server's
+	// own limit, not the request's (no max_tokens in the request, or a
+	// server that ignored it).
+	Runaway bool `json:"runaway,omitempty"`
 	FromCache
 }
 

@@ -219,6 +219,10 @@ func (s *Server) generate(req *Request, co callOptions, pt int, hash uint64) rep
 	limit := req.MaxTokens
 	if L := s.opt.MaxModelLen; limit == 0 && L > 0 && s.opt.Overflow == OverflowError {
 		limit = max(1, L-pt)
+	} else if limit == 0 && L > 0 && s.quirks.ollamaFields {
+		// Ollama bounds a request without a limit at 10 × num_ctx
+		// (llm/server.go: "to avoid the model running on forever").
+		limit = 10 * L
 	}
 	skill := s.opt.Skill
 	if v, ok := s.opt.ModelSkill[req.Model]; ok {

@@ -80,3 +80,22 @@ func TestCountText(t *testing.T) {
 		t.Fatal("--tokenizer with --profile llamacpp accepted")
 	}
 }
+
+// Ollama bounds a request without max_tokens at 10 × its context: the reply
+// stops there with finish_reason length (llm/server.go's num_predict limit).
+func TestOllamaBoundsUnlimitedReplies(t *testing.T) {
+	long := func(req *Request, p Params) (string, bool) { return words(2000), true }
+	_, url := start(t, Options{Skill: 1, Profile: ProfileOllama, MaxModelLen: 64, Solvers: []Solver{solverFunc(long)}})
+	for _, extra := range []string{``, `"max_tokens":0`} {
+		m := jsonOf(t, post(t, url, "/chat/completions", chatBody("hi", extra)))
+		ch := m["choices"].([]any)[0].(map[string]any)
+		if u := m["usage"].(map[string]any); u["completion_tokens"] != 640.0 || ch["finish_reason"] != "length" {
+			t.Errorf("%s: usage %v, finish %v", extra, u, ch["finish_reason"])
+		}
+	}
+}
+
+type solverFunc func(*Request, Params) (string, bool)
+
+func (solverFunc) Name() string                                  { return "func" }
+func (f solverFunc) Solve(req *Request, p Params) (string, bool) { return f(req, p) }

@@ -95,8 +95,8 @@ Profiles (--profile) switch a server's manners on together:
               max_completion_tokens and n ignored, max_tokens 0 = no limit; /v1/completions
               applies the chat template (+26 prompt tokens: 9 raw -> 35), and its stream,
               with include_usage, has a zeroed usage on every chunk; overflow truncate;
-              no /tokenize; GET /api/version and /api/ps (context_length:
-              --max-model-len).
+              a request without max_tokens stops at 10 x --max-model-len; no /tokenize;
+              GET /api/version and /api/ps (context_length: --max-model-len).
     llamacpp  llama.cpp's llama-server: errors {"error":{"code":400,"message","type"}}; any
               model name is served; the stream's finish chunk carries usage, asked or not;
               overflow error (exceed_context_size_error); llama.cpp's /tokenize and
