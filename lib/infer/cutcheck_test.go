@@ -159,6 +159,56 @@ func TestCutsFlaggedWhateverTheOrder(t *testing.T) {
 	}
 }
 
+// Ollama drops whole older messages of a chat that does not fit (never the
+// system message nor the last one) and says so only in usage: the count is
+// below its context, short of the prompt by the messages that went. The
+// calibrated estimate finds them, by less than the prior's quarter, and the
+// records say the check was calibrated, with its margin.
+func TestDroppedMessagesFlagged(t *testing.T) {
+	opt := sim.DefaultOptions()
+	opt.Profile, opt.MaxModelLen = sim.ProfileOllama, 1300
+	chats := map[string]chat{}
+	var order []string
+	for i := range 20 {
+		id := fmt.Sprintf("one%02d", i)
+		chats[id] = chat{{"role": "user", "content": prose(700+10*i, uint64(i))}}
+		order = append(order, id)
+	}
+	for i := range 8 {
+		id := fmt.Sprintf("chat%02d", i)
+		chats[id] = chat{
+			{"role": "system", "content": prose(40, 200)},
+			{"role": "user", "content": prose(200, uint64(300+i))}, // dropped whole
+			{"role": "assistant", "content": prose(40, 201)},
+			{"role": "user", "content": prose(1000, uint64(400+i))},
+		}
+		order = append(order, id)
+	}
+	base := mountSim(t, opt, nil)
+	code, out, stderr := runBatch(t, nil, "--base-url", base, "--model", sim.DefaultModel, "-j", "4", writeChats(t, chats, order))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	got := responses(t, out)
+	// The server's count over the estimate, on the one-message prompts.
+	ratio := float64(got["one00"].Usage.PromptTokens) / float64(got["one00"].PromptTokensSent)
+	for id, resp := range got {
+		if strings.HasPrefix(id, "chat") {
+			short := 1 - float64(resp.Usage.PromptTokens)/(float64(resp.PromptTokensSent)*ratio)
+			if !resp.ServerTruncated || resp.CutCheck != "calibrated" || resp.CutMargin <= 0 || resp.Usage.PromptTokens >= opt.MaxModelLen {
+				t.Errorf("%s: %+v", id, resp)
+			}
+			if short > 0.2 {
+				t.Errorf("%s lost %.0f %% by the estimate: the prior margin would have seen it, the test shows nothing", id, 100*short)
+			}
+			continue
+		}
+		if resp.ServerTruncated || resp.CutCheck != "exact" {
+			t.Errorf("%s: %+v", id, resp)
+		}
+	}
+}
+
 // A reply stopped by the server's own limit, not the request's, is flagged
 // runaway and counted; a server that ignores n or max_completion_tokens is
 // warned about once.

@@ -73,8 +73,9 @@ Context: --max-model-len N is the context (prompt + reply, as vLLM counts it: a 
 max_tokens needs room for all of it, one without for a token, and its reply ends where the
 context is full). A longer request gets --overflow: error (400 "This model's maximum context
 length is N tokens. However, you requested M tokens (...)" in the profile's error body) or
-truncate (the last N prompt tokens are answered, whole messages dropped first, and
-usage.prompt_tokens says N: Ollama's silent cut, no room kept for the reply). --token-scale F multiplies every prompt count (a model
+truncate (Ollama's silent cut, no room kept for the reply: a chat first loses whole older
+messages, never a system message nor the last, and what still does not fit loses its front,
+so that usage.prompt_tokens says N). --token-scale F multiplies every prompt count (a model
 whose tokenizer counts F times llm-sim's tokens); --tokenizer FILE counts them with a model's
 tokenizer.json instead.
 
