@@ -188,7 +188,7 @@ func (e *engine) index(sources []string) error {
 // the same request (earlier.take): it.old is set and it.rec is what is
 // written in the input's position. An earlier failure of this tool that is
 // kept counts as a failure of this run, in the summary, which covers the
-// whole output.
+// whole output; so does the model that answered it.
 func (e *engine) takeEarlier(it *item) error {
 	old, c, changed, err := e.earlier.take(e, it.rec)
 	if err != nil {
@@ -208,6 +208,9 @@ func (e *engine) takeEarlier(it *item) error {
 	}
 	// Judged again on the way out, with this run's replies (cutcheck.go).
 	it.sample = e.sampleOf(old)
+	if m := old.String("model"); m != "" && e.opt.Role == "" {
+		e.st.resumedModel(m)
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +45,7 @@ type stats struct {
 	checks         map[cuts.Check]int64
 	maxMargin      float64     // the widest margin of a calibrated check
 	runawayIDs     []string    // replies stopped by the server's own limit
+	resumedModels  []string    // the models of the records taken from earlier outputs
 	tokens         cost.Tokens // of every reply received: paid
 	cacheTokens    cost.Tokens // of the replies the cache answered
 	lowestLimit    int
@@ -98,6 +100,14 @@ func (s *stats) runaway(id string) int {
 	defer s.mu.Unlock()
 	s.runawayIDs = append(s.runawayIDs, id)
 	return len(s.runawayIDs)
+}
+
+func (s *stats) resumedModel(m string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.resumedModels, m) {
+		s.resumedModels = append(s.resumedModels, m)
+	}
 }
 
 func (s *stats) preflight() {
@@ -330,8 +340,13 @@ func (e *engine) summary() Summary {
 		cs = &st
 		acct.CacheRun = st.Run
 	}
+	model := e.model
+	if model == "" {
+		// Every answer came from earlier outputs: the model is theirs.
+		model = strings.Join(s.resumedModels, ",")
+	}
 	return Summary{
-		Tool: e.r.Tool, Model: e.model, Endpoints: s.endpoints, Started: s.start.UTC(), Account: acct, Cache: cs,
+		Tool: e.r.Tool, Model: model, Endpoints: s.endpoints, Started: s.start.UTC(), Account: acct, Cache: cs,
 		Records: recordCounts{Read: e.r.Read.Load(), Written: e.r.Written.Load(), OK: ok, Failed: e.r.Failed.Load(), FailedByKind: copyCounts(e.r.FailuresByKind()),
 			PassedThrough: s.passed.Load(), Resumed: s.resumed.Load(), PreflightFailed: s.preflightFails, ContextCut: s.cutRecords, ContextCutTok: s.cutTokens},
 		Requests:           requestCounts{Sent: s.attempts.Load(), Retries: s.retries.Load(), FailedByKind: copyCounts(s.attemptFailBy), FailedByHTTP: byHTTP},
