@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -88,7 +89,7 @@ func (g *outGate) write(rec *record.Record, s *cuts.Sample) error {
 // mark counts a verdict and, for infer-batch, writes it into the record's
 // response (a judge's call is not in its record: it is only counted).
 func (e *engine) mark(rec *record.Record, s *cuts.Sample, v cuts.Verdict) {
-	e.st.checked(v)
+	e.st.checked(v, s.Got)
 	if v.Cut {
 		if n := e.st.truncated(rec.ID()); n <= 5 {
 			e.r.Log.Warn("the server cut the prompt ("+whyCut[v.Why]+"): the reply answers a shorter prompt; the record is flagged server_truncated. "+e.raiseContext(),
@@ -249,7 +250,23 @@ func runaway(c *call, comp *oai.Completion) bool {
 	return c.maxTokens == 0 || comp.HasUsage && comp.Usage.CompletionTokens > c.maxTokens
 }
 
-// cutSummary says on stderr how the run's records were checked for cuts.
+// exactHint says how to get exact cut detection on the server in use.
+func (e *engine) exactHint() string {
+	flag := "--" + e.opt.Role + "tokenizer"
+	switch {
+	case e.server.Ollama():
+		return flag + " FILE with the model's tokenizer.json (Ollama has no tokenize API): `ollama show MODEL` names the model's family and size; download tokenizer.json from that model's Hugging Face repository (e.g. `huggingface-cli download Qwen/Qwen2.5-7B-Instruct tokenizer.json` for qwen2.5:7b)"
+	case e.server.TokenizeAPI():
+		return flag + " server (" + e.server.Name() + "'s tokenize API counts exactly as it does)"
+	case e.server.Is(oai.ServerOpenAI):
+		return flag + " o200k_base (the default) is exact for gpt-4o-class models; an older model wants its own encoding (cl100k_base)"
+	}
+	return flag + " server when the server has a tokenize API (vLLM, SGLang, llama.cpp, TGI), else " + flag + " FILE with the model's tokenizer.json"
+}
+
+// cutSummary says on stderr how the run's records were checked for cuts
+// and, when some could not be checked exactly, how to check them exactly
+// on the server in use.
 func (e *engine) cutSummary(sum *Summary) {
 	cc := sum.CutCheck
 	if cc.Exact+cc.Calibrated+cc.Unchecked == 0 {
@@ -260,5 +277,14 @@ func (e *engine) cutSummary(sum *Summary) {
 		attrs = append(attrs, "how", d)
 	}
 	e.r.Log.Info("cut check", attrs...)
-
+	if cc.NoUsage > 0 {
+		e.r.Log.Warn(fmt.Sprintf("cuts not checked on %d records: the server reported no usage, so nothing says whether it cut their prompts; have it report usage (vLLM, SGLang, TGI, llama.cpp and Ollama do by default; a proxy may drop it)", cc.NoUsage), "records", cc.NoUsage)
+	}
+	switch {
+	case cc.Unchecked > cc.NoUsage:
+		n := cc.Unchecked - cc.NoUsage
+		e.r.Log.Warn(fmt.Sprintf("cuts not checked on %d records (the estimate was not calibrated: too few replies certainly not cut): a prompt the server cut by less than a quarter may be among them; for exact detection give %s", n, e.exactHint()), "records", n)
+	case cc.Calibrated > 0:
+		e.r.Log.Warn(fmt.Sprintf("cuts under %.0f %% of a prompt are not detectable with the calibrated estimate (%d records); for exact detection give %s", math.Ceil(100*cc.Margin), cc.Calibrated, e.exactHint()), "records", cc.Calibrated)
+	}
 }

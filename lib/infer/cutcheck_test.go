@@ -209,6 +209,28 @@ func TestDroppedMessagesFlagged(t *testing.T) {
 	}
 }
 
+// A server that reports no usage leaves every record unchecked, and the
+// summary says so.
+func TestNoUsageNotChecked(t *testing.T) {
+	opt := sim.DefaultOptions()
+	opt.NoUsage = true
+	base := mountSim(t, opt, nil)
+	for _, stream := range []string{"--stream=false", "--stream"} {
+		code, out, stderr := runBatch(t, nil, "--base-url", base, "--model", sim.DefaultModel, stream, writeInput(t, 3, 4))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		for id, resp := range responses(t, out) {
+			if resp.CutCheck != "unchecked" || resp.ServerTruncated || resp.Usage.PromptTokens != 0 {
+				t.Errorf("%s %s: %+v", stream, id, resp)
+			}
+		}
+		if !strings.Contains(stderr, "cuts not checked on 3 records: the server reported no usage") {
+			t.Errorf("%s: %s", stream, stderr)
+		}
+	}
+}
+
 // A reply stopped by the server's own limit, not the request's, is flagged
 // runaway and counted; a server that ignores n or max_completion_tokens is
 // warned about once.

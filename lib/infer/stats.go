@@ -43,6 +43,7 @@ type stats struct {
 	cutTokens      int64
 	truncatedIDs   []string // flagged server_truncated
 	checks         map[cuts.Check]int64
+	noUsage        int64       // replies without usage: not checkable at all
 	maxMargin      float64     // the widest margin of a calibrated check
 	runawayIDs     []string    // replies stopped by the server's own limit
 	resumedModels  []string    // the models of the records taken from earlier outputs
@@ -80,9 +81,12 @@ func (s *stats) truncated(id string) int {
 
 // checked counts how well a record was checked for a cut; the records
 // found cut count among those checked exactly (a cut was seen).
-func (s *stats) checked(v cuts.Verdict) {
+func (s *stats) checked(v cuts.Verdict, got int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if got <= 0 {
+		s.noUsage++
+	}
 	if v.Cut {
 		s.checks[cuts.Exact]++
 		return
@@ -286,6 +290,7 @@ type cutChecks struct {
 	Exact      int64   `json:"exact"`
 	Calibrated int64   `json:"calibrated"`
 	Unchecked  int64   `json:"unchecked"`
+	NoUsage    int64   `json:"no_usage"` // of the unchecked: the reply said nothing to check
 	Margin     float64 `json:"margin,omitempty"`
 }
 
@@ -357,7 +362,7 @@ func (e *engine) summary() Summary {
 		Concurrency:        concurrency{Max: e.opt.Concurrency, Adaptive: e.opt.Adaptive, LowestLimit: s.lowestLimit},
 		ServerTruncated:    int64(len(s.truncatedIDs)),
 		ServerTruncatedIDs: slices.Clone(s.truncatedIDs),
-		CutCheck:           cutChecks{Exact: s.checks[cuts.Exact], Calibrated: s.checks[cuts.Calibrated], Unchecked: s.checks[cuts.Unchecked], Margin: roundMargin(s.maxMargin)},
+		CutCheck:           cutChecks{Exact: s.checks[cuts.Exact], Calibrated: s.checks[cuts.Calibrated], Unchecked: s.checks[cuts.Unchecked], NoUsage: s.noUsage, Margin: roundMargin(s.maxMargin)},
 		Runaway:            int64(len(s.runawayIDs)),
 		RunawayIDs:         slices.Clone(s.runawayIDs),
 	}

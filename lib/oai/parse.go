@@ -51,7 +51,7 @@ func readBody(b []byte) (*body, error) {
 		return nil, err
 	}
 	v := &body{Fingerprint: obj.String("system_fingerprint"), Error: obj.Raw("error")}
-	if obj.Has("usage") {
+	if raw := obj.Raw("usage"); raw != nil && string(raw) != "null" {
 		var u Usage
 		if err := obj.Decode("usage", &u); err != nil {
 			return nil, err

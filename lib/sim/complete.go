@@ -394,7 +394,7 @@ type completion struct {
 	Model             string   `json:"model"`
 	SystemFingerprint string   `json:"system_fingerprint"`
 	Choices           []choice `json:"choices"`
-	Usage             usage    `json:"usage"`
+	Usage             *usage   `json:"usage,omitempty"`
 }
 
 func completionID(chat bool, seq uint64) string {
@@ -421,7 +421,10 @@ func (s *Server) writeWhole(ctx context.Context, w http.ResponseWriter, req *Req
 	}
 	c := completion{
 		ID: completionID(req.Chat, seq), Created: time.Now().Unix(), Model: req.Model,
-		SystemFingerprint: Fingerprint, Usage: rep.usage,
+		SystemFingerprint: Fingerprint,
+	}
+	if !s.opt.NoUsage {
+		c.Usage = &rep.usage
 	}
 	ch := choice{}
 	if rep.finish != "" {
@@ -576,7 +579,7 @@ func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req *Re
 		abortStream()
 		return false
 	}
-	c := newChunker(bw, req, co, seq, s.quirks.zeroUsageChunks)
+	c := newChunker(bw, req, co, seq, s.quirks.zeroUsageChunks && !s.opt.NoUsage)
 	type tok struct{ field, text string }
 	var toks []tok
 	for _, p := range Pieces(rep.reasoning) {
@@ -610,12 +613,12 @@ func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req *Re
 		flush()
 		return false
 	}
-	if s.quirks.usageOnFinish {
+	if s.quirks.usageOnFinish && !s.opt.NoUsage {
 		c.finishWithUsage(rep.finish, rep.usage)
 	} else {
 		c.delta("", "", rep.finish)
 	}
-	if co.includeUsage {
+	if co.includeUsage && !s.opt.NoUsage {
 		c.usage(rep.usage)
 	}
 	bw.WriteString("data: [DONE]\n\n")

@@ -133,6 +133,9 @@ type Options struct {
 	// /tokenize, the context check): a model whose tokenizer counts the
 	// same text that many times llm-sim's tokens; 0 or 1: none.
 	TokenScale float64
+	// NoUsage leaves usage out of every reply, as some servers and proxies
+	// do.
+	NoUsage bool
 	// CountText, when set, counts a prompt's texts (a model's tokenizer,
 	// lib/tokens): the model's count instead of llm-sim's estimate, for
 	// usage.prompt_tokens, /tokenize and the context. Not with the llamacpp

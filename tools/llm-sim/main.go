@@ -77,7 +77,7 @@ truncate (Ollama's silent cut, no room kept for the reply: a chat first loses wh
 messages, never a system message nor the last, and what still does not fit loses its front,
 so that usage.prompt_tokens says N). --token-scale F multiplies every prompt count (a model
 whose tokenizer counts F times llm-sim's tokens); --tokenizer FILE counts them with a model's
-tokenizer.json instead.
+tokenizer.json instead; --no-usage leaves usage out of every reply.
 
 POST /tokenize (at the root, not under /v1) counts exactly what usage.prompt_tokens reports
 for the same request: vLLM's shape {"model","prompt"} or {"model","messages",
@@ -139,6 +139,7 @@ func main() {
 			&cli.IntFlag{Name: "max-model-len", Usage: "context length `N` in tokens, prompt and reply (0: no limit); longer requests get --overflow"},
 			&cli.StringFlag{Name: "overflow", Usage: "what a request longer than --max-model-len gets: `error` (400 \"maximum context length\") or truncate (the last N prompt tokens are answered, usage says so); default: the profile's"},
 			&cli.Float64Flag{Name: "token-scale", Value: 1, Usage: "multiply every prompt count (usage, /tokenize, the context) by `F`, 0.1 to 10: a model whose tokenizer counts F times llm-sim's tokens"},
+			&cli.BoolFlag{Name: "no-usage", Usage: "leave usage out of every reply (as some servers and proxies do)"},
 			&cli.StringFlag{Name: "tokenizer", Usage: "count prompts with a model's tokenizer.json `FILE` (as a server running that model does) instead of llm-sim's estimate"},
 			&cli.StringFlag{Name: "profile", Usage: "behave like `SERVER`: vllm, ollama, llamacpp or openai (see above); default: llm-sim's own"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for replies and faults"},
@@ -162,7 +163,7 @@ func run(r *app.Run) error {
 		return app.Usagef("--profile %v", err)
 	}
 	opt.MaxModelLen = r.Int("max-model-len")
-	opt.TokenScale = r.Float64("token-scale")
+	opt.TokenScale, opt.NoUsage = r.Float64("token-scale"), r.Bool("no-usage")
 	if f := r.String("tokenizer"); f != "" {
 		enc, err := tokens.Get(f)
 		if err != nil {
