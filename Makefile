@@ -3,10 +3,17 @@ MODULE  := github.com/ifkit/ifkit
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X $(MODULE)/lib/app.Version=$(VERSION)
 
-.PHONY: build test test-lake test-kubernetes test-tokenizers fuzz demo bench clean
+.PHONY: build check test test-lake test-kubernetes test-tokenizers fuzz demo bench clean
 
 build:
 	go build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./tools/...
+
+# Between edits: vet, then the tests that answer in under a minute (-short
+# leaves out the full-size runs: the demo, the kill -9 trials, the long
+# outages, the benchmark scripts, the slow compression round trips).
+check:
+	go vet ./...
+	go test -short ./...
 
 # The command CI runs (see README): vet, then every test with the race detector.
 test:

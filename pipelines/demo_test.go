@@ -10,15 +10,21 @@ import (
 
 // make demo does what demo.sh and the README say: all five benchmarks end to
 // end against llm-sim from a clean PATH, every report saying it came from the
-// test double, and LIFBench scores that fall with length for both models.
+// test double, LIFBench scores that fall with length for both models, and
+// out/report.html with every benchmark's figures, both simulated models in
+// them, and a report.html beside each report.md.
 func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the demo runs every benchmark for two models; make test runs it")
+	}
 	co := checkout(t, t.TempDir())
 	cmd := exec.Command("./pipelines/demo.sh", "out")
 	cmd.Dir, cmd.Env = co, []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + co}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("demo.sh: %v\n%s", err, out)
 	}
-	summary, err := os.ReadFile(filepath.Join(co, "out", "summary.md"))
+	out := filepath.Join(co, "out")
+	summary, err := os.ReadFile(filepath.Join(out, "summary.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +40,7 @@ func TestDemo(t *testing.T) {
 	}
 	for _, model := range []string{"sim-strong", "sim-weak"} {
 		ars := map[string]float64{}
-		for _, r := range reportRows(t, filepath.Join(co, "out", "lifbench", model, "report.jsonl")) {
+		for _, r := range reportRows(t, filepath.Join(out, "lifbench", model, "report.jsonl")) {
 			if r["metric"] == "ARS" && r["task"] == "overall" {
 				ars[r["length"].(string)] = r["value"].(float64)
 			}
@@ -43,13 +49,7 @@ func TestDemo(t *testing.T) {
 			t.Errorf("%s: LIFBench ARS by length %v, want falling from ctx1k to ctx2k to 4k", model, ars)
 		}
 	}
-}
 
-// make demo leaves out/report.html with every benchmark's figures, both
-// simulated models in them, and a report.html beside each report.md.
-func TestDemoReport(t *testing.T) {
-	out := t.TempDir()
-	RunScript(t, "demo.sh", nil, out)
 	page, err := os.ReadFile(filepath.Join(out, "report.html"))
 	if err != nil {
 		t.Fatal(err)

@@ -20,20 +20,14 @@ usage() {
 	ifkit_help
 	cat <<'TXT'
 Flags:
-  --base-url URL        endpoint of the model under test (default: $OPENAI_BASE_URL)
-  --model NAME          model under test (default: the endpoint's only model)
   --judge-base-url URL  judge endpoint (default: $JUDGE_BASE_URL, else --base-url)
   --judge-model NAME    judge model (default: the judge endpoint's only model)
+  --judge-j N           judge requests in flight (default: 32)
   --official FILE       official EifBench file (repeatable); default: the sample set
   --subset NAME         plain_text, dyadic or multi_party (see gen-context eifbench --help)
   --max-tokens N        max_tokens of each answer (default: 8192; lower it for short-context servers)
-  --out DIR             output directory (default: out/eifbench)
-  -j N                  requests in flight to the model (default: 16)
-  --judge-j N           judge requests in flight (default: 32)
-  --max-failures N|P%   failed records each stage tolerates before exiting 4 (default: 10%)
-  --retry-errors        the rerun also sends records that failed for good (transient failures are
-                        sent again by any rerun); INFER_ARGS / JUDGE_ARGS add flags to those stages
 TXT
+	ifkit_common_help
 }
 
 base_url=${OPENAI_BASE_URL:-}

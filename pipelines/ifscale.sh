@@ -20,8 +20,6 @@ usage() {
 	ifkit_help
 	cat <<'TXT'
 Flags:
-  --base-url URL        endpoint of the model under test (default: $OPENAI_BASE_URL)
-  --model NAME          model under test (default: the endpoint's only model)
   --densities N,N,...   numbers of keywords (default: 10,20,...,500)
   --seeds S,S,...       seeds, one keyword order each (default: 0,1,2,3,4)
   --vocab FILE          vocabulary (e.g. the official pruned_rules.csv); default: the project's
@@ -29,12 +27,8 @@ Flags:
   --template FILE       task text to put before the constraints, instead of the project's
   --max-tokens N        reply budget (default: the endpoint's, as the official runner)
   --temperature T       sampling temperature (default: the endpoint's, as the official runner)
-  --out DIR             output directory (default: out/ifscale)
-  -j N                  requests in flight (default: 8, as the official runner)
-  --max-failures N|P%   failed records infer-batch tolerates before exiting 4 (default: 10%)
-  --retry-errors        the rerun also sends records that failed for good (transient failures are
-                        sent again by any rerun); INFER_ARGS / JUDGE_ARGS add flags to those stages
 TXT
+	ifkit_common_help
 }
 
 base_url=${OPENAI_BASE_URL:-}

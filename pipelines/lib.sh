@@ -29,9 +29,27 @@ ifkit_find_programs() {
 }
 
 # ifkit_help prints the script's header comment (line 2 up to `set -euo`) as
-# its usage, for the scripts whose header is their manual.
+# the start of its usage, then a blank line.
 ifkit_help() {
 	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+	echo
+}
+
+# ifkit_common_help prints the flags every script accepts, each with this
+# script's default ($out, $jobs, $max_failures): a script's usage is its
+# header (ifkit_help), its own flags, then these.
+ifkit_common_help() {
+	cat <<TXT
+  --base-url URL        endpoint of the model under test (default: \$OPENAI_BASE_URL)
+  --model NAME          model under test (default: the endpoint's only model)
+  --out DIR             output directory (default: $out)
+  -j N                  requests in flight to the model (default: $jobs)
+  --max-failures N|P%   failed records a stage tolerates before the script exits 4 (default: $max_failures)
+  --retry-errors        the rerun also sends records that failed for good (transient failures are
+                        sent again by any rerun); INFER_ARGS / JUDGE_ARGS add flags to those stages
+  --cache DIR           every stage that calls a model answers from and keeps its replies in the
+                        cache DIR (docs/cache.md); also IFKIT_CACHE
+TXT
 }
 
 # The flags every script accepts the same way. In a script's argument loop,
@@ -59,6 +77,13 @@ ifkit_common_flag() {
 	if [[ $ifkit_shift == 2 ]]; then
 		ifkit_value "$@"
 	fi
+}
+
+# ifkit_usage MESSAGE ends a script whose arguments or environment are wrong:
+# the message, where to read the usage, exit 2.
+ifkit_usage() {
+	echo "$ifkit_name: $1 (see $ifkit_name --help)" >&2
+	exit 2
 }
 
 # ifkit_value "$@": a flag given last, without its value, is a usage error
@@ -172,4 +197,14 @@ read -r -a ifkit_judge_args <<<"${JUDGE_ARGS:-}"
 ifkit_report() {
 	ifkit_run aggregate-ifs --format md --rows "$out/report.jsonl" --html "$out/report.html" -o "$out/report.md" "$@" "$out/judged.jsonl.zst"
 	cat "$out/report.md"
+}
+
+# ifkit_task_log NAME DIR sends the rest of a Slurm array task's stderr to
+# its own log, DIR/logs/<job>_<task>.attempt<restart>.log, so a requeue never
+# overwrites the first attempt's log; one line in Slurm's own output says where.
+ifkit_task_log() {
+	mkdir -p "$2/logs"
+	local log=$2/logs/${SLURM_ARRAY_JOB_ID:-local}_${SLURM_ARRAY_TASK_ID}.attempt${SLURM_RESTART_COUNT:-0}.log
+	echo "$1: task $SLURM_ARRAY_TASK_ID of job ${SLURM_ARRAY_JOB_ID:-?} on $(hostname), attempt ${SLURM_RESTART_COUNT:-0}; log $log" >&2
+	exec 2>>"$log"
 }

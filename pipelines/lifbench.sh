@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
 # LIFBench end to end: contexts → prompts → replies → rubric scores → ARS/IFP/IFS.
 #
-#   pipelines/lifbench.sh [--base-url URL] [--model NAME] [--out DIR] [--lengths L] [--seed S]
-#                         [--templates tasks.json] [--rubric official|strict] [-j N] [--max-failures N|P%] [--official FILE...]
+#   OPENAI_BASE_URL=http://gpu01:8000/v1 pipelines/lifbench.sh --model qwen2.5-7b --lengths 4k,8k
+#   INFER_ARGS="--max-model-len 131072 --truncate-context" pipelines/lifbench.sh ...
 #
 # The endpoint comes from --base-url or OPENAI_BASE_URL (any OpenAI-compatible server: vLLM,
 # SGLang, OpenAI, or llm-sim for a test run); OPENAI_API_KEY is read by infer-batch from the
-# environment. Stage outputs are written to DIR (default out/lifbench):
+# environment. Stage outputs are written to the output directory (default out/lifbench):
 #   items.jsonl.zst  requests.jsonl.zst  responses.jsonl.zst  judged.jsonl.zst
 #   report.md  report.jsonl (tidy rows: ARS, IFP, IFS)  report.html (figures)
-# --max-failures (default 10%): failed records infer-batch tolerates before the script exits 4.
-# --retry-errors: the rerun also sends records that failed for good (transient failures are
-# sent again by any rerun).
-# --official FILE (repeatable) imports official context files (data/meta/*_input.json)
-# instead of generating contexts. Extra infer-batch flags can go in INFER_ARGS (judge flags in JUDGE_ARGS), e.g.
-#   INFER_ARGS="--max-model-len 131072 --truncate-context" pipelines/lifbench.sh ...
+# Extra flags for infer-batch and judge: INFER_ARGS, JUDGE_ARGS.
 # Rerun with the same --out to resume: the replies already there are kept while the requests,
 # the model and INFER_ARGS stay the same.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
+
+usage() {
+	ifkit_help
+	cat <<'TXT'
+Flags:
+  --lengths L,L,...     context budgets: 4k…128k (official), Nk, or tokens (default: all six)
+  --seed S              seed of the contexts and of the prompts' variables (default: 0)
+  --templates FILE      templates (the official tasks.json layout) instead of the embedded ones
+  --rubric R            official (the official scorer, quirks included, the default) or strict
+  --official FILE       official context file (data/meta/*_input.json; repeatable) instead of
+                        generating contexts
+TXT
+	ifkit_common_help
+}
 
 base_url=${OPENAI_BASE_URL:-}
 model=""
@@ -38,7 +47,7 @@ while [ $# -gt 0 ]; do
     --templates) ifkit_value "$@"; templates=$2; shift 2 ;;
     --rubric) ifkit_value "$@"; rubric=$2; shift 2 ;;
     --official) ifkit_value "$@"; official+=("$2"); shift 2 ;;
-    -h|--help) ifkit_help; exit 0 ;;
+    -h|--help) usage; exit 0 ;;
     *) ifkit_common_flag "$@" || { echo "lifbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
   esac
 done

@@ -19,27 +19,22 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 usage() {
-	cat <<'EOF'
-usage: longgenbench.sh [options]
-  --base-url URL        model under test (default $OPENAI_BASE_URL)
-  --model NAME          model name (default: the endpoint's only model)
-  --judge-base-url URL  judge endpoint (default $JUDGE_BASE_URL, else --base-url)
+	ifkit_help
+	cat <<'TXT'
+Flags:
+  --judge-base-url URL  judge endpoint (default: $JUDGE_BASE_URL, else --base-url)
   --judge-model NAME    judge model (default: the judge endpoint's only model)
+  --judge-j N           judge requests in flight (default: 32)
   --judge MODE          llm (default) or lexical (offline approximation, labelled)
   --version V           short (16K-token outputs, default) or long (32K)
   --scenarios LIST      diary,menu,skyscraper,urban (default: all)
-  --count N             tasks per scenario (default 100)
-  --seed S              generator seed (default 0)
+  --count N             tasks per scenario (default: 100)
+  --seed S              generator seed (default: 0)
   --official FILE       import the official Dataset_short.json/Dataset_long.json instead
   --max-tokens N        cap the generation (default 16000 short, 32000 long; lower it for
                         models whose context cannot hold prompt + 16K/32K tokens)
-  -j N                  requests in flight for the model (default 16)
-  --judge-j N           requests in flight for the judge (default 32)
-  --out DIR             output directory (default out/longgenbench)
-  --max-failures N|P%   failed records each stage tolerates before exiting 4 (default: 10%)
-  --retry-errors        the rerun also sends records that failed for good (transient failures are
-                        sent again by any rerun); INFER_ARGS / JUDGE_ARGS add flags to those stages
-EOF
+TXT
+	ifkit_common_help
 }
 
 base_url=${OPENAI_BASE_URL:-}

@@ -22,8 +22,6 @@ usage() {
 	ifkit_help
 	cat <<'TXT'
 Flags:
-  --base-url URL        endpoint of the model under test (default: $OPENAI_BASE_URL)
-  --model NAME          model under test (default: the endpoint's only model)
   --lengths L,L,...     exam lengths in tokens (default: 256,512,...,16384)
   --modes M,M,...       gist, list, limt (default: all three)
   --seed S              seed for question order and wrong answers (default: 0)
@@ -32,12 +30,8 @@ Flags:
   --official FILE       official exam file, e.g. GIST_256.json (repeatable); replaces generation
   --max-tokens N        reply budget (default: the endpoint's; the official runs allowed 10000)
   --temperature T       sampling temperature (default: the endpoint's, as the official runs)
-  --out DIR             output directory (default: out/longins)
-  -j N                  requests in flight (default: 16)
-  --max-failures N|P%   failed records infer-batch tolerates before exiting 4 (default: 10%)
-  --retry-errors        the rerun also sends records that failed for good (transient failures are
-                        sent again by any rerun); INFER_ARGS / JUDGE_ARGS add flags to those stages
 TXT
+	ifkit_common_help
 }
 
 base_url=${OPENAI_BASE_URL:-}

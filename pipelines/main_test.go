@@ -1,4 +1,4 @@
-// Package pipelines runs the benchmark pipelines end to end: the real binaries,
+// Package pipelines runs the benchmark pipelines end to end: the programs,
 // the bash scripts in this folder, and llm-sim on 127.0.0.1.
 package pipelines
 
@@ -10,14 +10,15 @@ import (
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/testbin"
+	"github.com/ifkit/ifkit/lib/testprograms"
 )
 
-func TestMain(m *testing.M) { testbin.Main(m, "..") }
+func TestMain(m *testing.M) { testprograms.Main(m) }
 
-// Bin is the path of one built program.
+// Bin is the path of one program under test.
 func Bin(name string) string { return filepath.Join(testbin.Dir, name) }
 
-// Env is the environment for pipeline scripts: the programs this test built
+// Env is the environment for pipeline scripts: the programs under test
 // (IFKIT_BIN, which pipelines/lib.sh puts first) rather than a checkout's bin/
 // from an earlier build.
 func Env(extra ...string) []string {

@@ -17,7 +17,7 @@ import (
 // The manners of real servers (issue 11), reproduced by llm-sim, met by the
 // real programs with their default flags.
 
-// sh runs a bash pipeline with the built programs first on PATH and returns
+// sh runs a bash pipeline with the programs under test first on PATH and returns
 // stdout, stderr and the exit code.
 func sh(t *testing.T, script string) (string, string, int) {
 	t.Helper()

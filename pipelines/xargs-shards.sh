@@ -16,11 +16,11 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 case ${1-} in -h | --help) ifkit_help; exit 0 ;; esac
+(($# >= 2 && $# <= 4)) || ifkit_usage "want REQUESTS OUTDIR [N] [P], got $# arguments"
+requests=$1 out=$2 n=${3:-4} p=${4:-${3:-4}}
+[[ $n =~ ^[1-9][0-9]*$ ]] || ifkit_usage "N=$n: want a number of shards, 1 or more"
+[[ $p =~ ^[1-9][0-9]*$ ]] || ifkit_usage "P=$p: want a number of processes, 1 or more"
 ifkit_find_programs
-requests=${1:?usage: xargs-shards.sh REQUESTS OUTDIR [N] [P]}
-out=${2:?usage: xargs-shards.sh REQUESTS OUTDIR [N] [P]}
-n=${3:-4}
-p=${4:-$n}
 mkdir -p "$out"
 export requests out n MODEL="${MODEL:-}" JOBS="${JOBS:-16}" INFER_ARGS="${INFER_ARGS:-}"
 # One process per shard, one writer per part (a second run of the same shard

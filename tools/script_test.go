@@ -1,11 +1,13 @@
-// Package tools_test pins the command-line contract of DESIGN §3 (help, version,
-// exit codes, compression, sharding, pass-through) on the real binaries with
-// testscript: each tools/testdata/script/*.txtar is one scenario.
+// Package tools_test pins the command-line contract of docs/cli.md (help,
+// version, exit codes, compression, sharding, pass-through) on the programs
+// (this test binary, lib/testprograms) with testscript: each
+// tools/testdata/script/*.txtar is one scenario.
 package tools_test
 
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,10 +25,11 @@ import (
 	"time"
 
 	"github.com/ifkit/ifkit/lib/testbin"
+	"github.com/ifkit/ifkit/lib/testprograms"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-func TestMain(m *testing.M) { testbin.Main(m, "..") }
+func TestMain(m *testing.M) { testprograms.Main(m) }
 
 // update rewrites the golden files of the scripts (the second argument of a
 // failing cmp, such as each program's cases transcript) with what the
@@ -45,6 +48,7 @@ func TestScripts(t *testing.T) {
 			"gen-lines":   cmdGenLines,
 			"big-record":  cmdBigRecord,
 			"truncate":    cmdTruncate,
+			"cut-frames":  cmdCutFrames,
 			"to-crlf":     cmdToCRLF,
 			"sort-lines":  cmdSortLines,
 			"is-prefix":   cmdIsPrefix,
@@ -125,6 +129,56 @@ func cmdTruncate(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s has only %d bytes", args[0], st.Size())
 	}
 	if err := os.Truncate(path, size); err != nil {
+		ts.Fatalf("%v", err)
+	}
+}
+
+// cut-frames FILE N keeps the first N zstd frames of FILE: a stream cut at a
+// frame boundary, which decompresses cleanly (zstd -t passes) with records
+// missing, as a copy that stopped between two chunks leaves it.
+func cmdCutFrames(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cut-frames FILE N")
+	}
+	path := ts.MkAbs(args[0])
+	b, err := os.ReadFile(path)
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	off, frames := 0, 0
+	for ; frames < atoi(ts, args[1]); frames++ {
+		if off+5 > len(b) || binary.LittleEndian.Uint32(b[off:]) != 0xFD2FB528 {
+			ts.Fatalf("%s has only %d zstd frames", args[0], frames)
+		}
+		fhd := b[off+4]
+		single := fhd&0x20 != 0
+		off += 5
+		if !single {
+			off++ // window descriptor
+		}
+		off += []int{0, 1, 2, 4}[fhd&3] // dictionary id
+		fcs := []int{0, 2, 4, 8}[fhd>>6]
+		if fcs == 0 && single {
+			fcs = 1
+		}
+		off += fcs
+		for last := false; !last; {
+			h := int(b[off]) | int(b[off+1])<<8 | int(b[off+2])<<16
+			size := h >> 3
+			last = h&1 != 0
+			if (h>>1)&3 == 1 {
+				size = 1 // RLE: one byte repeated
+			}
+			off += 3 + size
+		}
+		if fhd&4 != 0 {
+			off += 4 // content checksum
+		}
+	}
+	if off == len(b) {
+		ts.Fatalf("%s has only %d zstd frames: nothing cut", args[0], frames)
+	}
+	if err := os.WriteFile(path, b[:off], 0o644); err != nil {
 		ts.Fatalf("%v", err)
 	}
 }

@@ -12,10 +12,13 @@
 #          wall time, and whether the records are the same
 #
 #   bench/batch/run.sh [long|short|prefix|batch|all]    # default all
+#
+# Environment: BASE (the commit compared with, built from git; empty: none),
+# LONG_N, SHORT_N, PREFIX_LENGTHS (default 8k,16k), BATCH_LENGTHS (default 4k).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 what=${1:-all}
-BASE=${BASE:-0eae7f4}
+BASE=${BASE-0eae7f4}
 LONG_N=${LONG_N:-960}
 SHORT_N=${SHORT_N:-20000}
 for cmd in curl jq awk zstd /usr/bin/time; do
@@ -29,11 +32,15 @@ metric() { curl -sf "${url%/v1}/metrics" | awk -v m="$1" '$1 == m { print $2 }';
 
 echo "# issue 17 bench — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(go version | awk '{print $3}'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
+clients=(infer-batch)
 case "$what" in all | long | short)
 	# The base client, against the same llm-sim.
-	mkdir -p "$work/base"
-	git archive "$BASE" | tar -x -C "$work/base"
-	(cd "$work/base" && go build -o "$work/base-infer-batch" ./tools/infer-batch)
+	if [ -n "$BASE" ]; then
+		mkdir -p "$work/base"
+		git archive "$BASE" | tar -x -C "$work/base"
+		(cd "$work/base" && go build -o "$work/base-infer-batch" ./tools/infer-batch)
+		clients=(base-infer-batch infer-batch)
+	fi
 	;;
 esac
 
@@ -45,7 +52,7 @@ if [ "$what" = all ] || [ "$what" = long ]; then
 		for (i = 0; i < n; i++) printf "{\"id\":\"big%04d\",\"request\":{\"messages\":[{\"role\":\"user\",\"content\":\"%d %s\\n\\nInstruction: summarise.\"}],\"max_tokens\":8}}\n", i, i, s
 	}' >"$work/long.jsonl"
 	ideal=$(awk -v n="$LONG_N" 'BEGIN { printf "%.2f", n / 64 * 0.2 }')
-	for bin in base-infer-batch infer-batch; do
+	for bin in "${clients[@]}"; do
 		start_sim --max-concurrency 64 --latency 200ms
 		timed "$work/$bin" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/long.out.jsonl.zst" "$work/long.jsonl" 2>"$work/ib.err"
 		ok=$(zstd -dc "$work/long.out.jsonl.zst" | grep -c '"response"' || true)
@@ -60,7 +67,7 @@ fi
 if [ "$what" = all ] || [ "$what" = short ]; then
 	awk -v n="$SHORT_N" 'BEGIN { for (i = 0; i < n; i++) printf "{\"id\":\"q%06d\",\"request\":{\"messages\":[{\"role\":\"user\",\"content\":\"Question %d: name a colour.\"}],\"max_tokens\":8}}\n", i, i }' >"$work/short.jsonl"
 	ideal=$(awk -v n="$SHORT_N" 'BEGIN { printf "%.2f", n / 256 * 0.05 }')
-	for bin in base-infer-batch infer-batch; do
+	for bin in "${clients[@]}"; do
 		start_sim --max-concurrency 256 --latency 50ms
 		timed "$work/$bin" --base-url "$url" --model llm-sim -j 256 --progress never -o "$work/short.out.jsonl" "$work/short.jsonl" 2>"$work/ib.err"
 		echo "| short | $bin -j 256 | $SHORT_N records | ${wall}s (ideal ${ideal}s) | $(awk -v i="$ideal" -v w="$wall" 'BEGIN { printf "%.3f", i / w }') of capacity | cpu $(awk -v c="$cpu" -v n="$SHORT_N" 'BEGIN { printf "%.3f", c * 1000 / n }') ms/request |"
@@ -88,7 +95,7 @@ if [ "$what" = all ] || [ "$what" = prefix ]; then
 fi
 
 if [ "$what" = all ] || [ "$what" = batch ]; then
-	"$work/gen-context" lifbench --lengths 4k --progress never 2>/dev/null | "$work/expand-templates" --progress never >"$work/lif4.jsonl" 2>/dev/null
+	"$work/gen-context" lifbench --lengths "${BATCH_LENGTHS:-4k}" --progress never 2>/dev/null | "$work/expand-templates" --progress never >"$work/lif4.jsonl" 2>/dev/null
 	n=$(wc -l <"$work/lif4.jsonl")
 	start_sim --max-concurrency 64 --latency 20ms
 	timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/lif4.online.jsonl" "$work/lif4.jsonl" 2>"$work/ib.err"

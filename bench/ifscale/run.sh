@@ -5,22 +5,24 @@
 # classes occur. Issue 5 asks for under 1 s.
 #
 #   make build && PATH=$PWD/bin:$PATH bench/ifscale/run.sh [WORKDIR]
+#
+# Environment: DENSITIES, SEEDS (gen-context's, default the full grid), RUNS
+# (timed judge runs, default 5).
 set -euo pipefail
-work=${1:-$(mktemp -d)}
+work=${1:-$(mktemp -d)} keep_work=${1:-}
+. "$(dirname "$0")/../sim.sh"
 mkdir -p "$work"
 rm -f "$work"/responses.jsonl* "$work"/judged.jsonl* "$work/sim.url"
-llm-sim --addr 127.0.0.1:0 --skill 0.7 >"$work/sim.url" 2>"$work/sim.log" &
-sim=$!
-trap 'kill $sim 2>/dev/null' EXIT
-until [ -s "$work/sim.url" ]; do sleep 0.05; done
-url=$(head -1 "$work/sim.url")
+start_sim --skill 0.7
+grid=(${DENSITIES:+--densities "$DENSITIES"} ${SEEDS:+--seeds "$SEEDS"})
 
-gen-context ifscale --progress never 2>/dev/null | expand-templates --progress never 2>"$work/gen.log" \
+gen-context ifscale "${grid[@]}" --progress never 2>/dev/null | expand-templates --progress never 2>"$work/gen.log" \
 	| infer-batch --base-url "$url" --model llm-sim -j 8 --progress never -o "$work/responses.jsonl" 2>"$work/infer.log"
-echo "replies: $(wc -l <"$work/responses.jsonl"), $(du -h "$work/responses.jsonl" | cut -f1)"
+replies=$(wc -l <"$work/responses.jsonl")
+echo "replies: $replies, $(du -h "$work/responses.jsonl" | cut -f1)"
 
 best=""
-for run in 1 2 3 4 5; do
+for run in $(seq "${RUNS:-5}"); do
 	start=$(date +%s.%N)
 	judge --progress never -o "$work/judged.jsonl" "$work/responses.jsonl" 2>/dev/null
 	end=$(date +%s.%N)
@@ -28,5 +30,5 @@ for run in 1 2 3 4 5; do
 	echo "judge run $run: ${t}s"
 	if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
 done
-echo "best: ${best}s for 250 replies ($(nproc) cores, $(date -u +%F))"
+echo "best: ${best}s for $replies replies ($(nproc) cores, $(date -u +%F))"
 aggregate-ifs --progress never "$work/judged.jsonl" 2>/dev/null | head -12

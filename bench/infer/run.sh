@@ -11,13 +11,18 @@
 #   bench/infer/run.sh [saturation|cpu|rss|all]     # default all
 #
 # Environment: N (records for 1, default 20000), CURL_N (records for the curl
-# baseline, default N), REPEAT (runs of 1 and 2, best kept; default 1).
+# baseline, default N), REPEAT (runs of 1 and 2, best kept; default 1), CPU_N
+# (requests for 2, default 10000), BIG_N and BIG_KB (records and prompt size
+# for 3, default 256 of 500 KB).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 what=${1:-all}
 N=${N:-20000}
 CURL_N=${CURL_N:-$N}
 REPEAT=${REPEAT:-1}
+CPU_N=${CPU_N:-10000}
+BIG_N=${BIG_N:-256}
+BIG_KB=${BIG_KB:-500}
 for cmd in curl xargs awk /usr/bin/time; do
 	command -v "$cmd" >/dev/null || { echo "run.sh: needs $cmd" >&2; exit 2; }
 done
@@ -61,27 +66,27 @@ fi
 
 if [ "$what" = all ] || [ "$what" = cpu ]; then
 	start_sim
-	requests 10000 4 >"$work/cpu.jsonl"
+	requests "$CPU_N" 4 >"$work/cpu.jsonl"
 	best=
 	for _ in $(seq "$REPEAT"); do
 		timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/cpu.out.jsonl" "$work/cpu.jsonl" 2>"$work/ib.err"
 		if [ -z "$best" ] || awk -v a="$cpu" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$cpu; bwall=$wall; fi
 	done
 	ok=$(count_ok "$work/cpu.out.jsonl")
-	per=$(awk -v c="$best" 'BEGIN { printf "%.3f", c * 1000 / 10000 }')
-	echo "| cpu | infer-batch -j 64 | 10000 requests | ${bwall}s | user+sys ${best}s | ${per} ms/request | $ok ok |"
+	per=$(awk -v c="$best" -v n="$CPU_N" 'BEGIN { printf "%.3f", c * 1000 / n }')
+	echo "| cpu | infer-batch -j 64 | $CPU_N requests | ${bwall}s | user+sys ${best}s | ${per} ms/request | $ok ok |"
 fi
 
 if [ "$what" = all ] || [ "$what" = rss ]; then
 	start_sim --latency 2s
-	# 256 records with ~500 KB prompts: a 500 KB filler built by doubling.
-	awk 'BEGIN {
+	# BIG_N records with BIG_KB prompts: a filler built by doubling.
+	awk -v n="$BIG_N" -v size="$((BIG_KB * 1000))" 'BEGIN {
 		s = "the quick brown fox jumps over a lazy dog near the river bank "
-		while (length(s) < 500000) s = s s
-		s = substr(s, 1, 500000)
-		for (i = 0; i < 256; i++) printf "{\"id\":\"big%03d\",\"request\":{\"messages\":[{\"role\":\"user\",\"content\":\"%d %s\\n\\nInstruction: summarise.\"}],\"max_tokens\":8}}\n", i, i, s
+		while (length(s) < size) s = s s
+		s = substr(s, 1, size)
+		for (i = 0; i < n; i++) printf "{\"id\":\"big%03d\",\"request\":{\"messages\":[{\"role\":\"user\",\"content\":\"%d %s\\n\\nInstruction: summarise.\"}],\"max_tokens\":8}}\n", i, i, s
 	}' >"$work/big.jsonl"
 	timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/big.out.jsonl.zst" "$work/big.jsonl" 2>"$work/ib.err"
 	ok=$(zstd -dc "$work/big.out.jsonl.zst" | grep -c '"response"' || true)
-	echo "| rss | infer-batch -j 64, 256 × 500 KB prompts | $(du -m "$work/big.jsonl" | cut -f1) MB input | ${wall}s | peak RSS $((rss / 1024)) MB | $ok ok |"
+	echo "| rss | infer-batch -j 64, $BIG_N × $BIG_KB KB prompts | $(du -m "$work/big.jsonl" | cut -f1) MB input | ${wall}s | peak RSS $((rss / 1024)) MB | $ok ok |"
 fi

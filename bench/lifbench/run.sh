@@ -7,10 +7,16 @@
 # Each timed step runs 3 times; the best is reported.
 #
 #   make build && PATH=$PWD/bin:$PATH bench/lifbench/run.sh [WORKDIR]
+#
+# Environment: LIFBENCH_LENGTHS (gen-context --lengths, default the official six),
+# RUNS (timed runs of each step, default 3).
 set -euo pipefail
-work=${1:-$(mktemp -d)}
+work=${1:-$(mktemp -d)} keep_work=${1:-}
+. "$(dirname "$0")/../sim.sh"
 mkdir -p "$work"
 rm -f "$work"/*.zst "$work/sim.url"
+lengths=(${LIFBENCH_LENGTHS:+--lengths "$LIFBENCH_LENGTHS"})
+runs=${RUNS:-3}
 
 now() { date +%s.%N; }
 best() { # best of the timings given as arguments
@@ -18,9 +24,9 @@ best() { # best of the timings given as arguments
 }
 
 gen_times=()
-for run in 1 2 3; do
+for run in $(seq "$runs"); do
 	start=$(now)
-	gen-context lifbench --progress never -o "$work/items.jsonl.zst" 2>/dev/null
+	gen-context lifbench "${lengths[@]}" --progress never -o "$work/items.jsonl.zst" 2>/dev/null
 	expand-templates --progress never -o "$work/requests.jsonl.zst" "$work/items.jsonl.zst" 2>/dev/null
 	end=$(now)
 	t=$(echo "$end - $start" | bc)
@@ -31,15 +37,12 @@ n=$(zstd -dc "$work/requests.jsonl.zst" | wc -l)
 raw=$(zstd -dc "$work/requests.jsonl.zst" | wc -c)
 echo "prompts: $n, $((raw / 1000000)) MB of JSON, $(du -h "$work/requests.jsonl.zst" | cut -f1) as zstd"
 
-llm-sim --addr 127.0.0.1:0 --skill 0.8 >"$work/sim.url" 2>"$work/sim.log" &
-sim=$!
-trap 'kill $sim 2>/dev/null' EXIT
-until [ -s "$work/sim.url" ]; do sleep 0.05; done
-infer-batch --base-url "$(head -1 "$work/sim.url")" --model llm-sim -j 8 --progress never \
+start_sim --skill 0.8
+infer-batch --base-url "$url" --model llm-sim -j 8 --progress never \
 	-o "$work/responses.jsonl.zst" "$work/requests.jsonl.zst" 2>"$work/infer.log"
 
 judge_times=()
-for run in 1 2 3; do
+for run in $(seq "$runs"); do
 	start=$(now)
 	judge --progress never -o "$work/judged.jsonl.zst" "$work/responses.jsonl.zst" 2>/dev/null
 	end=$(now)

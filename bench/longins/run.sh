@@ -5,16 +5,20 @@
 # source is written by awk: 1,400 tasks x 80 instances of 15-60 words.
 #
 #   make build && PATH=$PWD/bin:$PATH bench/longins/run.sh [WORKDIR] [MODES]
+#
+# Environment: TASKS and INSTANCES (the synthetic source, default 1400 x 80),
+# LONGINS_LENGTHS (gen-context --lengths, default all seven).
 set -euo pipefail
-work=${1:-$(mktemp -d)}
+work=${1:-$(mktemp -d)} keep_work=${1:-}
+. "$(dirname "$0")/../sim.sh"
 modes=${2:-gist}
 mkdir -p "$work"
-awk 'BEGIN {
+awk -v tasks="${TASKS:-1400}" -v instances="${INSTANCES:-80}" 'BEGIN {
 	srand(1)
 	n = split("market price order report share value growth client board plan risk asset fund loan bank cost sale trade stock rate tax firm deal term unit goal team data policy budget credit", w, " ")
-	for (t = 0; t < 1400; t++) {
+	for (t = 0; t < tasks; t++) {
 		printf "{\"Name\":\"synthetic_task%04d\",\"Definition\":[\"Synthetic task %d: read the passage and give the word it names.\"],\"Categories\":[\"Synthetic\"],\"Instances\":[", t, t
-		for (i = 0; i < 80; i++) {
+		for (i = 0; i < instances; i++) {
 			len = 15 + int(rand() * 46)
 			s = ""
 			for (k = 0; k < len; k++) s = s (k ? " " : "") w[1 + int(rand() * n)]
@@ -26,7 +30,7 @@ awk 'BEGIN {
 echo "task source: $(wc -l <"$work/tasks.jsonl") tasks, $(du -h "$work/tasks.jsonl" | cut -f1)"
 
 start=$(date +%s.%N)
-gen-context longins --progress never --tasks "$work/tasks.jsonl" --modes "$modes" 2>"$work/gen.log" \
+gen-context longins ${LONGINS_LENGTHS:+--lengths "$LONGINS_LENGTHS"} --progress never --tasks "$work/tasks.jsonl" --modes "$modes" 2>"$work/gen.log" \
 	| expand-templates --progress never -o "$work/requests.jsonl.zst" 2>"$work/expand.log"
 end=$(date +%s.%N)
 echo "modes $modes: $(grep -o 'written=[0-9]*' "$work/gen.log") exams, $(du -h "$work/requests.jsonl.zst" | cut -f1) zstd," \

@@ -10,7 +10,8 @@
 #   bench/passthrough/run.sh [MiB]        # default 1024: a ~1 GB corpus
 #
 # The corpus is generated once (seeded) under bench/data/ (git-ignored).
-# Environment: REPEAT (runs per command, best time kept; default 3), SEED (1).
+# Environment: REPEAT (runs per command, best time kept; default 3), SEED (1),
+# DATA (the folder of the corpus and the results, default bench/data).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mib=${1:-1024}
@@ -24,8 +25,9 @@ bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/" ./tools/... ./bench/passthrough/addfield ./bench/passthrough/gen
 
-mkdir -p bench/data
-data=bench/data/passthrough-${mib}m-s${seed}.jsonl.zst
+dir=${DATA:-bench/data}
+mkdir -p "$dir"
+data=$dir/passthrough-${mib}m-s${seed}.jsonl.zst
 if [ ! -s "$data" ]; then
 	echo "generating $data ..." >&2
 	"$bin/gen" -mb "$mib" -seed "$seed" | zstd -1 -q -T2 -o "$data.tmp"
@@ -34,10 +36,11 @@ fi
 bytes=$(zstd -dc "$data" | wc -c)
 records=$(zstd -dc "$data" | wc -l)
 
-# The programs must do the work, not just run: check a sample of their output.
-n=$("$bin/addfield" --progress never "$data" 2>/dev/null | zstd -dc | grep -c ',"x":1}$')
+# The programs must do the work, not just run: check their output. They are
+# told to write zstd: --compress auto writes plain JSONL to a pipe or /dev/null.
+n=$("$bin/addfield" --progress never --compress zstd "$data" 2>/dev/null | zstd -dc | grep -c ',"x":1}$')
 [ "$n" = "$records" ] || { echo "run.sh: addfield added the field to $n of $records records" >&2; exit 1; }
-n=$("$bin/split-subtasks" --progress never "$data" 2>/dev/null | zstd -dc | wc -l)
+n=$("$bin/split-subtasks" --progress never --compress zstd "$data" 2>/dev/null | zstd -dc | wc -l)
 [ "$n" = "$records" ] || { echo "run.sh: split-subtasks wrote $n of $records records" >&2; exit 1; }
 
 # measure NAME COMMAND: best wall time of $repeat runs, and the peak RSS.
@@ -54,8 +57,8 @@ measure() {
 }
 
 measure "ceiling: zstd -dc > /dev/null" "zstd -dc '$data'"
-measure "ifkit: addfield (parse, Set x, zstd -1 out)" "'$bin/addfield' --progress never '$data'"
-measure "ifkit: split-subtasks (pass-through, zstd -1 out)" "'$bin/split-subtasks' --progress never '$data'"
+measure "ifkit: addfield (parse, Set x, zstd -1 out)" "'$bin/addfield' --progress never --compress zstd '$data'"
+measure "ifkit: split-subtasks (pass-through, zstd -1 out)" "'$bin/split-subtasks' --progress never --compress zstd '$data'"
 measure "baseline: zstd -dc \\| jq -c '. + {x: 1}' \\| zstd -1" "zstd -dc '$data' | jq -c '. + {x: 1}' | zstd -1 -q"
 
 {
@@ -68,4 +71,4 @@ measure "baseline: zstd -dc \\| jq -c '. + {x: 1}' \\| zstd -1" "zstd -dc '$data
 	echo
 	awk -F'\t' 'NR==1{c=$2} NR==2{a=$2} NR==3{s=$2} NR==4{j=$2} END{
 		printf "addfield vs jq pipeline: %.1fx faster; split-subtasks vs jq: %.1fx; addfield at %.0f%% of the zstd -dc ceiling\n", j/a, j/s, 100*c/a}' "$bin/results"
-} | tee "bench/data/passthrough-results-$(date -u +%Y%m%d-%H%M).md"
+} | tee "$dir/passthrough-results-$(date -u +%Y%m%d-%H%M).md"

@@ -1,6 +1,3 @@
-// Package aggregate reduces judged records to each benchmark's metrics. It
-// routes every record to the aggregator of its bench and prints the results
-// in the format asked for.
 package aggregate
 
 import (
@@ -69,8 +66,7 @@ type Registry struct {
 	Aggregators map[string]Factory
 	Importers   map[string]Importer
 	// Page draws the HTML report (--html) from the rows and the reference
-	// rows; the figure code lives outside this package (lib/plot), which
-	// knows every benchmark.
+	// rows; the figures are the benchmarks', drawn by lib/plot.
 	Page func(w io.Writer, rows, reference []report.Row, opt Options) error
 }
 
@@ -88,7 +84,6 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if err != nil {
 		return err
 	}
-	r.TrackRun()
 	var results []*Result
 	var runs []string // the input run of each result, "" for this run's own
 	var items []item
@@ -328,13 +323,13 @@ func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) e
 	if format == "parquet" && r.BinaryToTerminal() {
 		return app.Usagef("--format parquet writes a binary file: give -o FILE.parquet (or redirect stdout)")
 	}
-	if err := app.CheckOutputFile("rows", rowsPath); err != nil {
+	if err := r.ClaimFile("rows", rowsPath); err != nil {
 		return err
 	}
-	if err := app.CheckOutputFile("items", opt.Items); err != nil {
+	if err := r.ClaimFile("items", opt.Items); err != nil {
 		return err
 	}
-	if err := app.CheckOutputFile("html", opt.HTML); err != nil {
+	if err := r.ClaimFile("html", opt.HTML); err != nil {
 		return err
 	}
 	if opt.Items != "" && importKind != "" {

@@ -14,7 +14,7 @@ import (
 
 // item is one scored record, as --items writes it: the per-sample table an
 // evaluation team joins against. It is derived from the record's common
-// fields (DESIGN §2), the same for every benchmark.
+// fields (docs/records.md, "Records"), the same for every benchmark.
 type item struct {
 	id, bench, model, task, run string
 	group                       map[string]string

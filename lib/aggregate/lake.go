@@ -14,7 +14,7 @@ import (
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
-// stamp gives every row of a result its provenance (DESIGN §7): the run its
+// stamp gives every row of a result its provenance (docs/records.md, "Metric rows"): the run its
 // records came from, this ifkit's version and when the rows were made. When
 // the input holds several runs, each table's title names its run.
 func stamp(res *Result, run string, created time.Time, several bool) {

@@ -1,7 +1,3 @@
-// Package app is the command-line layer every ifkit program shares: the common
-// flags and exit codes of DESIGN §3, input and output streams, sharding,
-// signal handling, progress and the closing summary. A tool supplies its own
-// flags and an Action; app does the rest in the same way for all seven.
 package app
 
 import (
@@ -18,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ifkit/ifkit/lib/progress"
+	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/urfave/cli/v2"
@@ -26,7 +23,7 @@ import (
 // Version is stamped at build time with -ldflags "-X .../lib/app.Version=...".
 var Version = "dev"
 
-// Exit codes (DESIGN §3).
+// Exit codes (docs/cli.md, "Exit codes").
 const (
 	ExitOK          = 0
 	ExitFailure     = 1
@@ -53,6 +50,13 @@ type Tool struct {
 	// OutputFlags are the tool's flags that choose only how results are
 	// written (formats, extra files): they do not change its run id.
 	OutputFlags []string
+	// Paid, in a tool that can --resume (its records can carry answers that
+	// cost a model call), says whether a record of its output does: such an
+	// output of an earlier run is never replaced without --resume or --force
+	// (claimOutput): infer-batch's answers, judge's verdicts of a judge
+	// model (a score a program computed cost nothing). Unset, every record of
+	// such a tool counts as paid.
+	Paid func(*record.Record) bool
 	// Action runs the tool. It is not used when Commands are set.
 	Action func(*Run) error
 }
@@ -233,7 +237,7 @@ func execute(c *cli.Context, t Tool, sub string, action func(*Run) error, env En
 		return ExitUsage, err
 	}
 	r := &Run{Context: c, Tool: t.Name, Command: sub, Log: logger, env: env, started: time.Now(), kind: t.Kind, text: t.TextOutput}
-	r.outputFlags = t.OutputFlags
+	r.outputFlags, r.paid = t.OutputFlags, t.Paid
 	defer func() {
 		if r.unlock != nil {
 			r.unlock()

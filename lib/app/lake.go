@@ -1,30 +1,23 @@
 package app
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/ifkit/ifkit/lib/lake"
-	"github.com/ifkit/ifkit/lib/parts"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/urfave/cli/v2"
 )
 
-// lakeOut is a run's partitioned output: -o DIR/ without --shard (DESIGN §7).
+// lakeOut is a run's partitioned output: -o DIR/ without --shard (docs/lake.md).
 type lakeOut struct {
 	dir      string
 	w        *lake.Writer
@@ -69,12 +62,8 @@ func (r *Run) setupLake(dir string) error {
 	if err := r.Set("output", ""); err != nil {
 		return err
 	}
-	r.trackRun = true
 	r.lake.w = lake.Create(dir, keys, r.lakeCompression(), partExt(r.String("compress")))
-	r.lake.manifest = &lake.Manifest{
-		Version: Version, Tool: r.toolName(), Command: redact.Args(os.Args),
-		PartitionBy: lake.Names(keys), Parts: []lake.Part{}, Created: r.Created(),
-	}
+	r.lake.manifest = &lake.Manifest{PartitionBy: lake.Names(keys), Parts: []lake.Part{}}
 	return nil
 }
 
@@ -198,6 +187,10 @@ func (r *Run) startLake() error {
 	if r.lake == nil {
 		return nil
 	}
+	var err error
+	if r.lake.manifest.Provenance, err = r.provenance(false); err != nil {
+		return err
+	}
 	return lake.WriteManifest(r.lake.dir, r.lake.manifest)
 }
 
@@ -233,11 +226,9 @@ func (r *Run) finishLake(runErr error) error {
 	m.Records = l.w.Records()
 	m.Failed = r.Failed.Load()
 	m.Usage = r.usage
-	m.Ended = time.Now().UTC()
 	m.Complete = runErr == nil
 	var err error
-	if m.Run, err = r.RunID(); err == nil {
-		m.Input, m.Settings = r.runInputs, append([]string{}, r.settings()...)
+	if m.Provenance, err = r.provenance(true); err == nil {
 		for _, f := range r.files {
 			if run := r.parts.runs[f]; run != "" && !slices.Contains(m.InputRuns, run) {
 				m.InputRuns = append(m.InputRuns, run)
@@ -324,89 +315,27 @@ func joinNums[T int | int64 | float64](xs []T) string {
 	return strings.Join(ss, ",")
 }
 
-// RunID is this run's id (lake.RunID): a hash of the input contents, the
-// program, its settings and the ifkit version. It is final once the inputs
-// were read (stdin is hashed as it is read).
-func (r *Run) RunID() (string, error) {
-	r.runOnce.Do(func() {
-		ins, err := parts.HashInputs(r.files)
-		if err != nil {
-			r.runErr = err
-			return
-		}
-		for i := range ins {
-			if ins[i].Name == "-" && r.stdinHash != nil {
-				ins[i].SHA256 = hex.EncodeToString(r.stdinHash.Sum(nil))
-			}
-		}
-		r.runInputs = ins
-		r.runID = lake.RunID(ins, r.toolName(), r.settings(), Version)
-	})
-	return r.runID, r.runErr
-}
-
-// TrackRun makes the run hash stdin as it reads it, for RunID; call it
-// before Records.
-func (r *Run) TrackRun() { r.trackRun = true }
-
-// Created is when the run started (UTC, RFC 3339), or SOURCE_DATE_EPOCH when
-// set, so that reproducible builds of a report get the same bytes.
-func (r *Run) Created() time.Time {
-	if s := r.Getenv("SOURCE_DATE_EPOCH"); s != "" {
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return time.Unix(n, 0).UTC()
-		}
-	}
-	return r.started.UTC().Truncate(time.Second)
-}
-
-// InputRun is the run the record being read came from: the run id in the
-// manifest of the partitioned folder it was read from, "" for other inputs.
-func (r *Run) InputRun() string {
-	in := r.reading.Load()
-	if in == nil || r.parts == nil {
-		return ""
-	}
-	return r.parts.runs[in.Name]
-}
-
-// runState is what RunID needs and remembers.
-type runState struct {
-	trackRun    bool
-	stdinHash   hash.Hash
-	runOnce     sync.Once
-	runID       string
-	runErr      error
-	runInputs   []parts.Input
-	outputFlags []string
-}
-
-// hashStdin feeds a line read from stdin to the run's input hash.
-func (r *Run) hashStdin(in *stream.Input, line []byte) {
-	if !r.trackRun || in.Name != "-" {
-		return
-	}
-	if r.stdinHash == nil {
-		r.stdinHash = sha256.New()
-	}
-	r.stdinHash.Write(line)
-	r.stdinHash.Write([]byte{'\n'})
-}
-
-// expandLake replaces a partitioned folder among the inputs by its parts.
+// expandLake replaces a partitioned folder among the inputs by its parts,
+// each counted as it is read against the manifest's records.
 func (r *Run) expandLake(dir string) ([]string, error) {
-	m, files, err := lake.Check(dir, r.Bool("allow-partial"))
+	m, listed, failed, err := lake.Check(dir, r.Bool("allow-partial"))
 	if err != nil {
 		return nil, &stream.LineError{File: dir, Err: err}
 	}
 	if !m.Complete {
-		r.Log.Warn("--allow-partial: reading the parts of a run that did not finish", "folder", dir, "run", m.Run, "parts", len(files))
+		r.Log.Warn("--allow-partial: reading the parts of a run that did not finish", "folder", dir, "run", m.Run, "parts", len(listed))
+	}
+	if len(failed) > 0 {
+		r.Log.Warn(fmt.Sprintf("--allow-partial: reading %d of %d parts; left out: %s", len(listed), len(m.Parts), strings.Join(failed, "; ")), "folder", dir, "run", m.Run)
 	}
 	if r.parts.runs == nil {
 		r.parts.runs = map[string]string{}
 	}
-	for _, f := range files {
-		r.parts.runs[f] = m.Run
+	files := make([]string, len(listed))
+	for i, l := range listed {
+		files[i] = l.File
+		r.parts.runs[l.File] = m.Run
+		r.parts.expect(l.File, l.Records)
 	}
 	return files, nil
 }

@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
+	"strings"
 
 	"github.com/ifkit/ifkit/lib/lake"
 	"github.com/ifkit/ifkit/lib/parts"
 	"github.com/ifkit/ifkit/lib/record"
-	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
@@ -29,6 +28,29 @@ type partsState struct {
 	partial map[string]obj        // inputs from an incomplete set: the PartialField value
 	runs    map[string]string     // inputs read from a partitioned folder: its run id
 	sets    map[string]*parts.Set // by folder
+	records map[string]int64      // the records a part's manifest says it holds
+}
+
+func (ps *partsState) expect(part string, records int64) {
+	if ps.records == nil {
+		ps.records = map[string]int64{}
+	}
+	ps.records[part] = records
+}
+
+// counted checks the records read from an input against its manifest's
+// count, when it is a part of a folder: a part cut at a zstd frame boundary,
+// or with lines deleted and compressed again, decompresses cleanly, so only
+// the count shows what is missing (when its manifest has no sha256).
+func (ps *partsState) counted(in string, n int64) error {
+	if ps == nil {
+		return nil
+	}
+	want, ok := ps.records[in]
+	if !ok || n == want {
+		return nil
+	}
+	return &stream.LineError{File: in, Err: fmt.Errorf("holds %d records, its manifest says %d: the part was cut or changed after it was written; re-run the task that wrote it", n, want)}
 }
 
 type obj = map[string]any
@@ -123,25 +145,16 @@ func (r *Run) startPart() error {
 	if r.parts == nil || r.parts.path == "" {
 		return nil
 	}
-	inputs, err := parts.HashInputs(r.files)
-	if err != nil {
+	m := &parts.Manifest{Shard: r.Shard.I, Count: r.Shard.N, Part: filepath.Base(r.parts.path)}
+	var err error
+	if m.Provenance, err = r.provenance(false); err != nil {
 		return err
-	}
-	host, _ := os.Hostname()
-	job := r.Getenv("SLURM_ARRAY_JOB_ID")
-	if job != "" {
-		job += "_" + r.Getenv("SLURM_ARRAY_TASK_ID")
-		if n := r.Getenv("SLURM_RESTART_COUNT"); n != "" && n != "0" {
-			job += " (restart " + n + ")"
-		}
-	}
-	m := &parts.Manifest{
-		Shard: r.Shard.I, Count: r.Shard.N, Part: filepath.Base(r.parts.path), Input: inputs,
-		Version: Version, Tool: r.Tool, Command: redact.Args(os.Args),
-		Host: host, PID: os.Getpid(), Job: job, Started: time.Now().UTC(),
 	}
 	r.parts.manifest = m
 	mp := parts.ManifestPath(r.parts.path)
+	if err := r.claim("the manifest of -o", mp); err != nil {
+		return err
+	}
 	if err := m.Write(mp); err != nil {
 		return err
 	}
@@ -149,10 +162,16 @@ func (r *Run) startPart() error {
 		_, perr := os.Stat(stream.PartialName(r.parts.path))
 		_, ferr := os.Stat(r.parts.path)
 		m.Complete = os.IsNotExist(perr) && ferr == nil
+		if m.Complete {
+			m.SHA256, m.Size = r.out.Sum()
+		}
 		m.Records = int64(r.out.Records())
 		m.Failed = r.Failed.Load()
 		m.Usage = r.usage
-		m.Ended = time.Now().UTC()
+		var err error
+		if m.Provenance, err = r.provenance(true); err != nil {
+			r.Log.Error("describing the part's inputs", "err", err)
+		}
 		if err := m.Write(mp); err != nil {
 			r.Log.Error("writing the part's manifest", "file", mp, "err", err)
 		}
@@ -197,10 +216,11 @@ func (r *Run) expandFolders(files []string) ([]string, error) {
 		var mark obj
 		if len(set.Missing) > 0 && only < 0 {
 			mark = obj{"present": set.Present(), "of": set.Count, "missing": set.Missing}
-			r.Log.Warn(fmt.Sprintf("--allow-partial: reading %d of %d shards", set.Present(), set.Count), "folder", f, "missing", set.Missing)
+			r.Log.Warn(fmt.Sprintf("--allow-partial: reading %d of %d shards; left out: %s", set.Present(), set.Count, strings.Join(set.Failed, "; ")), "folder", f, "missing", set.Missing)
 		}
 		for _, p := range set.Parts {
 			out = append(out, p.Path)
+			ps.expect(p.Path, p.Manifest.Records)
 			ps.whole[p.Path] = only >= 0
 			if mark != nil {
 				ps.partial[p.Path] = mark

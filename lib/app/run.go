@@ -46,7 +46,9 @@ type Run struct {
 	signal       atomic.Pointer[os.Signal]
 	afterOutput  []func()
 	afterDone    []func()
-	unlock       func() // releases -o's lock (stream.Lock); nil without -o
+	unlock       func()                    // releases -o's lock (stream.Lock); nil without -o
+	owned        []ownedFile               // the files this run writes (the ownership rule, own.go)
+	paid         func(*record.Record) bool // Tool.Paid
 	parts        *partsState
 	lake         *lakeOut // -o DIR/ without --shard
 	textDir      string   // -o DIR/ of a report-writing tool (OutputDir)
@@ -101,7 +103,7 @@ func (r *Run) setup() error {
 		if r.files, err = r.expandFolders(r.files); err != nil {
 			return err
 		}
-		if err := r.claimOutput(r.files); err != nil {
+		if err := r.claimOutput(); err != nil {
 			return err
 		}
 		// The first input is opened now: auto compression mirrors it. (A
@@ -114,7 +116,7 @@ func (r *Run) setup() error {
 		}
 	} else if r.Args().Len() > 0 {
 		return Usagef("unexpected arguments %q", r.Args().Slice())
-	} else if err := r.claimOutput(nil); err != nil {
+	} else if err := r.claimOutput(); err != nil {
 		return err
 	}
 	if err := r.startLake(); err != nil {
@@ -151,6 +153,9 @@ func (r *Run) output() (*stream.Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.parts != nil && r.parts.path != "" {
+		o.Checksum() // for the part's manifest
+	}
 	r.out = o
 	return o, nil
 }
@@ -180,6 +185,7 @@ func (r *Run) Records(fn func(*record.Record) error) error {
 		r.reading.Store(in)
 		err := r.readAll(in, fn)
 		r.doneBytes.Add(in.Size)
+		r.readStreamed(in)
 		in.Close()
 		if err != nil {
 			return err
@@ -203,18 +209,19 @@ func openError(name string, err error) error {
 }
 
 func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
+	var lines int64
 	for {
 		if r.Ctx.Err() != nil {
 			return r.Ctx.Err()
 		}
 		line, n, err := in.Next()
 		if err == io.EOF {
-			return nil
+			return r.parts.counted(in.Name, lines)
 		}
 		if err != nil {
 			return err
 		}
-		r.hashStdin(in, line)
+		lines++
 		rec, err := record.Parse(line)
 		if err != nil {
 			id := ""

@@ -1,24 +1,3 @@
-// Package cache keeps paid replies, so that no run pays twice for the same
-// request: infer-batch's and judge's calls (--cache DIR) share one cache,
-// across output files, pipelines and machines.
-//
-// The key (key.go) is the model id, the canonical request (the prompt
-// hashed, every other field sent as a setting), and a salt; the endpoint's
-// URL only when the user says one model name means different models
-// (--cache-by-endpoint). The layout is plain immutable files, one per
-// entry, named by the key's sha256 in 256 shard folders:
-//
-//	DIR/v1/ab/ab0123….zst
-//
-// An entry is written to a temporary name in its shard folder and renamed
-// into place, which is atomic on a local disk, NFS and Lustre alike, so a
-// reader sees a whole entry or none, and writers need no lock: two that
-// write one key write the same reply's bytes or two valid replies, and the
-// last rename wins. Each entry is a zstd frame with its checksum that names
-// its own key (entry.go): a torn, altered or misplaced file is a miss with a
-// warning, never a reply. The writer also evicts (evict.go): entries older
-// than --cache-max-age, then the oldest until the cache fits
-// --cache-max-size. docs/cache.md is the user's side of all this.
 package cache
 
 import (
@@ -26,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -33,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // Mode says whether a run reads the cache, writes it, or both.
@@ -213,8 +195,9 @@ func (c *Cache) Put(k Key, payload []byte) error {
 	return nil
 }
 
-// writeFile writes b to path by way of a temporary file in the same folder,
-// renamed into place: readers on any node see all of it or nothing. The
+// writeFile writes b to path by way of a temporary file of a unique name in
+// the same folder, synced and renamed into place (stream.WriteFileVia):
+// readers on any node see all of it or nothing. The
 // files are made 0666 and the folders 0777 less the umask, so a group that
 // shares a cache (umask 002, a setgid folder) can read and write it.
 func (c *Cache) writeFile(path string, b []byte) error {
@@ -228,21 +211,10 @@ func (c *Cache) writeFile(path string, b []byte) error {
 	var r [6]byte
 	rand.Read(r[:])
 	tmp := filepath.Join(dir, tmpPrefix+hex.EncodeToString(r[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
+	return stream.WriteFileVia(path, tmp, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	})
 }
 
 // tmpPrefix starts the name of an entry being written. A writer killed

@@ -75,12 +75,20 @@ func Prompt(t *Task) string {
 
 type expander struct{ opt expand.Options }
 
-// NewExpander is the expand-templates factory for eifbench.
-func NewExpander(opt expand.Options) (expand.Expander, error) {
-	if opt.Templates != "" || opt.Template != "" {
-		return nil, app.Usagef("eifbench has one built-in prompt layout; --templates/--template do not apply")
-	}
-	return expander{opt}, nil
+// NewExpander is the expand-templates expander for eifbench.
+func NewExpander(opt expand.Options) (expand.Expander, error) { return expander{opt}, nil }
+
+// openExpand refuses, on the first EifBench item, the template files other
+// benchmarks take (LIFBench's --templates, IFScale's --template): EifBench
+// has one built-in prompt layout, and a file given for it would be ignored.
+func openExpand(r *app.Run) (expand.Factory, error) {
+	given := r.String("templates") != "" || r.String("template") != ""
+	return func(opt expand.Options) (expand.Expander, error) {
+		if given {
+			return nil, app.Usagef("eifbench has one built-in prompt layout; --templates/--template do not apply")
+		}
+		return NewExpander(opt)
+	}, nil
 }
 
 // Expand emits one request per task, with all sub-instructions in it.

@@ -26,15 +26,6 @@ type GenOptions struct {
 	Subset   string   // official files: their subset (default: from each file name); sample set: keep only this subset
 }
 
-// Generate emits one item record per task, in file order.
-func Generate(opt GenOptions, emit func(*record.Record) error) error {
-	tasks, err := LoadTasks(opt)
-	if err != nil {
-		return err
-	}
-	return EmitTasks(tasks, emit)
-}
-
 // EmitTasks emits one item record per task of LoadTasks, in order; a main_id
 // twice in one subset is bad input.
 func EmitTasks(tasks []*Task, emit func(*record.Record) error) error {

@@ -27,7 +27,11 @@ func officialSample() string {
 func collect(t *testing.T, opt GenOptions) []*record.Record {
 	t.Helper()
 	var recs []*record.Record
-	if err := Generate(opt, func(r *record.Record) error { recs = append(recs, r); return nil }); err != nil {
+	tasks, err := LoadTasks(opt)
+	if err == nil {
+		err = EmitTasks(tasks, func(r *record.Record) error { recs = append(recs, r); return nil })
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return recs

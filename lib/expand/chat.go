@@ -1,5 +1,7 @@
 package expand
 
+import "strconv"
+
 // ChatMessage is one message of a chat request.
 type ChatMessage struct {
 	Role    string `json:"role"`
@@ -31,4 +33,21 @@ func UserChat(prompt string, opt Options, maxTokens *int, temperature *float64) 
 		req.Temperature = opt.Temperature
 	}
 	return req
+}
+
+// Ordinal writes n as prompts do: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th,
+// 21st, 101st.
+func Ordinal(n int) string {
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
 }

@@ -1,6 +1,3 @@
-// Package expand turns gen-context items into requests: it routes each item to
-// its benchmark's expander, which emits one or more records with "request"
-// and "gold" filled.
 package expand
 
 import (
@@ -11,19 +8,14 @@ import (
 	"github.com/ifkit/ifkit/lib/record"
 )
 
-// Options are the expand-templates flags a benchmark may read. Pointers are
-// nil when the flag was not given, so each benchmark keeps its official
-// defaults.
+// Options are the expand-templates flags every benchmark reads (a
+// benchmark's own flags are its business: lib/bench). Pointers are nil when
+// the flag was not given, so each benchmark keeps its official defaults.
 type Options struct {
-	Templates   string // --templates FILE (LIFBench tasks.json, ...)
-	Template    string // --template FILE (IFScale task text, ...)
 	Temperature *float64
 	TopP        *float64
 	MaxTokens   *int
 	Seed        uint64
-	// Chat asks for the chat form of a completions request (LongGenBench's
-	// raw prompt) for endpoints that serve only /v1/chat/completions.
-	Chat bool
 }
 
 // Expander emits the requests for one item.

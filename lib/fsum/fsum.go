@@ -1,8 +1,3 @@
-// Package fsum adds float64 numbers exactly and rounds once, as Python's
-// math.fsum does (Shewchuk's algorithm with CPython's final half-even
-// correction). The sum is the exact sum correctly rounded, so it does not
-// depend on the order of the terms: aggregates computed with it give the
-// same bytes whatever order the records arrive in.
 package fsum
 
 import "math"
@@ -109,4 +104,18 @@ func Mean(xs []float64) float64 {
 		return math.NaN()
 	}
 	return Of(xs) / float64(len(xs))
+}
+
+// Std is the sample standard deviation (ddof=1) over correctly rounded sums
+// (the mean, then the squared deviations); NaN for fewer than two terms.
+func Std(xs []float64) float64 {
+	if len(xs) < 2 {
+		return math.NaN()
+	}
+	m := Mean(xs)
+	var s Sum
+	for _, x := range xs {
+		s.Add((x - m) * (x - m))
+	}
+	return math.Sqrt(s.Value() / float64(len(xs)-1))
 }

@@ -82,3 +82,19 @@ func TestExactInAnyOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestStd(t *testing.T) {
+	if got := Std([]float64{2, 4, 4, 4, 5, 5, 7, 9}); math.Abs(got-2.138089935299395) > 1e-15 {
+		t.Errorf("Std = %v", got)
+	}
+	// The deviations are summed exactly: the order of the terms is no matter.
+	xs := []float64{1e8, 1, 1e-8, 3, 1e8 + 7}
+	if a, b := Std(xs), Std([]float64{1e8 + 7, 3, 1e-8, 1, 1e8}); a != b {
+		t.Errorf("Std depends on the order: %v, %v", a, b)
+	}
+	for _, xs := range [][]float64{nil, {1}} {
+		if !math.IsNaN(Std(xs)) {
+			t.Errorf("Std(%v) is not NaN: ddof=1 needs two values", xs)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/pandas"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 )
@@ -99,7 +100,7 @@ type groupKey struct {
 // does) and computes the published metrics. failed counts errored records
 // per group, truncated the replies to prompts the server cut.
 //
-// The sums follow pandas' float rounding (stats.go), which depends on the
+// The sums follow pandas' float rounding (lib/pandas), which depends on the
 // order of the terms; pandas takes a group's rows in file order, and the
 // official per_sample.csv lists each group's seeds in ascending order. So
 // each group is reduced in seed order (then record id), whatever order the
@@ -149,13 +150,13 @@ func Reduce(samples []Sample, failed, truncated map[groupKey]int) []Stats {
 			lat = append(lat, s.Latency)
 		}
 		st.Samples = len(acc)
-		st.Accuracy, st.Stdev = mean(acc), stdev(acc)
-		st.OmissionShare, st.ModificationShare = mean(om), mean(mod)
+		st.Accuracy, st.Stdev = pandas.Mean(acc), pandas.Std(acc)
+		st.OmissionShare, st.ModificationShare = pandas.Mean(om), pandas.Mean(mod)
 		st.OMRatio = ratio(st.OmissionShare, st.ModificationShare)
-		st.PrimacyRatio = mean(rec)
-		st.Latency = mean(lat)
+		st.PrimacyRatio = pandas.Mean(rec)
+		st.Latency = pandas.Mean(lat)
 		st.AccPerLatency = ratio(st.Accuracy, st.Latency)
-		st.AccuracyAll = mean(accAll)
+		st.AccuracyAll = pandas.Mean(accAll)
 		out = append(out, st)
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/pandas"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/testbin"
 )
@@ -91,7 +92,7 @@ func testAggregator(t *testing.T, opt aggregate.Options) {
 	if n["accuracy"] != 2 || n["accuracy_all"] != 3 {
 		t.Errorf("accuracy over %d replies and accuracy_all over %d, want 2 and 3", n["accuracy"], n["accuracy_all"])
 	}
-	if s := stdev([]float64{100, third}); math.Abs(got["stdev"]-s) > 1e-12 {
+	if s := pandas.Std([]float64{100, third}); math.Abs(got["stdev"]-s) > 1e-12 {
 		t.Errorf("stdev = %v, want %v", got["stdev"], s)
 	}
 }

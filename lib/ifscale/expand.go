@@ -41,17 +41,17 @@ type expander struct {
 	opt  expand.Options
 }
 
-// NewExpander builds the IFScale expander; Options.Template replaces the
-// embedded task text with a file's.
-func NewExpander(opt expand.Options) (expand.Expander, error) {
+// NewExpander builds the IFScale expander; a template file (--template)
+// replaces the embedded task text with its own.
+func NewExpander(opt expand.Options, template string) (expand.Expander, error) {
 	task := defaultTask
-	if opt.Template != "" {
-		b, err := stream.ReadFile(opt.Template)
+	if template != "" {
+		b, err := stream.ReadFile(template)
 		if err != nil {
 			return nil, fmt.Errorf("--template: %w", err)
 		}
 		if strings.TrimSpace(string(b)) == "" {
-			return nil, app.Usagef("--template %s: the file is empty", opt.Template)
+			return nil, app.Usagef("--template %s: the file is empty", template)
 		}
 		task = string(b)
 	}

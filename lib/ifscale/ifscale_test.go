@@ -221,16 +221,17 @@ func TestExpander(t *testing.T) {
 	maxTokens := 4000
 	cases := []struct {
 		opt       expand.Options
+		template  string
 		prefix    string
 		maxTokens int
 	}{
-		{expand.Options{}, strings.TrimRight(defaultTask, "\n"), DefaultMaxTokens},
-		{expand.Options{Template: tmpl, MaxTokens: &maxTokens}, "Write a memo.\n\n### CONSTRAINTS\n1. Include the exact word: 'debt'.", 4000},
+		{expand.Options{}, "", strings.TrimRight(defaultTask, "\n"), DefaultMaxTokens},
+		{expand.Options{MaxTokens: &maxTokens}, tmpl, "Write a memo.\n\n### CONSTRAINTS\n1. Include the exact word: 'debt'.", 4000},
 		// The variant shipped in samples/ for users of --template.
-		{expand.Options{Template: "../../samples/ifscale/task-memo.txt"}, "Write an internal strategy memo", DefaultMaxTokens},
+		{expand.Options{}, "../../samples/ifscale/task-memo.txt", "Write an internal strategy memo", DefaultMaxTokens},
 	}
 	for _, c := range cases {
-		e, err := NewExpander(c.opt)
+		e, err := NewExpander(c.opt, c.template)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +256,7 @@ func TestExpander(t *testing.T) {
 			t.Errorf("gold %v", g)
 		}
 	}
-	if _, err := NewExpander(expand.Options{Template: filepath.Join(t.TempDir(), "missing")}); err == nil {
+	if _, err := NewExpander(expand.Options{}, filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("a missing --template file was accepted")
 	}
 }

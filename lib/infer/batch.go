@@ -19,6 +19,11 @@ func Batch(r *app.Run) error {
 	return Process(r, opt, batchRequest, batchApply)
 }
 
+// Paid says whether a record of infer-batch's output holds a model's
+// answer (app.Tool.Paid): a failure, or a request line of --batch-export,
+// cost nothing.
+func Paid(rec *record.Record) bool { return rec.Has("response") }
+
 func batchRequest(rec *record.Record) ([]byte, error) {
 	if rec.Errored() {
 		return nil, nil

@@ -196,7 +196,7 @@ func TestBatchImportInterruptedAdvice(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("no FIFO here: %v", err)
 	}
-	out := filepath.Join(dir, "out.jsonl")
+	out := filepath.Join(dir, "replies.jsonl") // not the results' out.jsonl, which it reads
 	cmd, stderr := childBatch(t, "--batch-import", results, "-o", out, fifo)
 	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
@@ -210,7 +210,11 @@ func TestBatchImportInterruptedAdvice(t *testing.T) {
 		return err == nil
 	})
 	cmd.Process.Signal(syscall.SIGTERM)
-	w.Close() // the reader, waiting on the FIFO, sees the signal at its end
+	// Only once the run has taken the signal may the input end: closed
+	// sooner, the run could read to the end and finish before the signal
+	// arrives (a complete output, no advice).
+	waitFor(t, "the signal taken", func() bool { return strings.Contains(stderr.String(), "signal received") })
+	w.Close()
 	cmd.Wait()
 	if !strings.Contains(stderr.String(), "--resume") {
 		t.Fatalf("the stopped run gives no advice: %s", stderr)

@@ -103,7 +103,7 @@ func (e *engine) batchAPI() error {
 	}
 	if len(plan.chunks) > 0 {
 		cl := &batchapi.Client{HTTP: e.client.HTTP, Base: opt.BaseURLs[0], Key: opt.APIKey}
-		sf, err := openBatchState(state, r.Log)
+		sf, err := openBatchState(r, state)
 		if err != nil {
 			return err
 		}

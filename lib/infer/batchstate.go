@@ -3,7 +3,6 @@ package infer
 import (
 	"bytes"
 	"errors"
-	"log/slog"
 	"os"
 
 	"github.com/ifkit/ifkit/lib/app"
@@ -77,12 +76,12 @@ func readBatchState(name string) ([]*batchState, error) {
 // stateFile appends to the state file; nil (no -o FILE) notes nothing.
 type stateFile struct{ f *os.File }
 
-func openBatchState(name string, log *slog.Logger) (*stateFile, error) {
+func openBatchState(r *app.Run, name string) (*stateFile, error) {
 	if name == "" {
-		log.Warn("--batch-api without -o: a killed run cannot find its batches again (they are logged)")
+		r.Log.Warn("--batch-api without -o: a killed run cannot find its batches again (they are logged)")
 		return nil, nil
 	}
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := r.OpenOwned(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,13 @@
-// Decisions that DESIGN.md leaves open, written down here:
+// Package infer is the inference engine of infer-batch and judge: it sends
+// each record's request to one or more OpenAI-compatible endpoints with a
+// bounded (and adaptive) number in flight, retries what can be retried,
+// respects rate limits and context limits, writes results in input order
+// through a bounded reorder window, resumes from an earlier output, and
+// drains on SIGTERM. No record is ever lost: each input id comes out once,
+// with its result or with "error".
+//
+// The engine's decisions, written down here (the layering around it:
+// docs/architecture.md):
 //
 // Flags. Flags(prefix) = EndpointFlags(prefix) + EngineFlags(). Endpoint
 // flags describe a server and its model and carry the role prefix
@@ -96,5 +105,4 @@
 // within the run for an estimate), or as many as its context holds; the
 // first five are logged, the summary and --stats count and name them, and
 // cut_check says how well each record was checked.
-
 package infer

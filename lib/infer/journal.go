@@ -41,7 +41,7 @@ type journal struct {
 func journalName(out string) string { return stream.PartialName(out) + ".journal" }
 
 func openJournal(r *app.Run, name string) *journal {
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
+	f, err := r.OpenOwned(name, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
 	if err != nil {
 		r.Log.Warn("cannot write the journal; a kill -9 may lose answers that were still buffered", "file", name, "err", err.Error())
 		return nil

@@ -38,13 +38,13 @@ func writeBenchInput(t *testing.T, n, block int) string {
 // readLake reads a complete partitioned folder as a reader does (lake.Check).
 func readLake(t *testing.T, dir string) []*record.Record {
 	t.Helper()
-	_, files, err := lake.Check(dir, false)
+	_, parts, _, err := lake.Check(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var recs []*record.Record
-	for _, f := range files {
-		recs = append(recs, readRecords(t, f)...)
+	for _, p := range parts {
+		recs = append(recs, readRecords(t, p.File)...)
 	}
 	return recs
 }

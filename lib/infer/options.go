@@ -1,10 +1,3 @@
-// Package infer is the inference engine of infer-batch and judge: it sends
-// each record's request to one or more OpenAI-compatible endpoints with a
-// bounded (and adaptive) number in flight, retries what can be retried,
-// respects rate limits and context limits, writes results in input order
-// through a bounded reorder window, resumes from an earlier output, and
-// drains on SIGTERM. No record is ever lost: each input id comes out once,
-// with its result or with "error".
 package infer
 
 import (
@@ -250,7 +243,13 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.Grace = r.Duration("grace")
 	o.OutageWait = r.Duration("outage-wait")
 	o.StatsFile = r.String("stats")
+	if err := r.ClaimFile("stats", o.StatsFile); err != nil {
+		return o, err
+	}
 	o.Batch = batchOptionsFromFlags(r)
+	if err := r.ClaimInputs("batch-import", o.Batch.Import); err != nil {
+		return o, err
+	}
 	o.Dispatch = r.String("dispatch")
 	n, err := bytesize.Parse(r.String("max-reply"))
 	switch {

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/lake"
@@ -145,7 +144,7 @@ func (e *engine) index(sources []string) error {
 		}
 	}
 	// Pass 2: spill one record per (id, request, model).
-	ix, err := newEarlier(e.opt.Output)
+	ix, err := newEarlier(e.r, e.opt.Output)
 	if err != nil {
 		return err
 	}
@@ -285,6 +284,7 @@ type candidate struct {
 
 // earlier is the index of the spill file.
 type earlier struct {
+	r    *app.Run // whose ownership rule opens the aside file
 	f    *os.File
 	w    *bufio.Writer
 	off  int64
@@ -296,18 +296,18 @@ type earlier struct {
 	changed int
 }
 
-func newEarlier(out string) (*earlier, error) {
+func newEarlier(r *app.Run, out string) (*earlier, error) {
 	var f *os.File
 	var err error
 	if out != "" {
-		f, err = os.OpenFile(stream.PartialName(out)+".spill", os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
+		f, err = r.OpenOwned(stream.PartialName(out)+".spill", os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
 	} else {
 		f, err = os.CreateTemp("", "infer-resume-*.jsonl")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--resume: %w", err)
 	}
-	return &earlier{f: f, w: bufio.NewWriterSize(f, 1<<20), byID: map[string][]candidate{}, models: map[string]string{}}, nil
+	return &earlier{r: r, f: f, w: bufio.NewWriterSize(f, 1<<20), byID: map[string][]candidate{}, models: map[string]string{}}, nil
 }
 
 func (x *earlier) add(id string, c candidate, line []byte) error {
@@ -403,7 +403,7 @@ func (x *earlier) setAside(out string) (int, error) {
 	if err := x.w.Flush(); err != nil {
 		return 0, err
 	}
-	f, err := os.OpenFile(AsideName(out), os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
+	f, err := x.r.OpenOwned(AsideName(out), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("--resume: %w", err)
 	}

@@ -416,8 +416,8 @@ func (e *engine) writeStats() error {
 	return writeJSON(e.opt.StatsFile, sum)
 }
 
-// writeJSON writes --stats: a file that appears whole (FILE.partial,
-// renamed), with every secret masked.
+// writeJSON writes --stats: a file that appears whole (stream.WriteFile),
+// with every secret masked.
 func writeJSON(name string, v any) error {
 	if name == "" {
 		return nil
@@ -427,9 +427,8 @@ func writeJSON(name string, v any) error {
 		return err
 	}
 	b = []byte(redact.String(string(b)))
-	tmp := name + ".partial"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := stream.WriteFile(name, append(b, '\n')); err != nil {
 		return fmt.Errorf("--stats: %w", err)
 	}
-	return os.Rename(tmp, name)
+	return nil
 }

@@ -421,7 +421,7 @@ func TestEarlierTake(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := &engine{opt: Options{Role: tt.role, Model: tt.model}}
-			x, err := newEarlier("")
+			x, err := newEarlier(nil, "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -39,7 +39,7 @@ func TestJudgeBatch(t *testing.T) {
 		`{"id":"c","bench":"echo","text":"decided"}`,
 		`{"id":"d","bench":"echo","error":{"stage":"infer-batch","kind":"x","message":"y"}}`,
 	}, "\n")+"\n"), 0o644)
-	tool := app.Tool{Name: "judge", Flags: Flags(), Action: Action(map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }})}
+	tool := app.Tool{Name: "judge", Flags: Flags(nil), Action: Action(map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }}, nil)}
 	run := func(args ...string) []byte {
 		t.Helper()
 		out := filepath.Join(t.TempDir(), "out.jsonl")

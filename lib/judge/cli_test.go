@@ -17,7 +17,7 @@ func TestActionWarnsAboutIdleEngineFlags(t *testing.T) {
 	if err := os.WriteFile(in, []byte(`{"id":"c","bench":"echo","text":"decided"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tool := app.Tool{Name: "judge", Flags: Flags(), Action: Action(map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }})}
+	tool := app.Tool{Name: "judge", Flags: Flags(nil), Action: Action(map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }}, nil)}
 	for _, tc := range []struct {
 		args []string
 		warn string // "" = no warning
@@ -41,6 +41,30 @@ func TestActionWarnsAboutIdleEngineFlags(t *testing.T) {
 	}
 }
 
+// --judge-prompt takes a variant some benchmark has; the help and the
+// refusal name each benchmark's.
+func TestPromptVariants(t *testing.T) {
+	prompts := []Prompts{{"A", []string{"x", "y"}}, {"B", []string{"z"}}}
+	for _, ok := range []string{"", "x", "y", "z"} {
+		if err := checkPrompt(ok, prompts); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	if err := checkPrompt("w", prompts); err == nil || err.Error() != `--judge-prompt "w": want x or y (A), z (B)` {
+		t.Errorf("w: %v", err)
+	}
+	if err := checkPrompt("w", nil); err == nil {
+		t.Error("a variant was accepted with no benchmark that has any")
+	}
+	for _, f := range Flags(prompts) {
+		if f.Names()[0] == "judge-prompt" {
+			if u := f.(interface{ GetUsage() string }).GetUsage(); u != "judge prompt variant (A: x or y; B: z)" {
+				t.Errorf("usage %q", u)
+			}
+		}
+	}
+}
+
 // The judge's calls share --cache and --dry-run with infer-batch: a second
 // run's verdicts come from the cache (judgement.judge.cached), a dry run
 // needs no endpoint with --judge-model, and --cache alone (IFKIT_CACHE set
@@ -50,7 +74,7 @@ func TestJudgeCacheAndDryRun(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jsonl")
 	os.WriteFile(in, []byte(`{"id":"a","bench":"echo","text":"sky"}`+"\n"+`{"id":"b","bench":"echo","text":"sea"}`+"\n"+`{"id":"c","bench":"echo","text":"decided"}`+"\n"), 0o644)
-	tool := app.Tool{Name: "judge", Flags: Flags(), Action: Action(map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }})}
+	tool := app.Tool{Name: "judge", Flags: Flags(nil), Action: Action(map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }}, nil)}
 	run := func(args ...string) (int, []byte, string) {
 		t.Helper()
 		out, _ := os.CreateTemp(t.TempDir(), "out")

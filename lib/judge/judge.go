@@ -1,5 +1,3 @@
-// Package judge scores records by benchmark: rubric programs and matchers
-// decide on their own; LLM-judged checks become requests to a judge model.
 package judge
 
 import (
@@ -9,9 +7,9 @@ import (
 	"github.com/ifkit/ifkit/lib/record"
 )
 
-// Options are the judge flags a benchmark may read.
+// Options are the judge flags every benchmark may read: how its LLM judge
+// is asked and read (a benchmark's own flags are its business: lib/bench).
 type Options struct {
-	Rubric        string // LIFBench: "official" (the official scorer, quirks included) or "strict"
 	Mode          string // LLM-judged benchmarks: "llm" or "lexical" (offline, labelled)
 	StrictVerdict bool   // accept only a reply that is exactly yes/no
 	Prompt        string // judge prompt variant

@@ -8,7 +8,7 @@ import (
 	"github.com/ifkit/ifkit/lib/redact"
 )
 
-// Verdicts of a check (DESIGN §2).
+// Verdicts of a check (docs/records.md, "judgement").
 const (
 	VerdictYes     = "yes"
 	VerdictNo      = "no"

@@ -1,20 +1,13 @@
-// Package lake writes a run's records as a Hive-partitioned folder,
-// FIELD=value/part-NNNNN.jsonl.zst with _manifest.json beside the folders,
-// reads such a folder back, and computes the run id that ties the folder, and
-// the metric rows made from it, to their inputs and settings (DESIGN §7).
 package lake
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
-	"time"
+	"unicode/utf8"
 
-	"github.com/ifkit/ifkit/lib/parts"
+	"github.com/ifkit/ifkit/lib/provenance"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -100,59 +93,35 @@ func (k Key) Value(rec *record.Record) (v string, ok bool, err error) {
 
 // Escape makes a value one folder name's right-hand side: the characters
 // Spark's Hive writer escapes (path separators, '=', '%', quotes, control
-// characters, …) and the space, as %XX, which DuckDB and Spark both decode.
-// A model name "org/model" becomes "org%2Fmodel": still readable, one level.
+// characters, …), the space, and every byte that is not part of valid UTF-8,
+// as %XX, which DuckDB and Spark both decode. A model name "org/model"
+// becomes "org%2Fmodel": still readable, one level. (A name in bytes that
+// are not UTF-8 could not be listed in the JSON manifest as it is on disk.)
 func Escape(v string) string {
 	var b strings.Builder
-	for i := 0; i < len(v); i++ {
+	for i := 0; i < len(v); {
 		c := v[i]
-		if c < 0x20 || c == 0x7f || strings.IndexByte(" \"#%'*/:=?\\{[]^", c) >= 0 {
+		r, n := utf8.DecodeRuneInString(v[i:])
+		if c < 0x20 || c == 0x7f || strings.IndexByte(" \"#%'*/:=?\\{[]^", c) >= 0 || r == utf8.RuneError && n == 1 {
 			fmt.Fprintf(&b, "%%%02X", c)
+			i++
 			continue
 		}
-		b.WriteByte(c)
+		b.WriteString(v[i : i+n])
+		i += n
 	}
 	return b.String()
 }
 
-// Unescape reverses Escape (any %XX, as readers decode).
-func Unescape(s string) (string, error) { return url.PathUnescape(s) }
-
-// folder is the relative folder of one combination of values, and the
-// values as the manifest lists them (nil for the default partition).
-func folder(keys []Key, vals []string, present []bool) (string, map[string]*string) {
-	segs := make([]string, len(keys))
-	m := make(map[string]*string, len(keys))
-	for i, k := range keys {
-		if !present[i] {
-			segs[i] = k.Name + "=" + DefaultPartition
-			m[k.Name] = nil
-			continue
-		}
-		segs[i] = k.Name + "=" + Escape(vals[i])
-		v := vals[i]
-		m[k.Name] = &v
-	}
-	return strings.Join(segs, "/"), m
-}
-
 // Manifest is what _manifest.json holds: the run's provenance and its parts.
 type Manifest struct {
-	Run         string        `json:"run"`
-	Version     string        `json:"ifkit_version"`
-	Tool        string        `json:"tool"`
-	Command     []string      `json:"command"`
-	Settings    []string      `json:"settings"`
-	Input       []parts.Input `json:"input"`
-	InputRuns   []string      `json:"input_runs,omitempty"` // the runs of partitioned inputs: the lineage
-	PartitionBy []string      `json:"partition_by"`
-	Parts       []Part        `json:"parts"`
-	Records     int64         `json:"records"`
-	Failed      int64         `json:"failed"`
-	Usage       any           `json:"usage,omitempty"` // what an inference or judge run paid (lib/cost.Account)
-	Complete    bool          `json:"complete"`
-	Created     time.Time     `json:"created"`
-	Ended       time.Time     `json:"ended,omitzero"`
+	provenance.Provenance
+	PartitionBy []string `json:"partition_by"`
+	Parts       []Part   `json:"parts"`
+	Records     int64    `json:"records"`
+	Failed      int64    `json:"failed"`
+	Usage       any      `json:"usage,omitempty"` // what an inference or judge run paid (lib/cost.Account)
+	Complete    bool     `json:"complete"`
 }
 
 // Part is one part file of the folder.
@@ -160,19 +129,8 @@ type Part struct {
 	Path      string             `json:"path"` // relative, slash-separated
 	Partition map[string]*string `json:"partition,omitempty"`
 	Records   int64              `json:"records"`
-}
-
-// RunID is the content hash that names a run: the same input contents (their
-// sha256, not their names), program, settings and ifkit version give the
-// same id, so a re-run is recognisable and two different runs never share one.
-func RunID(inputs []parts.Input, tool string, settings []string, version string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "ifkit run\x00%s\x00%s\x00", version, tool)
-	for _, s := range settings {
-		fmt.Fprintf(h, "setting\x00%s\x00", s)
-	}
-	for _, in := range inputs {
-		fmt.Fprintf(h, "input\x00%s\x00", in.SHA256)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	// SHA256 and Size are the file's as stored: a reader checks them before
+	// it reads the part, and counts its records.
+	SHA256 string `json:"sha256,omitempty"`
+	Size   int64  `json:"size,omitempty"`
 }

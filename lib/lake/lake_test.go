@@ -2,12 +2,15 @@ package lake
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
-	"github.com/ifkit/ifkit/lib/parts"
+	"github.com/ifkit/ifkit/lib/provenance"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
 )
@@ -20,6 +23,7 @@ func TestEscape(t *testing.T) {
 		{`x:y?"*'#\{[]^`, "x%3Ay%3F%22%2A%27%23%5C%7B%5B%5D%5E"},
 		{"tab\there\n", "tab%09here%0A"},
 		{"日本", "日本"},
+		{"a\xffb\xe6\x97", "a%FFb%E6%97"}, // not UTF-8: the folder name must be
 		{"", ""},
 	} {
 		if got := Escape(tc.in); got != tc.want {
@@ -34,12 +38,12 @@ func FuzzEscapeRoundTrip(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		e := Escape(s)
-		if strings.ContainsAny(e, "/= ") {
-			t.Fatalf("Escape(%q) = %q keeps a separator", s, e)
+		if strings.ContainsAny(e, "/= ") || !utf8.ValidString(e) {
+			t.Fatalf("Escape(%q) = %q keeps a separator or bytes that are not UTF-8", s, e)
 		}
-		back, err := Unescape(e)
+		back, err := url.PathUnescape(e) // as readers decode %XX
 		if err != nil || back != s {
-			t.Fatalf("Unescape(Escape(%q)) = %q, %v", s, back, err)
+			t.Fatalf("PathUnescape(Escape(%q)) = %q, %v", s, back, err)
 		}
 	})
 }
@@ -154,11 +158,11 @@ func TestWriterRotatesAndChecks(t *testing.T) {
 		}
 		return nil
 	})
-	m := &Manifest{Run: "r1", Parts: ps, Records: w.Records(), Complete: true, PartitionBy: Names(keys)}
+	m := &Manifest{Provenance: provenance.Provenance{Run: "r1"}, Parts: ps, Records: w.Records(), Complete: true, PartitionBy: Names(keys)}
 	if err := WriteManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
-	_, files, err := Check(dir, false)
+	_, files, _, err := Check(dir, false)
 	if err != nil || len(files) != len(ps) {
 		t.Fatalf("Check: %d files, %v", len(files), err)
 	}
@@ -166,10 +170,10 @@ func TestWriterRotatesAndChecks(t *testing.T) {
 	// what Check refuses
 	m.Complete = false
 	WriteManifest(dir, m)
-	if _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "did not finish") {
+	if _, _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "did not finish") {
 		t.Errorf("unfinished run: %v", err)
 	}
-	if _, _, err := Check(dir, true); err != nil {
+	if _, _, _, err := Check(dir, true); err != nil {
 		t.Errorf("unfinished run, allowPartial: %v", err)
 	}
 	m.Complete = true
@@ -177,31 +181,102 @@ func TestWriterRotatesAndChecks(t *testing.T) {
 	foreign := filepath.Join(dir, "model=x", "part-00000.jsonl.zst")
 	os.MkdirAll(filepath.Dir(foreign), 0o755)
 	os.WriteFile(foreign, nil, 0o644)
-	if _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "model=x/part-00000.jsonl.zst") {
+	if _, _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "model=x/part-00000.jsonl.zst") {
 		t.Errorf("foreign part: %v", err)
 	}
 	os.Remove(foreign)
-	os.Remove(filepath.Join(dir, filepath.FromSlash(ps[0].Path)))
-	if _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "missing") {
+	// a part changed since it was written: refused, or left out under allowPartial
+	first := filepath.Join(dir, filepath.FromSlash(ps[0].Path))
+	b, _ := os.ReadFile(first)
+	os.WriteFile(first, b[:len(b)-1], 0o644)
+	if _, _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), ps[0].Path+": ") || !strings.Contains(err.Error(), "bytes, its manifest says") {
+		t.Errorf("changed part: %v", err)
+	}
+	if _, files, failed, err := Check(dir, true); err != nil || len(files) != len(ps)-1 || len(failed) != 1 {
+		t.Errorf("changed part, allowPartial: %d files, failed %q, %v", len(files), failed, err)
+	}
+	os.WriteFile(first, b, 0o644)
+	os.Remove(first)
+	if _, _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing part: %v", err)
 	}
 }
 
-func TestRunID(t *testing.T) {
-	in := []parts.Input{{Name: "a", SHA256: "aa"}}
-	renamed := []parts.Input{{Name: "b", SHA256: "aa"}}
-	base := RunID(in, "judge", []string{"rubric=x"}, "v1")
-	if RunID(renamed, "judge", []string{"rubric=x"}, "v1") != base {
-		t.Error("the input's name changed the id")
+// A symbolic link planted at a partition folder's name (in a shared folder,
+// while the run writes) is refused, never followed: no part lands outside
+// the run's folder.
+func TestWriterRefusesPlantedLinks(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	keys, _ := ParseKeys("model")
+	w := Create(dir, keys, stream.None, ".jsonl")
+	a := record.New("a")
+	a.Set("model", "a")
+	if err := w.Write(a, a.AppendJSON); err != nil {
+		t.Fatal(err)
 	}
-	for _, other := range []string{
-		RunID([]parts.Input{{SHA256: "ab"}}, "judge", []string{"rubric=x"}, "v1"),
-		RunID(in, "split-subtasks", []string{"rubric=x"}, "v1"),
-		RunID(in, "judge", []string{"rubric=y"}, "v1"),
-		RunID(in, "judge", []string{"rubric=x"}, "v2"),
+	if err := os.Symlink(elsewhere, filepath.Join(dir, "model=b")); err != nil {
+		t.Fatal(err)
+	}
+	b := record.New("b")
+	b.Set("model", "b")
+	if err := w.Write(b, b.AppendJSON); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Write through a planted link: %v", err)
+	}
+	w.Abandon()
+	if des, _ := os.ReadDir(elsewhere); len(des) > 0 {
+		t.Errorf("a part was written through the link: %v", des)
+	}
+}
+
+// Every value gets a folder of its own that fits in a file name: a long
+// value is cut and ends in a hash (the run failed at it, after paying for the
+// answers before), values that differ only in letter case get two names that
+// differ otherwise too (one folder on macOS and Windows), and a value spelled
+// like the default partition's name does not share its folder.
+func TestFolderNames(t *testing.T) {
+	keys, _ := ParseKeys("model,bench")
+	var nm namer
+	folder := func(model string, present bool) string {
+		rel, vals := nm.folder(keys, []string{model, "b"}, []bool{present, true})
+		if present && *vals["model"] != model || !present && vals["model"] != nil {
+			t.Errorf("values %v for %q", vals, model)
+		}
+		return rel
+	}
+	long := strings.Repeat("ü", 200) // 400 bytes
+	seen := map[string]string{}
+	for _, c := range []struct {
+		model   string
+		present bool
+		want    string // a regular expression
+	}{
+		{"Qwen", true, `^model=Qwen/bench=b$`},
+		{"qwen", true, `^model=qwen~[0-9a-f]{16}/bench=b$`},
+		{"QWEN", true, `^model=QWEN~[0-9a-f]{16}/bench=b$`},
+		{"__hive_default_partition__", true, `^model=__hive_default_partition__~[0-9a-f]{16}/bench=b$`},
+		{"", false, `^model=__HIVE_DEFAULT_PARTITION__/bench=b$`},
+		{long, true, `^model=(ü)+~[0-9a-f]{16}/bench=b$`},
+		{long + "x", true, `^model=(ü)+~[0-9a-f]{16}/bench=b$`},
+		{strings.Repeat("/", 100), true, `^model=(%2F)+~[0-9a-f]{16}/bench=b$`},
+		{"caf\u00e9", true, `^model=café/bench=b$`},
+		{"cafe\u0301", true, `^model=cafe\x{301}~[0-9a-f]{16}/bench=b$`},
 	} {
-		if other == base {
-			t.Error("a different input, program, setting or version gave the same id")
+		got := folder(c.model, c.present)
+		if !regexp.MustCompile(c.want).MatchString(got) {
+			t.Errorf("%.20q: folder %q, want %s", c.model, got, c.want)
+		}
+		for _, seg := range strings.Split(got, "/") {
+			if len(seg) > MaxName {
+				t.Errorf("%.20q: %d bytes in a folder name", c.model, len(seg))
+			}
+		}
+		fold := fold(got)
+		if other, ok := seen[fold]; ok {
+			t.Errorf("%.20q and %.20q share the folder %q on a case-insensitive file system", c.model, other, got)
+		}
+		seen[fold] = c.model
+		if again := folder(c.model, c.present); again != got {
+			t.Errorf("%.20q: %q, then %q", c.model, got, again)
 		}
 	}
 }

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/ifkit/ifkit/lib/record"
@@ -29,6 +31,7 @@ type Writer struct {
 	ext  string
 
 	mu      sync.Mutex
+	names   namer
 	open    map[string]*openPart // by relative folder
 	next    map[string]int       // the next part number of each folder
 	done    []Part
@@ -60,7 +63,7 @@ func (w *Writer) folderOf(rec *record.Record) (string, map[string]*string, error
 		// model name a server made up) is masked here.
 		vals[i], present[i] = redact.String(v), ok
 	}
-	rel, m := folder(w.keys, vals, present)
+	rel, m := w.names.folder(w.keys, vals, present)
 	return rel, m, nil
 }
 
@@ -107,8 +110,8 @@ func (w *Writer) start(rel string, vals map[string]*string) (*openPart, error) {
 			return nil, err
 		}
 	}
-	dir := filepath.Join(w.dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := mkdirInside(w.dir, rel)
+	if err != nil {
 		return nil, err
 	}
 	n := w.next[rel]
@@ -120,6 +123,7 @@ func (w *Writer) start(rel string, vals map[string]*string) (*openPart, error) {
 	if err != nil {
 		return nil, err
 	}
+	out.Checksum()
 	p := &openPart{out: out, part: Part{Path: path.Join(rel, name), Partition: vals}}
 	w.open[rel] = p
 	return p, nil
@@ -131,6 +135,7 @@ func (w *Writer) closePart(rel string) error {
 	if err := p.out.Close(); err != nil {
 		return err
 	}
+	p.part.SHA256, p.part.Size = p.out.Sum()
 	w.done = append(w.done, p.part)
 	return nil
 }
@@ -174,4 +179,24 @@ func (w *Writer) Records() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.records
+}
+
+// mkdirInside makes the folders of rel under root, each a folder of its own:
+// a symbolic link planted at one of their names (root is the run's, named
+// by the user, and may be one) is refused, never followed, so no part is
+// written outside the run's folder.
+func mkdirInside(root, rel string) (string, error) {
+	dir := root
+	for _, seg := range strings.Split(rel, "/") {
+		dir = filepath.Join(dir, seg)
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+		if st, err := os.Lstat(dir); err != nil {
+			return "", err
+		} else if !st.IsDir() {
+			return "", fmt.Errorf("%s is not a folder (a symbolic link?); ifkit never writes through one: remove it", dir)
+		}
+	}
+	return dir, nil
 }

@@ -121,19 +121,6 @@ func lengthTokens(label string) (float64, bool) {
 // not depend on the order the records arrive in; the published numbers
 // (pandas sums in file order) agree to the published precision.
 
-// stdev is the sample standard deviation (ddof=1), as pandas computes it.
-func stdev(xs []float64) float64 {
-	if len(xs) < 2 {
-		return math.NaN()
-	}
-	m := fsum.Mean(xs)
-	var s fsum.Sum
-	for _, x := range xs {
-		s.Add((x - m) * (x - m))
-	}
-	return math.Sqrt(s.Value() / float64(len(xs)-1))
-}
-
 // ars is Σ_t R_t·ARS_t / Σ_t R_t over the tasks present, and the count.
 func ars(samples []sample) (per map[*Task]float64, overall float64, n int) {
 	by := map[*Task][]float64{}
@@ -215,7 +202,7 @@ func ifs(samples []sample, key func(sample) string) (float64, int) {
 			gm = append(gm, fsum.Mean(groups[k]))
 		}
 		m := fsum.Mean(all)
-		if sd := stdev(gm); !math.IsNaN(sd) && m > 0 {
+		if sd := fsum.Std(gm); !math.IsNaN(sd) && m > 0 {
 			vals = append(vals, sd/m)
 		}
 	}

@@ -16,19 +16,19 @@ import (
 )
 
 // Expander turns a context item into one request per task × expression ×
-// variable (DESIGN §4).
+// variable.
 type Expander struct {
 	tpl *Templates
 	opt expand.Options
 }
 
-// NewExpander is the expand-templates factory: the embedded templates, or
-// --templates FILE (the official tasks.json layout).
-func NewExpander(opt expand.Options) (expand.Expander, error) {
+// NewExpander is the expand-templates expander of the embedded templates,
+// or of a templates file (--templates FILE, the official tasks.json layout).
+func NewExpander(opt expand.Options, templates string) (expand.Expander, error) {
 	tpl := EmbeddedTemplates()
-	if opt.Templates != "" {
+	if templates != "" {
 		var err error
-		if tpl, err = LoadTemplates(opt.Templates); err != nil {
+		if tpl, err = LoadTemplates(templates); err != nil {
 			return nil, err
 		}
 	}
@@ -330,7 +330,7 @@ func elementVariables(r *rand.Rand, el []string) []map[string]any {
 	}
 	out := make([]map[string]any, len(idx))
 	for i, n := range idx {
-		out[i] = map[string]any{"id": n + 1, "ordid": ordinal(n + 1), "element": el[n], "pre_element": el[n-1], "post_element": el[n+1]}
+		out[i] = map[string]any{"id": n + 1, "ordid": expand.Ordinal(n + 1), "element": el[n], "pre_element": el[n-1], "post_element": el[n+1]}
 	}
 	return out
 }
@@ -350,21 +350,6 @@ func multiVariables(r *rand.Rand, el []string) []map[string]any {
 		out[i] = map[string]any{"id_arr": ids, "elements": els}
 	}
 	return out
-}
-
-func ordinal(n int) string {
-	suffix := "th"
-	if n%100 < 11 || n%100 > 13 {
-		switch n % 10 {
-		case 1:
-			suffix = "st"
-		case 2:
-			suffix = "nd"
-		case 3:
-			suffix = "rd"
-		}
-	}
-	return strconv.Itoa(n) + suffix
 }
 
 func dupVariables(tt *TaskTemplates, c *Context) ([]map[string]any, error) {

@@ -15,7 +15,7 @@ import (
 )
 
 func TestExpandRequestShape(t *testing.T) {
-	reqs := expandAll(t, genContexts(t, "1k", 0), expand.Options{})
+	reqs := expandAll(t, genContexts(t, "1k", 0), expand.Options{}, "")
 	maxTok := map[string]float64{}
 	for _, r := range reqs {
 		var req struct {
@@ -50,7 +50,7 @@ func TestExpandRequestShape(t *testing.T) {
 }
 
 func TestExpandBadInput(t *testing.T) {
-	e, _ := NewExpander(expand.Options{})
+	e, _ := NewExpander(expand.Options{}, "")
 	for line, reason := range map[string]string{
 		`{"id":"c1","bench":"lifbench"}`: `no "context"`,
 		`{"id":"c2","bench":"lifbench","context":{"scenario":"list","text":"1. a","elements":["a"]}}`:   "has 1 elements",
@@ -70,7 +70,7 @@ func TestExpandBadInput(t *testing.T) {
 // earns full marks from the rubric.
 func TestOfficialTemplates(t *testing.T) {
 	path := testbin.Reference(t, "lifbench", "tasks.json")
-	reqs := expandAll(t, genContexts(t, "1k", 1), expand.Options{Templates: path})
+	reqs := expandAll(t, genContexts(t, "1k", 1), expand.Options{}, path)
 	if len(reqs) != 467 {
 		t.Errorf("%d prompts, want 467", len(reqs))
 	}

@@ -30,9 +30,9 @@ func genContexts(t testing.TB, lengths string, seed uint64) []*record.Record {
 	return out
 }
 
-func expandAll(t testing.TB, ctxs []*record.Record, opt expand.Options) []*record.Record {
+func expandAll(t testing.TB, ctxs []*record.Record, opt expand.Options, templates string) []*record.Record {
 	t.Helper()
-	e, err := NewExpander(opt)
+	e, err := NewExpander(opt, templates)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 }
 
 func TestExpandCounts(t *testing.T) {
-	reqs := expandAll(t, genContexts(t, "1k", 0), expand.Options{})
+	reqs := expandAll(t, genContexts(t, "1k", 0), expand.Options{}, "")
 	per := map[string]int{}
 	ids := map[string]bool{}
 	for _, r := range reqs {
@@ -144,7 +144,7 @@ func TestExpandCounts(t *testing.T) {
 // TestSkillOneScoresFullMarks is the rubric's principle: correct answers get
 // full marks, under both rubrics.
 func TestSkillOneScoresFullMarks(t *testing.T) {
-	reqs := expandAll(t, genContexts(t, "1k,2k", 11), expand.Options{Seed: 5})
+	reqs := expandAll(t, genContexts(t, "1k,2k", 11), expand.Options{Seed: 5}, "")
 	for _, strict := range []bool{false, true} {
 		for _, r := range reqs {
 			task, _ := TaskByName(r.String("task"))
@@ -180,7 +180,7 @@ func TestSkillOneScoresFullMarks(t *testing.T) {
 }
 
 func TestLowSkillScoresLess(t *testing.T) {
-	reqs := expandAll(t, genContexts(t, "1k", 2), expand.Options{})
+	reqs := expandAll(t, genContexts(t, "1k", 2), expand.Options{}, "")
 	var sum float64
 	for _, r := range reqs {
 		task, _ := TaskByName(r.String("task"))

@@ -1,5 +1,8 @@
 package lifbench
 
+// pyaliases.go is made by pyaliases_gen.py from the sources it names.
+//go:generate sh -c "python3 pyaliases_gen.py > pyaliases.go && gofmt -w pyaliases.go"
+
 import (
 	"strings"
 	"sync"

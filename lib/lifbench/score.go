@@ -27,15 +27,15 @@ type Scorer struct {
 	strict bool
 }
 
-// NewScorer is the judge factory (--rubric official|strict).
-func NewScorer(opt judge.Options) (judge.Scorer, error) {
-	switch opt.Rubric {
+// NewScorer is the scorer of a rubric (--rubric official|strict).
+func NewScorer(rubric string) (judge.Scorer, error) {
+	switch rubric {
 	case "", "official":
 		return &Scorer{}, nil
 	case "strict":
 		return &Scorer{strict: true}, nil
 	}
-	return nil, app.Usagef("--rubric %q: LIFBench has official and strict", opt.Rubric)
+	return nil, app.Usagef("--rubric %q: want official or strict", rubric)
 }
 
 // Parse is never called: LIFEval needs no judge model.

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ifkit/ifkit/lib/judge"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -255,11 +254,11 @@ func TestPythonSemantics(t *testing.T) {
 }
 
 func TestScorerBadInput(t *testing.T) {
-	s, err := NewScorer(judge.Options{Rubric: "official"})
+	s, err := NewScorer("official")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewScorer(judge.Options{Rubric: "lenient"}); err == nil {
+	if _, err := NewScorer("lenient"); err == nil {
 		t.Error("an unknown rubric must be refused")
 	}
 	for line, reason := range map[string]string{

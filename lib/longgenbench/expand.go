@@ -43,10 +43,18 @@ type ChatRequest struct {
 const ContinueInstruction = "The user's message is a document that stops partway through its first entry. " +
 	"Reply with its continuation only: start exactly where it stops, without repeating any of it, and write " + EndMarker + " after the last entry."
 
-type expander struct{ opt expand.Options }
+type expander struct {
+	opt expand.Options
+	// chat asks for the chat form of the raw completion (--chat), for
+	// endpoints that serve only /v1/chat/completions.
+	chat bool
+}
 
-// NewExpander is the expand-templates factory.
-func NewExpander(opt expand.Options) (expand.Expander, error) { return expander{opt}, nil }
+// NewExpander is the expand-templates expander; chat writes the chat form
+// of the raw-completion request.
+func NewExpander(opt expand.Options, chat bool) (expand.Expander, error) {
+	return expander{opt, chat}, nil
+}
 
 func (e expander) Expand(item *record.Record, emit func(*record.Record) error) error {
 	var ctx Context
@@ -83,7 +91,7 @@ func (e expander) Expand(item *record.Record, emit func(*record.Record) error) e
 	}
 	out := item.Clone()
 	var body any = req
-	if e.opt.Chat {
+	if e.chat {
 		body = ChatRequest{Messages: []expand.ChatMessage{{Role: "system", Content: ContinueInstruction}, {Role: "user", Content: req.Prompt}},
 			MaxTokens: req.MaxTokens, Temperature: req.Temperature, TopP: req.TopP, Stop: req.Stop}
 	}

@@ -15,7 +15,7 @@ func expandOptions() expand.Options { return expand.Options{} }
 
 func expandOne(t *testing.T, opt expand.Options, item *record.Record) Request {
 	t.Helper()
-	e, err := NewExpander(opt)
+	e, err := NewExpander(opt, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestExpand(t *testing.T) {
 		t.Errorf("prompt ends %q", r.Prompt[len(r.Prompt)-80:])
 	}
 	// --chat: the same raw prompt as the user message, the same sampling.
-	e, _ := NewExpander(expand.Options{Chat: true})
+	e, _ := NewExpander(expand.Options{}, true)
 	var out *record.Record
 	if err := e.Expand(items[0], func(r *record.Record) error { out = r; return nil }); err != nil {
 		t.Fatal(err)

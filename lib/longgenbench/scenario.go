@@ -1,14 +1,11 @@
-// Package longgenbench implements LongGenBench (Wu et al., ICLR 2025): one
-// very long output (a diary, a year of menus, a skyscraper, a city) with
-// events required at single entries, over a range of entries and
-// periodically; split into entries, each check judged, reduced to CR,
-// STIC-1, STIC-2 and wAvg.
 package longgenbench
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ifkit/ifkit/lib/expand"
 )
 
 // Bench is the record's "bench" value.
@@ -108,22 +105,7 @@ func (s scenario) entryOfDay(doy int) int {
 	return doy
 }
 
-func ordinal(d int) string {
-	suffix := "th"
-	if d < 11 || d > 13 {
-		switch d % 10 {
-		case 1:
-			suffix = "st"
-		case 2:
-			suffix = "nd"
-		case 3:
-			suffix = "rd"
-		}
-	}
-	return fmt.Sprintf("%d%s", d, suffix)
-}
-
-func longDate(t time.Time) string { return t.Format("January") + " " + ordinal(t.Day()) }
+func longDate(t time.Time) string { return t.Format("January") + " " + expand.Ordinal(t.Day()) }
 
 // heading is the text after "#*# " that opens entry n, e.g. "Week 3
 // (January 15th - January 21st):" or "Block 12 (1, 1):".

@@ -14,7 +14,7 @@ import (
 func simulate(t *testing.T, w WriterSolver, item *record.Record, skill float64, seed uint64) (found, number, yes, checks int) {
 	t.Helper()
 	var out []*record.Record
-	e, _ := NewExpander(expandOptions())
+	e, _ := NewExpander(expandOptions(), false)
 	if err := e.Expand(item, func(r *record.Record) error { out = append(out, r); return nil }); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,3 @@
-// Package oai is a small OpenAI-compatible HTTP client for batch inference
-// against vLLM, SGLang, TGI, llama.cpp, Ollama and OpenAI. It makes one attempt
-// per call and classifies what went wrong; retries, balancing and rate limits
-// belong to the caller (lib/infer), which knows about many requests at once.
 package oai
 
 import (

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+
+	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // Status is what Fetch found or did for one pinned file.
@@ -104,25 +106,15 @@ func (f *Fetcher) download(ctx context.Context, p Pin, url, file string) error {
 		return err
 	}
 	tmp := file + ".download"
-	out, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
 	var body io.Reader = resp.Body
 	if p.Size >= 0 {
 		// One byte past the pinned size is enough to tell it is not the file.
 		body = io.LimitReader(body, p.Size+1)
 	}
-	_, err = io.Copy(out, body)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = p.Check(tmp)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, file)
+	return stream.WriteFileVia(file, tmp, func(w io.Writer) error {
+		if _, err := io.Copy(w, body); err != nil {
+			return err
+		}
+		return p.Check(tmp)
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ifkit/ifkit/lib/provenance"
 )
 
 // Part is one part file of a checked set.
@@ -19,9 +21,10 @@ type Part struct {
 // Set is a folder of parts that passed Check.
 type Set struct {
 	Dir     string
-	Count   int    // N, the number of shards
-	Parts   []Part // readable parts, in shard order
-	Missing []int  // shards left out under allowPartial (missing or unfinished)
+	Count   int      // N, the number of shards
+	Parts   []Part   // readable parts, in shard order
+	Missing []int    // shards left out under allowPartial (missing, unfinished or changed)
+	Failed  []string // why each part left out under allowPartial was
 }
 
 // Present says how many of the Count shards the set holds.
@@ -33,6 +36,7 @@ type SetError struct {
 	Count      int
 	Missing    []int
 	Unfinished []string
+	Changed    []string // complete parts whose file is not what their manifest says
 	Foreign    []string
 	Duplicated []string
 }
@@ -53,7 +57,7 @@ func (e *SetError) Error() string {
 	for _, l := range []struct {
 		name string
 		xs   []string
-	}{{"unfinished", e.Unfinished}, {"foreign", e.Foreign}, {"duplicated", e.Duplicated}} {
+	}{{"unfinished", e.Unfinished}, {"changed since written", e.Changed}, {"foreign", e.Foreign}, {"duplicated", e.Duplicated}} {
 		if len(l.xs) > 0 {
 			fmt.Fprintf(&b, "; %s: %s", l.name, strings.Join(l.xs, "; "))
 		}
@@ -106,10 +110,13 @@ func scan(dir string) (map[int]map[int]*entry, error) {
 		case ext == ManifestExt:
 			e := get(i, n)
 			e.manifest, e.mErr = ReadManifest(path)
+		case strings.HasPrefix(ext, ManifestExt):
+			// a manifest being written (stream.WriteFile)
 		case strings.HasSuffix(ext, ".partial"):
 			get(i, n).partial = path
-		case strings.Contains(ext, ".partial.") || strings.Contains(ext, ".tmp-") || strings.HasSuffix(ext, ".lock"):
-			// journals, resume copies, manifests being written, writers' locks
+		case strings.Contains(ext, ".partial.") || strings.Contains(ext, ".tmp-") || strings.HasSuffix(ext, ".lock") || strings.Contains(ext, ".bak-"):
+			// journals, resume copies, manifests being written, writers' locks,
+			// what --force moved aside
 		default:
 			e := get(i, n)
 			e.parts = append(e.parts, path)
@@ -142,10 +149,13 @@ func FolderCount(dir string) (int, error) {
 }
 
 // Check verifies the parts in dir as a set: all N shards present, each part
-// complete by its manifest, one part per shard, one shard count and one input
-// (by content hash). With only >= 0 it checks that one shard alone (a task of
+// complete by its manifest and, where the manifest has them, of its size and
+// sha256 (Verify), one part per shard, one shard count and one input (by
+// content hash). A reader also counts each part's records against the
+// manifest's (app). With only >= 0 it checks that one shard alone (a task of
 // an array over the parts). With allowPartial, missing and unfinished shards
-// are left out (listed in Set.Missing); foreign or duplicated files are
+// and parts changed since they were written are left out (listed in
+// Set.Missing, with why in Set.Failed); foreign or duplicated files are
 // refused either way, since no choice of parts makes them right.
 func Check(dir string, only int, allowPartial bool) (*Set, error) {
 	byN, err := scan(dir)
@@ -215,15 +225,20 @@ func Check(dir string, only int, allowPartial bool) (*Set, error) {
 			se.Foreign = append(se.Foreign, fmt.Sprintf("%s: made from other input (%s) than the other parts", describe(e, i, n), inputNames(m)))
 			continue
 		}
+		if err := Verify(e.parts[0], m.SHA256, m.Size); err != nil {
+			se.Changed = append(se.Changed, fmt.Sprintf("%s: %v", describe(e, i, n), err))
+			continue
+		}
 		set.Parts = append(set.Parts, Part{Shard: i, Path: e.parts[0], Manifest: m})
 	}
 	if len(se.Foreign) > 0 || len(se.Duplicated) > 0 {
 		return nil, se
 	}
-	if len(se.Missing) > 0 || len(se.Unfinished) > 0 {
+	if len(se.Missing) > 0 || len(se.Unfinished) > 0 || len(se.Changed) > 0 {
 		if !allowPartial || len(set.Parts) == 0 {
 			return nil, se
 		}
+		set.Failed = append(append(set.Failed, se.Unfinished...), se.Changed...)
 		for i := range n {
 			if (only < 0 || i == only) && !hasShard(set.Parts, i) {
 				set.Missing = append(set.Missing, i)
@@ -288,4 +303,30 @@ func inputNames(m *Manifest) string {
 		s = append(s, fmt.Sprintf("%s sha256 %s", in.Name, h))
 	}
 	return strings.Join(s, ", ")
+}
+
+// Verify checks a file against the size and sha256 its manifest recorded
+// when it was written, before anything reads it: a part cut short (even at a
+// frame boundary, which decompresses cleanly), edited and re-compressed,
+// emptied, or replaced by another run's file no longer matches. A manifest
+// without them (an older ifkit's) leaves the record count as the check.
+func Verify(path, sha string, size int64) error {
+	if sha == "" {
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if st.Size() != size {
+		return fmt.Errorf("%d bytes, its manifest says %d (cut, changed or replaced after it was written)", st.Size(), size)
+	}
+	got, _, err := provenance.HashFile(path)
+	if err != nil {
+		return err
+	}
+	if got != sha {
+		return fmt.Errorf("sha256 %.12s…, its manifest says %.12s… (changed or replaced after it was written)", got, sha)
+	}
+	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ifkit/ifkit/lib/provenance"
 )
 
 func TestNameParse(t *testing.T) {
@@ -23,6 +25,7 @@ func TestNameParse(t *testing.T) {
 		{"part-00001-of-00016.jsonl.zst.partial", 0, 0, "", false},
 		{"part-00001-of-00016.jsonl.zst.partial.journal", 0, 0, "", false},
 		{"part-00001-of-00016.jsonl.zst.lock", 0, 0, "", false},
+		{"part-00001-of-00016.jsonl.zst.bak-1", 0, 0, "", false},
 		{"part-1-of-16.jsonl", 0, 0, "", false},
 		{"requests.jsonl.zst", 0, 0, "", false},
 	}
@@ -40,7 +43,8 @@ func TestNameParse(t *testing.T) {
 // folder writes parts and manifests: each spec is "I/N" plus flags
 // (u: unfinished, x: other input, m: no manifest, d: a second extension,
 // p: only .partial, g: the part file gone, its manifest left, l: a writer's
-// lock file beside it).
+// lock file beside it, b: an earlier part that --force moved aside, c: the
+// part changed after its manifest recorded it).
 func folder(t *testing.T, specs ...string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -59,6 +63,9 @@ func folder(t *testing.T, specs ...string) string {
 		if strings.Contains(flags, "l") {
 			os.WriteFile(part+".lock", []byte("123\n"), 0o644)
 		}
+		if strings.Contains(flags, "b") {
+			os.WriteFile(part+".bak-1", []byte(`{"id":"old"}`+"\n"), 0o644)
+		}
 		if strings.Contains(flags, "d") {
 			os.WriteFile(filepath.Join(dir, Name(i, n, ".jsonl.gz")), nil, 0o644)
 		}
@@ -68,9 +75,15 @@ func folder(t *testing.T, specs ...string) string {
 		if strings.Contains(flags, "g") {
 			defer os.Remove(part)
 		}
-		m := &Manifest{Shard: i, Count: n, Complete: !strings.Contains(flags, "u"), Input: []Input{{Name: "r.jsonl", SHA256: "aaa"}}}
+		m := &Manifest{Shard: i, Count: n, Complete: !strings.Contains(flags, "u"), Provenance: provenance.Provenance{Input: []provenance.Input{{Name: "r.jsonl", SHA256: "aaa"}}}}
 		if strings.Contains(flags, "x") {
 			m.Input[0].SHA256 = "bbb"
+		}
+		if m.Complete {
+			m.SHA256, m.Size, _ = provenance.HashFile(part)
+		}
+		if strings.Contains(flags, "c") {
+			os.WriteFile(part, []byte(`{"id":"y"}`+"\n"), 0o644)
 		}
 		if err := m.Write(ManifestPath(part)); err != nil {
 			t.Fatal(err)
@@ -91,6 +104,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{"complete", []string{"2/3", "0/3", "1/3"}, -1, false, []int{0, 1, 2}, nil, ""},
 		{"lock files beside the parts", []string{"0/2 l", "1/2 l"}, -1, false, []int{0, 1}, nil, ""},
+		{"parts moved aside by --force", []string{"0/2 b", "1/2"}, -1, false, []int{0, 1}, nil, ""},
 		{"missing", []string{"0/3", "2/3"}, -1, false, nil, nil, "missing shard(s) 1"},
 		{"missing, allowed", []string{"0/3", "2/3"}, -1, true, []int{0, 2}, []int{1}, ""},
 		{"unfinished", []string{"0/3", "1/3 u", "2/3"}, -1, false, nil, nil, "unfinished: part-00001-of-00003.jsonl not complete"},
@@ -102,7 +116,10 @@ func TestCheck(t *testing.T) {
 		{"foreign even when allowed", []string{"0/3", "1/3", "2/3", "1/2"}, -1, true, nil, nil, "foreign"},
 		{"other input", []string{"0/3", "1/3 x", "2/3"}, -1, true, nil, nil, "made from other input"},
 		{"duplicated", []string{"0/2", "1/2 d"}, -1, false, nil, nil, "duplicated: shard 1 has 2 part files"},
+		{"changed since written", []string{"0/3", "1/3 c", "2/3"}, -1, false, nil, nil, "changed since written: part-00001-of-00003.jsonl: sha256"},
+		{"changed, allowed", []string{"0/3", "1/3 c", "2/3"}, -1, true, []int{0, 2}, []int{1}, ""},
 		{"only one shard", []string{"0/3", "1/3 u", "2/3"}, 2, false, []int{2}, nil, ""},
+		{"only a changed shard", []string{"0/3", "1/3 c", "2/3"}, 1, false, nil, nil, "changed since written"},
 		{"only an unfinished shard", []string{"0/3", "1/3 u", "2/3"}, 1, true, nil, nil, "unfinished"},
 	}
 	for _, tt := range tests {
@@ -180,7 +197,7 @@ func TestChainedPartsAreOneSet(t *testing.T) {
 	for i := range 2 {
 		part := filepath.Join(up, Name(i, 2, ".jsonl"))
 		os.WriteFile(part, []byte(fmt.Sprintf(`{"id":"r%d"}`+"\n", i)), 0o644)
-		m := &Manifest{Shard: i, Count: 2, Complete: true, Input: []Input{{Name: "req.jsonl", SHA256: "aaa"}}}
+		m := &Manifest{Shard: i, Count: 2, Complete: true, Provenance: provenance.Provenance{Input: []provenance.Input{{Name: "req.jsonl", SHA256: "aaa"}}}}
 		if err := m.Write(ManifestPath(part)); err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +210,7 @@ func TestChainedPartsAreOneSet(t *testing.T) {
 		}
 		out := filepath.Join(down, Name(i, 2, ".jsonl"))
 		os.WriteFile(out, []byte(fmt.Sprintf(`{"id":"r%d"}`+"\n", i)), 0o644)
-		dm := &Manifest{Shard: i, Count: 2, Complete: true, Input: in}
+		dm := &Manifest{Shard: i, Count: 2, Complete: true, Provenance: provenance.Provenance{Input: in}}
 		if err := dm.Write(ManifestPath(out)); err != nil {
 			t.Fatal(err)
 		}

@@ -418,7 +418,7 @@ func drawHeat(pl *gplot.Plot, p Panel) error {
 	var xt, yt []gplot.Tick
 	for i, c := range h.Cols {
 		label := c
-		if v, ok := atof(c); ok {
+		if v, ok := Atof(c); ok {
 			label = fmtTokens(v)
 		}
 		xt = append(xt, gplot.Tick{Value: float64(i), Label: label})

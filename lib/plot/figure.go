@@ -1,7 +1,3 @@
-// Package plot turns metric rows into the papers' figures: first the figure
-// data (what is plotted, tested by golden files), then SVG drawn with
-// gonum/plot, then one self-contained HTML page with a caption and a table
-// of the same numbers under every figure.
 package plot
 
 import (
@@ -90,29 +86,26 @@ type Count struct {
 	Simulated bool   `json:"simulated,omitempty"`
 }
 
-// Benches lists the benchmarks in the order the report shows them.
-var Benches = []string{"lifbench", "ifscale", "longins", "longgenbench", "eifbench"}
-
-var builders = map[string]func(own, ref []report.Row) []Figure{
-	"lifbench":     lifbenchFigures,
-	"ifscale":      ifscaleFigures,
-	"longins":      longinsFigures,
-	"longgenbench": longgenbenchFigures,
-	"eifbench":     eifbenchFigures,
+// Section is one benchmark's part of the report: its heading and the
+// figures it draws from its metric rows (lib/bench's Figures).
+type Section struct {
+	Bench   string // the rows' "bench"
+	Title   string // the heading: the paper's name
+	Figures func(own, reference []report.Row) []Figure
 }
 
-// Build makes the figures of every benchmark present in rows; reference
-// rows (published models) join the figures of the benchmarks present. A
-// figure with nothing to draw (every value nan) is kept, so the report
-// says so instead of leaving it out.
-func Build(rows, reference []report.Row) []Figure {
+// Build makes the figures of every section whose benchmark has rows, in the
+// sections' order; reference rows (published models) join the figures of
+// the benchmarks present. A figure with nothing to draw (every value nan)
+// is kept, so the report says so instead of leaving it out.
+func Build(rows, reference []report.Row, sections []Section) []Figure {
 	var out []Figure
-	for _, b := range Benches {
-		own := apartByRun(ofBench(rows, b))
+	for _, s := range sections {
+		own := apartByRun(ofBench(rows, s.Bench))
 		if len(own) == 0 {
 			continue
 		}
-		out = append(out, builders[b](own, ofBench(reference, b))...)
+		out = append(out, s.Figures(own, ofBench(reference, s.Bench))...)
 	}
 	return out
 }
@@ -168,9 +161,9 @@ func ofBench(rows []report.Row, bench string) []report.Row {
 	return out
 }
 
-// match keeps the rows of a metric whose dims equal want; a want value of
+// Match keeps the rows of a metric whose dims equal want; a want value of
 // "*" asks for the dim to be present with any value but "all".
-func match(rows []report.Row, metric string, want map[string]string) []report.Row {
+func Match(rows []report.Row, metric string, want map[string]string) []report.Row {
 	var out []report.Row
 next:
 	for _, r := range rows {
@@ -204,8 +197,8 @@ next:
 	return out
 }
 
-// models lists the models of rows, sorted.
-func models(rows []report.Row) []string {
+// Models lists the models of rows, sorted.
+func Models(rows []report.Row) []string {
 	var ms []string
 	for _, r := range rows {
 		if !slices.Contains(ms, r.Model) {
@@ -216,17 +209,17 @@ func models(rows []report.Row) []string {
 	return ms
 }
 
-// seriesName marks a published model's series.
-func seriesName(model string, ref bool) string {
+// SeriesName marks a published model's series.
+func SeriesName(model string, ref bool) string {
 	if ref {
 		return model + " (published)"
 	}
 	return model
 }
 
-// num is a numeric dimension: Row.Nums when the aggregator wrote it, else
+// Num is a numeric dimension: Row.Nums when the aggregator wrote it, else
 // parsed from the string dimension the rows carry (with parse).
-func num(r report.Row, key, dim string, parse func(string) (float64, bool)) (float64, bool) {
+func Num(r report.Row, key, dim string, parse func(string) (float64, bool)) (float64, bool) {
 	if v, ok := r.Nums[key]; ok && !math.IsNaN(v) {
 		return v, true
 	}
@@ -237,13 +230,13 @@ func num(r report.Row, key, dim string, parse func(string) (float64, bool)) (flo
 	return parse(s)
 }
 
-func atof(s string) (float64, bool) {
+func Atof(s string) (float64, bool) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
 }
 
-// xOf reads a point's x and its tick label.
-type xOf func(report.Row) (x float64, label string, ok bool)
+// XOf reads a point's x and its tick label.
+type XOf func(report.Row) (x float64, label string, ok bool)
 
 // collect makes one series per model (split further by split, when given)
 // of the points point reads from rows, in order; NaN values and rows point
@@ -260,10 +253,10 @@ func collect(rows []report.Row, ref bool, split func(report.Row) string, point f
 			continue
 		}
 		p.Y, p.N = r.Value, r.N
-		name := seriesName(r.Model, ref)
+		name := SeriesName(r.Model, ref)
 		if split != nil {
 			if s := split(r); s != "" {
-				name = seriesName(r.Model+" "+s, ref)
+				name = SeriesName(r.Model+" "+s, ref)
 			}
 		}
 		i, seen := idx[name]
@@ -281,26 +274,26 @@ func collect(rows []report.Row, ref bool, split func(report.Row) string, point f
 	return out
 }
 
-// lineSeries is a series per model over the numeric x.
-func lineSeries(rows []report.Row, ref bool, x xOf, split func(report.Row) string) []Series {
+// LineSeries is a series per model over the numeric x.
+func LineSeries(rows []report.Row, ref bool, x XOf, split func(report.Row) string) []Series {
 	return collect(rows, ref, split, func(r report.Row) (Point, bool) {
 		xv, label, ok := x(r)
 		return Point{X: xv, Label: label}, ok
 	}, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
 }
 
-// barSeries is a series per model with a bar per category (cat reads a
+// BarSeries is a series per model with a bar per category (cat reads a
 // row's category; rows outside cats are dropped).
-func barSeries(rows []report.Row, ref bool, cats []string, cat func(report.Row) string, split func(report.Row) string) []Series {
+func BarSeries(rows []report.Row, ref bool, cats []string, cat func(report.Row) string, split func(report.Row) string) []Series {
 	return collect(rows, ref, split, func(r report.Row) (Point, bool) {
 		c := cat(r)
 		return Point{Cat: c}, slices.Contains(cats, c)
 	}, func(a, b Point) int { return slices.Index(cats, a.Cat) - slices.Index(cats, b.Cat) })
 }
 
-// presentCats keeps the categories of order that occur in rows (via cat),
+// PresentCats keeps the categories of order that occur in rows (via cat),
 // in order.
-func presentCats(rows []report.Row, order []string, cat func(report.Row) string) []string {
+func PresentCats(rows []report.Row, order []string, cat func(report.Row) string) []string {
 	var out []string
 	for _, c := range order {
 		for _, r := range rows {
@@ -313,17 +306,17 @@ func presentCats(rows []report.Row, order []string, cat func(report.Row) string)
 	return out
 }
 
-// tally is one model's n, failed and truncated counts for a caption, from
+// Tally is one model's n, failed and truncated counts for a caption, from
 // the summary rows chosen by the benchmark. Row.NFailed and NTruncated are
 // the schema's; failedFallback reads the failed count the benchmark's own
 // rows carried before the schema had them.
-func tally(own, ref []report.Row, summary func(report.Row) bool, failedFallback func(rows []report.Row) int) []Count {
+func Tally(own, ref []report.Row, summary func(report.Row) bool, failedFallback func(rows []report.Row) int) []Count {
 	var out []Count
 	for _, set := range []struct {
 		rows []report.Row
 		ref  bool
 	}{{own, false}, {ref, true}} {
-		for _, m := range models(set.rows) {
+		for _, m := range Models(set.rows) {
 			c := Count{Model: m, Reference: set.ref}
 			var mine []report.Row
 			for _, r := range set.rows {
@@ -347,12 +340,12 @@ func tally(own, ref []report.Row, summary func(report.Row) bool, failedFallback 
 	return out
 }
 
-// sumMetric adds the values of a count metric (e.g. "failed") over rows
+// SumMetric adds the values of a count metric (e.g. "failed") over rows
 // matching want.
-func sumMetric(metric string, want map[string]string) func([]report.Row) int {
+func SumMetric(metric string, want map[string]string) func([]report.Row) int {
 	return func(rows []report.Row) int {
 		var s float64
-		for _, r := range match(rows, metric, want) {
+		for _, r := range Match(rows, metric, want) {
 			if !math.IsNaN(r.Value) {
 				s += r.Value
 			}
@@ -361,12 +354,38 @@ func sumMetric(metric string, want map[string]string) func([]report.Row) int {
 	}
 }
 
-func ptr(v float64) *float64 { return &v }
-
 // fmtTokens labels a token count as the papers do: 4096 as 4k, 1000 as 1000.
 func fmtTokens(v float64) string {
 	if v >= 1024 && math.Mod(v, 1024) == 0 {
 		return fmt.Sprintf("%gk", v/1024)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// Both runs a series maker over the run's rows, then the reference's.
+func Both(own, ref []report.Row, f func(rows []report.Row, ref bool) []Series) []Series {
+	return append(f(own, false), f(ref, true)...)
+}
+
+// LengthX is the x of a length axis: tokens, labelled with the row's label.
+func LengthX(parse func(string) (float64, bool)) XOf {
+	return func(r report.Row) (float64, string, bool) {
+		v, ok := Num(r, "length_tokens", "length", parse)
+		if !ok || v <= 0 {
+			return 0, "", false
+		}
+		label := r.Dims["length"]
+		if _, numeric := Atof(label); label == "" || numeric {
+			label = fmtTokens(v)
+		}
+		return v, label, true
+	}
+}
+
+// HasDim reports whether a row has the dimension, as a label or a number
+// (rows written before the one schema carried every dimension as a string).
+func HasDim(r report.Row, name string) bool {
+	_, s := r.Dims[name]
+	_, n := r.Nums[name]
+	return s || n
 }

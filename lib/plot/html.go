@@ -14,11 +14,6 @@ import (
 
 func escape(s string) string { return html.EscapeString(s) }
 
-// benchTitles are the papers' names.
-var benchTitles = map[string]string{
-	"lifbench": "LIFBench", "ifscale": "IFScale", "longins": "LongIns", "longgenbench": "LongGenBench", "eifbench": "EifBench",
-}
-
 // The page is one file: CSS inline, SVG inline, no script, no font or image
 // fetched; @media print keeps each figure with its caption and table.
 const css = `
@@ -43,10 +38,14 @@ type Page struct {
 	Decimals  int
 }
 
-// WriteHTML writes the report page of the figures built from rows and
-// reference rows.
-func WriteHTML(w io.Writer, rows, reference []report.Row, pg Page) error {
-	figs := Build(rows, reference)
+// WriteHTML writes the report page of the sections' figures built from rows
+// and reference rows.
+func WriteHTML(w io.Writer, rows, reference []report.Row, sections []Section, pg Page) error {
+	figs := Build(rows, reference, sections)
+	titles := map[string]string{}
+	for _, s := range sections {
+		titles[s.Bench] = s.Title
+	}
 	var sb strings.Builder
 	const title = "ifkit report"
 	fmt.Fprintf(&sb, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n<h1>%s</h1>\n", escape(title), css, escape(title))
@@ -75,7 +74,7 @@ func WriteHTML(w io.Writer, rows, reference []report.Row, pg Page) error {
 			if i > 0 {
 				sb.WriteString("</section>\n")
 			}
-			fmt.Fprintf(&sb, "<section id=\"%s\">\n<h2>%s</h2>\n", f.Bench, benchTitles[f.Bench])
+			fmt.Fprintf(&sb, "<section id=\"%s\">\n<h2>%s</h2>\n", f.Bench, titles[f.Bench])
 		}
 		fmt.Fprintf(&sb, "<figure id=\"%s\" data-item=\"%s\">\n", f.ID, f.ID)
 		if hasData(f) {

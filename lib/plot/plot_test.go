@@ -1,4 +1,4 @@
-package plot
+package plot_test
 
 import (
 	"bytes"
@@ -12,9 +12,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ifkit/ifkit/lib/bench"
+	"github.com/ifkit/ifkit/lib/benches"
+	"github.com/ifkit/ifkit/lib/lifbench"
+	"github.com/ifkit/ifkit/lib/plot"
 	"github.com/ifkit/ifkit/lib/report"
 	"github.com/ifkit/ifkit/lib/stream"
 )
+
+var sections = bench.Sections(benches.All)
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current figures")
 
@@ -63,7 +69,7 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 func TestFigureData(t *testing.T) {
-	figs := Build(readRows(t, "rows.jsonl"), readRows(t, "reference.jsonl"))
+	figs := plot.Build(readRows(t, "rows.jsonl"), readRows(t, "reference.jsonl"), sections)
 	var ids []string
 	for _, f := range figs {
 		ids = append(ids, f.ID)
@@ -92,20 +98,23 @@ func withNums(rows []report.Row) []report.Row {
 		}
 		switch r.Bench {
 		case "lifbench":
-			v, ok := lifbenchTokens(r.Dims["length"])
-			set("length_tokens", v, ok)
+			if ls, err := lifbench.ParseLengths(r.Dims["length"]); err == nil && len(ls) == 1 {
+				set("length_tokens", float64(ls[0].Tokens), true)
+			}
 		case "longins":
-			v, ok := atof(r.Dims["length"])
+			v, ok := plot.Atof(r.Dims["length"])
 			set("length_tokens", v, ok)
-			v, ok = atof(r.Dims["depth"])
+			v, ok = plot.Atof(r.Dims["depth"])
 			set("depth", v, ok)
 		case "ifscale":
-			v, ok := atof(r.Dims["density"])
+			v, ok := plot.Atof(r.Dims["density"])
 			set("density", v, ok)
 		case "longgenbench":
-			if x, _, ok := positionX(r); ok {
-				set("position", x/100, true) // a fraction of the output
-			}
+			// the middle of the bucket "10-20%", as a fraction of the output
+			lo, hi, ok := strings.Cut(strings.TrimSuffix(r.Dims["position"], "%"), "-")
+			a, okA := plot.Atof(lo)
+			b, okB := plot.Atof(hi)
+			set("position", (a+b)/200, ok && okA && okB)
 		}
 		out[i] = r
 	}
@@ -114,65 +123,17 @@ func withNums(rows []report.Row) []report.Row {
 
 func TestNumsGiveTheSameFigures(t *testing.T) {
 	rows := readRows(t, "rows.jsonl")
-	want, _ := json.Marshal(Build(rows, nil))
-	got, _ := json.Marshal(Build(withNums(rows), nil))
+	want, _ := json.Marshal(plot.Build(rows, nil, sections))
+	got, _ := json.Marshal(plot.Build(withNums(rows), nil, sections))
 	if !bytes.Equal(got, want) {
 		t.Error("figures from Row.Nums differ from figures from the string dims")
-	}
-}
-
-func TestNumsWin(t *testing.T) {
-	r := report.Row{Dims: map[string]string{"length": "4k"}, Nums: map[string]float64{"length_tokens": 5000}}
-	for _, tc := range []struct {
-		row  report.Row
-		want float64
-		ok   bool
-	}{
-		{r, 5000, true},
-		{report.Row{Dims: map[string]string{"length": "4k"}}, 3 * 1024, true}, // the official LIFBench 4k budget
-		{report.Row{Dims: map[string]string{"length": "2k"}}, 2048, true},
-		{report.Row{Dims: map[string]string{"length": "all"}}, 0, false},
-	} {
-		v, _, ok := lengthX(lifbenchTokens)(tc.row)
-		if v != tc.want || ok != tc.ok {
-			t.Errorf("lengthX(%v) = %v, %v; want %v, %v", tc.row, v, ok, tc.want, tc.ok)
-		}
-	}
-}
-
-// The caption counts come from the summary rows' N, NFailed and NTruncated,
-// else (rows written before the one schema) from the benchmark's own
-// "failed" rows.
-func TestCounts(t *testing.T) {
-	old := []report.Row{
-		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "10"}, Value: 90, N: 8},
-		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "50"}, Value: 80, N: 9},
-		{Bench: "ifscale", Model: "m", Metric: "failed", Dims: map[string]string{"density": "10"}, Value: 2, N: 10},
-		{Bench: "ifscale", Model: "m", Metric: "failed", Dims: map[string]string{"density": "50", "simulated": "true"}, Value: 1, N: 10},
-	}
-	schema := []report.Row{
-		{Bench: "ifscale", Model: "m", Metric: "accuracy", Nums: map[string]float64{"density": 10}, Value: 90, N: 8, NFailed: 2, NTruncated: 3},
-		{Bench: "ifscale", Model: "m", Metric: "accuracy", Nums: map[string]float64{"density": 50}, Value: 80, N: 9, NFailed: 1},
-		{Bench: "ifscale", Model: "m", Metric: "stdev", Nums: map[string]float64{"density": 50}, Value: 3, N: 9, NFailed: 1},
-	}
-	for _, tc := range []struct {
-		rows []report.Row
-		want Count
-	}{
-		{old, Count{Model: "m", N: 17, Failed: 3, Simulated: true}},
-		{schema, Count{Model: "m", N: 17, Failed: 3, Truncated: 3}},
-	} {
-		figs := ifscaleFigures(tc.rows, nil)
-		if got := figs[0].Counts; len(got) != 1 || got[0] != tc.want {
-			t.Errorf("counts %+v, want %+v", got, tc.want)
-		}
 	}
 }
 
 func page(t *testing.T) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := WriteHTML(&b, readRows(t, "rows.jsonl"), readRows(t, "reference.jsonl"), Page{Reference: "reference.jsonl", Decimals: 3}); err != nil {
+	if err := plot.WriteHTML(&b, readRows(t, "rows.jsonl"), readRows(t, "reference.jsonl"), sections, plot.Page{Reference: "reference.jsonl", Decimals: 3}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -227,7 +188,7 @@ func TestHTMLDeterministic(t *testing.T) {
 
 func TestEmptyPage(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteHTML(&b, nil, nil, Page{}); err != nil {
+	if err := plot.WriteHTML(&b, nil, nil, sections, plot.Page{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "nothing to draw") {
@@ -238,11 +199,11 @@ func TestEmptyPage(t *testing.T) {
 // The README's figure (docs/figures/ifscale-accuracy.svg) is drawn from the
 // demo's rows; -update redraws it.
 func TestREADMEFigure(t *testing.T) {
-	for _, f := range Build(readRows(t, "rows.jsonl"), nil) {
+	for _, f := range plot.Build(readRows(t, "rows.jsonl"), nil, sections) {
 		if f.ID != "ifscale-accuracy" {
 			continue
 		}
-		svg, err := document(f)
+		svg, err := plot.Document(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,27 +239,14 @@ func TestRoundTicks(t *testing.T) {
 		{0, 700, "0 200 400 600"},
 	} {
 		var labels []string
-		for _, tk := range roundTicks(tc.lo, tc.hi) {
+		for _, tk := range plot.RoundTicks(tc.lo, tc.hi) {
 			if tk.Label != "" {
 				labels = append(labels, tk.Label)
 			}
 		}
 		if got := strings.Join(labels, " "); got != tc.want {
-			t.Errorf("roundTicks(%v, %v) labels %q, want %q", tc.lo, tc.hi, got, tc.want)
+			t.Errorf("plot.RoundTicks(%v, %v) labels %q, want %q", tc.lo, tc.hi, got, tc.want)
 		}
-	}
-}
-
-// Rows per seed (a "seed" dimension) are not averaged into the curves.
-func TestIFScaleIgnoresPerSeedRows(t *testing.T) {
-	rows := []report.Row{
-		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "10"}, Value: 90, N: 2},
-		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "10"}, Nums: map[string]float64{"seed": 1}, Value: 80, N: 1},
-		{Bench: "ifscale", Model: "m", Metric: "accuracy", Dims: map[string]string{"density": "10", "seed": "0"}, Value: 100, N: 1},
-	}
-	s := ifscaleFigures(rows, nil)[0].Panels[0].Series
-	if len(s) != 1 || len(s[0].Points) != 1 || s[0].Points[0].Y != 90 {
-		t.Errorf("series %+v, want one point at 90", s)
 	}
 }
 
@@ -306,7 +254,7 @@ func TestIFScaleIgnoresPerSeedRows(t *testing.T) {
 func TestHTMLEscapesNames(t *testing.T) {
 	rows := []report.Row{{Bench: "ifscale", Model: `<b>m&"x</b>`, Metric: "accuracy", Dims: map[string]string{"density": "10"}, Value: 90, N: 2}}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, rows, nil, Page{Decimals: 1}); err != nil {
+	if err := plot.WriteHTML(&b, rows, nil, sections, plot.Page{Decimals: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "<b>m") {
@@ -323,11 +271,11 @@ func TestHTMLEscapesNames(t *testing.T) {
 // its tenths labelled by position_range). rows.jsonl predates that schema, so
 // it alone cannot show a figure the current rows leave empty.
 func TestSchemaRowsDrawEveryFigure(t *testing.T) {
-	figs := Build(readRows(t, "schema-rows.jsonl.zst"), nil)
+	figs := plot.Build(readRows(t, "schema-rows.jsonl.zst"), nil, sections)
 	var ids []string
 	for _, f := range figs {
 		ids = append(ids, f.ID)
-		if !hasData(f) {
+		if !plot.HasData(f) {
 			t.Errorf("%s: nothing to draw from the aggregators' rows", f.ID)
 		}
 		if f.ID != "longgenbench-position" {
@@ -355,7 +303,7 @@ func TestRunsOfOneModelApart(t *testing.T) {
 		r.Run = "other"
 		two = append(two, r)
 	}
-	single, double := Build(one, nil), Build(two, nil)
+	single, double := plot.Build(one, nil, sections), plot.Build(two, nil, sections)
 	for i, f := range double {
 		if got, want := len(f.Counts), 2*len(single[i].Counts); got != want {
 			t.Errorf("%s: %d counts, want %d", f.ID, got, want)

@@ -1,4 +1,4 @@
-package plot
+package plot_test
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/ifscale"
 	"github.com/ifkit/ifkit/lib/lifbench"
+	"github.com/ifkit/ifkit/lib/plot"
 	"github.com/ifkit/ifkit/lib/report"
 	"github.com/ifkit/ifkit/lib/testbin"
 )
@@ -24,8 +25,8 @@ func TestPublishedReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := append(append([]report.Row{}, lif.Rows...), ifs.Rows...)
-	figs := Build(readRows(t, "rows.jsonl"), ref)
-	series := func(id, name string) *Series {
+	figs := plot.Build(readRows(t, "rows.jsonl"), ref, sections)
+	series := func(id, name string) *plot.Series {
 		for _, f := range figs {
 			if f.ID != id {
 				continue

@@ -2,7 +2,7 @@ package record
 
 import "fmt"
 
-// The shared field types of DESIGN §2. Stages own the fields they set; every
+// The shared field types (docs/records.md, "Records"). Stages own the fields they set; every
 // other stage reads them through these types so their shape is defined once.
 
 // Error is the `error` field: a record that failed a stage flows on with it.

@@ -1,5 +1,3 @@
-// Package record is the ifkit record contract (DESIGN §2): one JSON object per
-// line, a required id, and every field a stage does not own kept as raw bytes.
 package record
 
 import (

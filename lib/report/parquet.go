@@ -128,15 +128,7 @@ var NumericDims = []string{"length_tokens", "density", "depth", "position", "see
 // per numeric dimension (the usual five and any other a row has) and a
 // VARCHAR column per string dimension.
 func MetricTable(rows []Row) TypedTable {
-	core := []Column{
-		{"bench", Text, true}, {"model", Text, true}, {"metric", Text, true},
-		{"value", Double, false}, {"unit", Text, false},
-		{"n", BigInt, true}, {"n_failed", BigInt, true}, {"n_truncated", BigInt, true},
-		{"run", Text, true}, {"ifkit_version", Text, true}, {"created", Timestamp, false},
-	}
-	coreName := func(k string) bool {
-		return slices.ContainsFunc(core, func(c Column) bool { return c.Name == k })
-	}
+	coreName := func(k string) bool { return slices.Contains(Core, k) }
 	nums := slices.Clone(NumericDims)
 	strs := []string{}
 	for _, r := range rows {
@@ -153,7 +145,10 @@ func MetricTable(rows []Row) TypedTable {
 	}
 	sort.Strings(nums[len(NumericDims):])
 	sort.Strings(strs)
-	t := TypedTable{Columns: core}
+	t := TypedTable{}
+	for _, c := range coreColumns {
+		t.Columns = append(t.Columns, c.Column)
+	}
 	for _, k := range nums {
 		typ := Double
 		if slices.Contains(IntegerDims, k) {
@@ -165,16 +160,24 @@ func MetricTable(rows []Row) TypedTable {
 		t.Columns = append(t.Columns, Column{Name: k, Type: Text})
 	}
 	for _, r := range rows {
-		m := map[string]any{
-			"bench": r.Bench, "model": r.Model, "metric": r.Metric, "value": r.Value,
-			"n": int64(r.N), "n_failed": int64(r.NFailed), "n_truncated": int64(r.NTruncated),
-			"run": r.Run, "ifkit_version": r.Version,
-		}
-		if r.Unit != "" {
-			m["unit"] = r.Unit
-		}
-		if c, err := time.Parse(time.RFC3339, r.Created); err == nil {
-			m["created"] = c
+		m := map[string]any{}
+		for _, c := range coreColumns {
+			switch v := c.field(&r).(type) {
+			case *float64:
+				m[c.Name] = *v
+			case *int:
+				m[c.Name] = int64(*v)
+			case *string:
+				// An optional text column is null when empty; a timestamp
+				// is null when it does not parse.
+				if c.Type == Timestamp {
+					if t, err := time.Parse(time.RFC3339, *v); err == nil {
+						m[c.Name] = t
+					}
+				} else if c.Required || *v != "" {
+					m[c.Name] = *v
+				}
+			}
 		}
 		num := func(k string, v float64) {
 			if slices.Contains(IntegerDims, k) {

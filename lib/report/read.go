@@ -14,16 +14,18 @@ import (
 
 // ParseRow reads one tidy row as WriteJSONL writes it: the fixed fields by
 // name, every other string field as a dimension, every other number as a
-// numeric dimension (DESIGN §7: length_tokens, density, depth, position,
-// seed); "value": null is NaN.
+// numeric dimension (length_tokens, density, depth, position, seed:
+// docs/records.md, "Dimensions"); "value": null is NaN.
 func ParseRow(line []byte) (Row, error) {
 	var m map[string]json.RawMessage
 	if err := record.Unmarshal(line, &m); err != nil {
 		return Row{}, err
 	}
 	var r Row
-	str := map[string]*string{"bench": &r.Bench, "model": &r.Model, "metric": &r.Metric, "unit": &r.Unit, "run": &r.Run, "ifkit_version": &r.Version, "created": &r.Created}
-	ints := map[string]*int{"n": &r.N, "n_failed": &r.NFailed, "n_truncated": &r.NTruncated}
+	core := map[string]any{}
+	for _, c := range coreColumns {
+		core[c.Name] = c.field(&r)
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -31,22 +33,18 @@ func ParseRow(line []byte) (Row, error) {
 	sort.Strings(keys) // errors name the same key whatever the map order
 	for _, k := range keys {
 		raw := m[k]
-		switch {
-		case k == "value":
+		switch f := core[k].(type) {
+		case *float64:
 			var v *float64
 			if err := record.Unmarshal(raw, &v); err != nil {
-				return Row{}, fmt.Errorf("value: %v", err)
-			}
-			r.Value = math.NaN()
-			if v != nil {
-				r.Value = *v
-			}
-		case str[k] != nil:
-			if err := record.Unmarshal(raw, str[k]); err != nil {
 				return Row{}, fmt.Errorf("%s: %v", k, err)
 			}
-		case ints[k] != nil:
-			if err := record.Unmarshal(raw, ints[k]); err != nil {
+			*f = math.NaN() // "value": null
+			if v != nil {
+				*f = *v
+			}
+		case *string, *int:
+			if err := record.Unmarshal(raw, f); err != nil {
 				return Row{}, fmt.Errorf("%s: %v", k, err)
 			}
 		default:

@@ -1,5 +1,3 @@
-// Package report writes metric results: tidy rows (one metric value per line,
-// for data lakes) and tables laid out like the papers' (Markdown, CSV).
 package report
 
 import (
@@ -15,10 +13,10 @@ import (
 	"github.com/ifkit/ifkit/lib/record"
 )
 
-// Row is one metric value with its dimensions (DESIGN §4: bench, model,
-// metric, value and n always; task, length, density, ... as needed).
+// Row is one metric value with its dimensions: bench, model, metric, value
+// and n always; task, length, density, ... as needed.
 //
-// The one metric-row schema (docs/metrics.md): Dims hold string dimensions and
+// The one metric-row schema (docs/records.md, "Metric rows"): Dims hold string dimensions and
 // human labels ("length": "4k"), Nums the numeric dimensions written as JSON
 // numbers (length_tokens, density, depth, position, seed); Unit says what
 // Value is in (ratio|percent|count|tokens|words: the papers' own units);
@@ -41,37 +39,59 @@ type Row struct {
 	Created    string
 }
 
-// Core lists the columns every metric row has, in the order written
-// (docs/metrics.md): the same columns whether or not anything failed.
-var Core = []string{"bench", "model", "metric", "value", "unit", "n", "n_failed", "n_truncated", "run", "ifkit_version", "created"}
+// column is one of the columns every metric row has: its name and Parquet
+// type, and the Row field that holds it (a *string, *int or *float64).
+// coreColumns is the one list of them, in the order written (docs/records.md,
+// "Core columns"): JSON Lines, Parquet and the row reader all follow it.
+type column struct {
+	Column
+	field func(*Row) any
+}
+
+var coreColumns = []column{
+	{Column{"bench", Text, true}, func(r *Row) any { return &r.Bench }},
+	{Column{"model", Text, true}, func(r *Row) any { return &r.Model }},
+	{Column{"metric", Text, true}, func(r *Row) any { return &r.Metric }},
+	{Column{"value", Double, false}, func(r *Row) any { return &r.Value }},
+	{Column{"unit", Text, false}, func(r *Row) any { return &r.Unit }},
+	{Column{"n", BigInt, true}, func(r *Row) any { return &r.N }},
+	{Column{"n_failed", BigInt, true}, func(r *Row) any { return &r.NFailed }},
+	{Column{"n_truncated", BigInt, true}, func(r *Row) any { return &r.NTruncated }},
+	{Column{"run", Text, true}, func(r *Row) any { return &r.Run }},
+	{Column{"ifkit_version", Text, true}, func(r *Row) any { return &r.Version }},
+	{Column{"created", Timestamp, false}, func(r *Row) any { return &r.Created }},
+}
+
+// Core lists the names of the columns every metric row has, in the order
+// written: the same columns whether or not anything failed.
+var Core = func() []string {
+	names := make([]string, len(coreColumns))
+	for i, c := range coreColumns {
+		names[i] = c.Name
+	}
+	return names
+}()
 
 // MarshalJSON writes the core columns, then the dimensions (Dims as strings,
 // Nums as numbers) in key order. A dimension named like a core column, or a
 // string dimension with the name of a numeric one, is left out: a row must
 // not hold one key twice.
 func (r Row) MarshalJSON() ([]byte, error) {
-	b := []byte(`{"bench":`)
-	b = append(b, record.Quote(r.Bench)...)
-	b = append(b, `,"model":`...)
-	b = append(b, record.Quote(r.Model)...)
-	b = append(b, `,"metric":`...)
-	b = append(b, record.Quote(r.Metric)...)
-	b = append(b, `,"value":`...)
-	b = appendFloat(b, r.Value)
-	b = append(b, `,"unit":`...)
-	b = append(b, record.Quote(r.Unit)...)
-	b = append(b, `,"n":`...)
-	b = strconv.AppendInt(b, int64(r.N), 10)
-	b = append(b, `,"n_failed":`...)
-	b = strconv.AppendInt(b, int64(r.NFailed), 10)
-	b = append(b, `,"n_truncated":`...)
-	b = strconv.AppendInt(b, int64(r.NTruncated), 10)
-	b = append(b, `,"run":`...)
-	b = append(b, record.Quote(r.Run)...)
-	b = append(b, `,"ifkit_version":`...)
-	b = append(b, record.Quote(r.Version)...)
-	b = append(b, `,"created":`...)
-	b = append(b, record.Quote(r.Created)...)
+	b := []byte{'{'}
+	for i, c := range coreColumns {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(b, record.Quote(c.Name)...), ':')
+		switch v := c.field(&r).(type) {
+		case *string:
+			b = append(b, record.Quote(*v)...)
+		case *int:
+			b = strconv.AppendInt(b, int64(*v), 10)
+		case *float64:
+			b = appendFloat(b, *v)
+		}
+	}
 	keys := make([]string, 0, len(r.Dims)+len(r.Nums))
 	for k := range r.Dims {
 		if _, num := r.Nums[k]; !num && !slices.Contains(Core, k) {

@@ -2,7 +2,10 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -57,5 +60,42 @@ func TestTables(t *testing.T) {
 	}
 	if Fmt(math.NaN(), 3) != "nan" || Fmt(1.5, 2) != "1.50" {
 		t.Errorf("Fmt: %q %q", Fmt(math.NaN(), 3), Fmt(1.5, 2))
+	}
+}
+
+// The core columns come from one list: a row written as JSON reads back the
+// same, its keys are the list's in order, and the typed table's first
+// columns are the list's.
+func TestCoreColumnsOneList(t *testing.T) {
+	r := Row{Bench: "b", Model: "m", Metric: "x", Value: 0.5, Unit: "ratio", N: 3, NFailed: 1, NTruncated: 2, Run: "r", Version: "v", Created: "2026-01-02T03:04:05Z",
+		Dims: map[string]string{"task": "t"}, Nums: map[string]float64{"density": 10}}
+	b, _ := r.MarshalJSON()
+	back, err := ParseRow(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, r) {
+		t.Errorf("round trip:\n%+v\nwant\n%+v", back, r)
+	}
+	var order []string
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.Token()
+	for dec.More() {
+		k, _ := dec.Token()
+		order = append(order, k.(string))
+		var skip json.RawMessage
+		dec.Decode(&skip)
+	}
+	if !slices.Equal(order[:len(Core)], Core) {
+		t.Errorf("keys %v, want the core columns %v first", order, Core)
+	}
+	tt := MetricTable([]Row{r})
+	for i, name := range Core {
+		if tt.Columns[i].Name != name {
+			t.Errorf("typed column %d is %s, want %s", i, tt.Columns[i].Name, name)
+		}
+	}
+	if got := tt.Rows[0]["n_failed"]; got != int64(1) {
+		t.Errorf("typed n_failed %v (%T)", got, got)
 	}
 }

@@ -1,16 +1,3 @@
-// Package sim is llm-sim: an OpenAI-compatible inference server used as a
-// test double for ifkit's pipelines (DESIGN §6). It serves
-// /v1/chat/completions, /v1/completions and /v1/models with SSE streaming and
-// usage, and POST /tokenize; models latency (time to first token, tokens per
-// second, a concurrency cap with a queue) and injects faults (429 with
-// Retry-After, 500, 503, connection resets, stalls, truncated and aborted
-// replies). A context length (MaxModelLen) and a Profile make it behave like
-// vLLM, Ollama, llama.cpp or OpenAI (docs/llm-sim.md).
-//
-// Benchmark packages plug in Solvers that recognise their prompts and answer
-// them with a controllable skill, which can decay with prompt length so that
-// pipelines produce meaningful curves. Everything it says is marked as
-// simulated: the header "x-llm-sim: true" and system_fingerprint "llm-sim".
 package sim
 
 import (
@@ -84,7 +71,7 @@ func (p Params) Hit() bool { return p.Rand.Float64() < p.Skill }
 
 // Solver answers benchmark prompts it recognises. At skill 1 its replies
 // must get full marks from every deterministic scorer of its benchmark
-// (DESIGN §6); below 1 it degrades item by item (see Params.Hit), so that
+// (docs/llm-sim.md); below 1 it degrades item by item (see Params.Hit), so that
 // the measured score tracks the skill. It must be safe for concurrent use.
 type Solver interface {
 	Name() string

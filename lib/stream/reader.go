@@ -3,8 +3,11 @@ package stream
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"sync/atomic"
@@ -34,6 +37,10 @@ type Input struct {
 	// how much of a file is left.
 	Size     int64
 	Consumed atomic.Int64
+	// sum hashes what is read from an input that cannot be read twice
+	// (stdin, a pipe, a FIFO, <(…)): its content is known only as it is read.
+	sum  hash.Hash
+	read int64
 }
 
 type countingReader struct {
@@ -45,6 +52,27 @@ func (c countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
 	return n, err
+}
+
+type hashCounter struct{ in *Input }
+
+func (h hashCounter) Write(p []byte) (int, error) {
+	h.in.read += int64(len(p))
+	return h.in.sum.Write(p)
+}
+
+// Streamed reports whether the input cannot be read twice (stdin, a pipe, a
+// FIFO): its hash is Sum's, made from the bytes read, not from the file.
+func (in *Input) Streamed() bool { return in.sum != nil }
+
+// Sum is the SHA-256 (hex) and size of the bytes read so far from a
+// streamed input, as stored (compressed): the whole input's once it was
+// read to the end.
+func (in *Input) Sum() (sha string, size int64) {
+	if in.sum == nil {
+		return "", 0
+	}
+	return hex.EncodeToString(in.sum.Sum(nil)), in.read
 }
 
 // Open opens a file name, or stdin for "" and "-", and sniffs its compression.
@@ -63,7 +91,15 @@ func Open(name string, stdin io.Reader) (*Input, error) {
 		src = countingReader{f, &in.Consumed}
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 			in.Size = st.Size()
+		} else if err == nil && !st.IsDir() {
+			in.sum = sha256.New()
 		}
+	}
+	if in.Name == "-" {
+		in.sum = sha256.New()
+	}
+	if in.sum != nil {
+		src = io.TeeReader(src, hashCounter{in})
 	}
 	raw := bufio.NewReaderSize(src, 1<<20)
 	c, err := sniff(raw)

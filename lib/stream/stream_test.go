@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -635,6 +636,55 @@ func TestReadFileSkipsBOM(t *testing.T) {
 		if string(b) != want {
 			t.Errorf("OpenText(%s) reads %q, want %q", name, b, want)
 		}
+	}
+}
+
+// An output asked for its checksum reports the sha256 and size of the file
+// as stored, for the manifest a reader checks the part against; WriteFile
+// completes a whole file the same way, replacing (never following) a link
+// at its name or its temporary name.
+func TestChecksumAndWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "part.jsonl.zst")
+	o, err := Create(path, Zstd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Checksum()
+	for i := range 1000 {
+		o.WriteLine(fmt.Appendf(nil, `{"id":"r%d"}`, i))
+	}
+	if sha, _ := o.Sum(); sha != "" {
+		t.Errorf("Sum before Close = %q", sha)
+	}
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	sha, size := o.Sum()
+	if want := fmt.Sprintf("%x", sha256.Sum256(b)); sha != want || size != int64(len(b)) {
+		t.Errorf("Sum = %s, %d; the file: %s, %d", sha, size, want, len(b))
+	}
+
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep"), 0o644)
+	link := filepath.Join(dir, "m.json")
+	os.Symlink(victim, link)
+	if err := WriteFile(link, []byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(victim, PartialName(link+"2"))
+	if err := WriteFile(link+"2", []byte("{}\n")); err != nil {
+		t.Error(err)
+	}
+	if b, _ := os.ReadFile(link + "2"); string(b) != "{}\n" {
+		t.Errorf("written through a link planted at the temporary name: %q", b)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+	if st, _ := os.Lstat(link); st.Mode()&os.ModeSymlink != 0 {
+		t.Error("the link is still there")
 	}
 }
 

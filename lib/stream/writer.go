@@ -2,8 +2,11 @@ package stream
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"runtime"
@@ -42,6 +45,8 @@ type Output struct {
 	done    chan struct{}
 	ticker  *time.Ticker
 	enc     *zstd.Encoder
+	sum     hash.Hash // the bytes written, when Checksum asked for them
+	size    int64
 }
 
 // chunk is one compressed piece on its way to the file, in order. It does not
@@ -76,8 +81,7 @@ func create(path, tmp string, c Compression, stdout *os.File) (*Output, error) {
 	} else {
 		o.Path = path
 		o.tmp = tmp
-		// O_NOFOLLOW: never write through a symbolic link planted at FILE.partial.
-		f, err := os.OpenFile(o.tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o666)
+		f, err := openTemp(tmp)
 		if err != nil {
 			return nil, err
 		}
@@ -230,7 +234,36 @@ func (o *Output) writeLoop(chunks <-chan chunk) {
 		if _, err := o.dst.Write(b); err != nil {
 			o.setErr(fmt.Errorf("write %s: %w", o.name(), err))
 		}
+		if o.sum != nil {
+			o.sum.Write(b)
+			o.size += int64(len(b))
+		}
 	}
+}
+
+// Checksum makes the output hash the bytes it writes (as stored: compressed),
+// for a manifest that lets a reader check the file before reading it. Call
+// it before the first write; Sum gives the result once the output is closed.
+func (o *Output) Checksum() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.sum == nil && o.records == 0 && len(o.buf) == 0 {
+		o.sum = sha256.New()
+	}
+}
+
+// Sum is the SHA-256 (hex) and size of what a closed output wrote, when
+// Checksum asked for it ("" otherwise).
+func (o *Output) Sum() (sha string, size int64) {
+	select {
+	case <-o.done: // the write loop is over: sum and size are final
+	default:
+		return "", 0
+	}
+	if o.sum == nil {
+		return "", 0
+	}
+	return hex.EncodeToString(o.sum.Sum(nil)), o.size
 }
 
 func (o *Output) setErr(err error) {
@@ -279,16 +312,62 @@ func (o *Output) Close() error {
 	if o.Path == "" {
 		return err
 	}
+	return commit(o.dst, o.tmp, o.Path, err)
+}
+
+// openTemp creates (or truncates) the temporary name a file is written
+// under. O_NOFOLLOW: never write through a symbolic link planted there.
+func openTemp(tmp string) (*os.File, error) {
+	return os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o666)
+}
+
+// commit puts a file written under tmp into place: synced, closed, renamed
+// over path (a reader sees the old file or the new one, never a mix, and a
+// symbolic link at path is replaced, not written through). err is the
+// writing's outcome: when it is set, tmp stays for the caller to keep or
+// remove.
+func commit(f *os.File, tmp, path string, err error) error {
 	if err == nil {
-		err = o.dst.Sync()
+		err = f.Sync()
 	}
-	if cerr := o.dst.Close(); err == nil {
+	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	return os.Rename(o.tmp, o.Path)
+	return os.Rename(tmp, path)
+}
+
+// WriteFile stores a whole file atomically, the way every output file is
+// completed: written to PartialName(path), synced and renamed into place.
+// Manifests, --stats and the report index are written with it.
+func WriteFile(path string, data []byte) error {
+	return WriteFileVia(path, PartialName(path), func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFileVia is WriteFile through a temporary name of the caller's (a
+// unique one where writers on several nodes may write the same file, as
+// the cache's) with what write puts there, checked by write before the
+// rename if it needs to be (a download against its pinned hash). The
+// temporary file is created anew, never through a link (a leftover of a
+// killed writer is replaced, a link planted there removed, not followed),
+// and removed when anything fails.
+func WriteFileVia(path, tmp string, write func(f io.Writer) error) error {
+	if err := os.Remove(tmp); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o666)
+	if err != nil {
+		return err
+	}
+	if err = commit(f, tmp, path, write(f)); err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // Abandon writes what was done and leaves it under PartialName, for a run that
@@ -315,12 +394,12 @@ func (o *Output) Discard() {
 
 var errClosed = errors.New("write to a closed output")
 
-// ErrSameFile is returned when -o names one of the inputs.
+// ErrSameFile is returned when an output is one of the inputs.
 var ErrSameFile = errors.New("refusing to overwrite an input file")
 
 // CheckNotInput fails when out, or the FILE.partial a run writes first, is
-// the same file as one of the inputs, stdin included (`-o F < F`): the run
-// would truncate what it is about to read.
+// the same file as one of the inputs, stdin included (`-o F < F`), by device
+// and inode: the run would truncate what it is about to read.
 func CheckNotInput(out string, inputs []string, stdin io.Reader) error {
 	if out == "" || out == "-" {
 		return nil
@@ -345,7 +424,7 @@ func CheckNotInput(out string, inputs []string, stdin io.Reader) error {
 				continue
 			}
 			if os.SameFile(ost, ist) {
-				return fmt.Errorf("-o %s: %w %s (%s)", out, ErrSameFile, in, o)
+				return fmt.Errorf("%w %s (%s)", ErrSameFile, in, o)
 			}
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// StartSim starts the built llm-sim on 127.0.0.1 with a free port and
+// StartSim starts the llm-sim under test (Dir) on 127.0.0.1 with a free port and
 // returns its base URL; it is stopped when the test ends.
 func StartSim(t testing.TB, args ...string) string {
 	t.Helper()

@@ -1,38 +1,9 @@
-// Package testbin builds the seven programs once per test binary, for the
-// tests that run them as a user would (CLI scripts, pipelines).
 package testbin
 
-import (
-	"fmt"
-	"os"
-	"os/exec"
-	"testing"
-)
-
-// Version is stamped into the binaries, so scripts can check --version.
+// Version is what the programs under test say they are (--version), so
+// scripts can check it.
 const Version = "test-version"
 
-// Dir holds the built programs while the tests run.
+// Dir holds the programs under test while the tests run: links to the test
+// binary, made by lib/testprograms.Main.
 var Dir string
-
-// Main builds ./tools/... from the repository root into a temporary folder,
-// runs the tests and exits; call it from TestMain.
-func Main(m *testing.M, root string) {
-	dir, err := os.MkdirTemp("", "ifkit-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	build := exec.Command("go", "build", "-ldflags", "-X github.com/ifkit/ifkit/lib/app.Version="+Version, "-o", dir+"/", "./tools/...")
-	build.Dir = root
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the tools:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	Dir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}

@@ -10,7 +10,8 @@
 #     pipelines/slurm/pipeline.sh --partition=gpu
 #
 # Writes OUT/parts/ (answers), OUT/judged/ (scored checks), OUT/report.txt,
-# logs under each folder's logs/. Arguments are passed to every sbatch
+# logs under each folder's logs/ (the tasks' attempt logs, and Slurm's own
+# slurm-<job>_<task>.out of each task). Arguments are passed to every sbatch
 # (partition, account, time limit). A task that fails holds the later jobs
 # (afterok) and is cancelled with them: fix the cause, re-run the failed tasks with the same variables
 # (`sbatch --array=3 pipelines/slurm/infer-array.sbatch`), then run this
@@ -21,20 +22,28 @@
 # two array scripts read (JOBS, MODEL, INFER_ARGS, JUDGE_ARGS, JUDGE_MODEL,
 # LOG_FORMAT, endpoints and keys).
 set -euo pipefail
-requests=${REQUESTS:?set REQUESTS to the request file}
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+case ${1-} in -h | --help) ifkit_help; exit 0 ;; esac
+requests=${REQUESTS:-}
+[[ -n $requests ]] || ifkit_usage "set REQUESTS to the request file"
 out=${OUT:-out/cluster}
 out=${out%/}
 n=${SHARDS:-16}
 at_once=${AT_ONCE:-4}
+[[ $n =~ ^[1-9][0-9]*$ ]] || ifkit_usage "SHARDS=$n: want a number of shards, 1 or more"
+[[ $at_once =~ ^[1-9][0-9]*$ ]] || ifkit_usage "AT_ONCE=$at_once: want a number of tasks, 1 or more"
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(dirname "$(dirname "$here")")
-if [[ -x $root/bin/aggregate-ifs ]]; then PATH=$root/bin:$PATH; fi
-mkdir -p "$out/logs"
-export SHARDS=$n
-infer=$(REQUESTS=$requests OUT=$out/parts sbatch --parsable "$@" \
+ifkit_find_programs
+# The jobs inherit this environment: the programs found here, and the
+# checkout whose pipelines/lib.sh the array scripts source.
+export IFKIT_ROOT=$ifkit_root SHARDS=$n
+mkdir -p "$out/logs" "$out/parts/logs" "$out/judged/logs"
+infer=$(REQUESTS=$requests OUT=$out/parts sbatch --parsable "$@" --output="$out/parts/logs/slurm-%A_%a.out" \
   --array="0-$((n - 1))%$at_once" "$here/infer-array.sbatch")
 infer=${infer%%;*}
-judge=$(IN=$out/parts OUT=$out/judged sbatch --parsable "$@" --dependency="afterok:$infer" --kill-on-invalid-dep=yes \
+judge=$(IN=$out/parts OUT=$out/judged sbatch --parsable "$@" --output="$out/judged/logs/slurm-%A_%a.out" \
+  --dependency="afterok:$infer" --kill-on-invalid-dep=yes \
   --array="0-$((n - 1))%$at_once" "$here/judge-array.sbatch")
 judge=${judge%%;*}
 report=$(sbatch --parsable "$@" --dependency="afterok:$judge" --kill-on-invalid-dep=yes --job-name=ifkit-report \

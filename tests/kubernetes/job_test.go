@@ -16,12 +16,13 @@ import (
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/testbin"
+	"github.com/ifkit/ifkit/lib/testprograms"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
 
-func TestMain(m *testing.M) { testbin.Main(m, "../..") }
+func TestMain(m *testing.M) { testprograms.Main(m) }
 
 const manifest = "../../pipelines/kubernetes/infer-indexed-job.yaml"
 

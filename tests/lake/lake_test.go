@@ -17,9 +17,10 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 	"github.com/ifkit/ifkit/lib/testbin"
+	"github.com/ifkit/ifkit/lib/testprograms"
 )
 
-func TestMain(m *testing.M) { testbin.Main(m, "../..") }
+func TestMain(m *testing.M) { testprograms.Main(m) }
 
 // run runs one of ifkit's programs in dir and fails the test unless it exits 0.
 func run(t *testing.T, dir, stdin string, args ...string) string {

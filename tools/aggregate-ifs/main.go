@@ -1,77 +1,11 @@
-// Command aggregate-ifs reduces judged records to each paper's metrics.
+// Command aggregate-ifs reduces judged records to each paper's metrics
+// (lib/programs.AggregateIFS).
 package main
 
 import (
-	"io"
-
-	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
-	"github.com/ifkit/ifkit/lib/eifbench"
-	"github.com/ifkit/ifkit/lib/ifscale"
-	"github.com/ifkit/ifkit/lib/lifbench"
-	"github.com/ifkit/ifkit/lib/longgenbench"
-	"github.com/ifkit/ifkit/lib/longins"
-	"github.com/ifkit/ifkit/lib/plot"
-	"github.com/ifkit/ifkit/lib/report"
-	"github.com/urfave/cli/v2"
+	"github.com/ifkit/ifkit/lib/benches"
+	"github.com/ifkit/ifkit/lib/programs"
 )
 
-var registry = aggregate.Registry{
-	Aggregators: map[string]aggregate.Factory{
-		"eifbench":     eifbench.NewAggregator,
-		"longgenbench": longgenbench.NewAggregator,
-		"ifscale":      ifscale.NewAggregator,
-		"longins":      longins.NewAggregator,
-		"lifbench":     lifbench.NewAggregator,
-	},
-	Importers: map[string]aggregate.Importer{
-		"ifscale-per-sample": ifscale.ImportPerSample,
-		"lifbench-scores":    lifbench.ImportScores,
-		"rows":               aggregate.ImportRows,
-	},
-	Page: func(w io.Writer, rows, ref []report.Row, opt aggregate.Options) error {
-		return plot.WriteHTML(w, rows, ref, plot.Page{Reference: opt.Reference, Decimals: opt.Decimals})
-	},
-}
-
-func main() {
-	app.Main(app.Tool{
-		Name:      "aggregate-ifs",
-		Usage:     "compute each benchmark's metrics from judged records, per model",
-		ArgsUsage: "[FILE...]",
-		Description: `Tables laid out like the papers' (Markdown or CSV), or tidy rows, one metric
-value per line (--format jsonl), ready for DuckDB or Spark. Records that failed
-in an earlier stage are counted, and each table says how they were treated.
---import KIND reads official result files (the FILE arguments) instead of records.
-Every row carries its provenance: run (the id of the partitioned run its records
-came from, else this run's), ifkit_version and created; records of two runs are
-aggregated apart. --format parquet writes the rows typed (docs/lake.md);
---items FILE (.jsonl or .parquet) one row per scored record; --format csv
-writes one plain table with --table NAME, or a folder of them with -o DIR/.
---html FILE also writes one self-contained page with the papers' figures;
---reference adds published models (rows from --import) to its figures.
-
-Example:
-  judge judged.jsonl.zst | aggregate-ifs --format md
-  aggregate-ifs --import ifscale-per-sample per_sample.csv
-  aggregate-ifs --format parquet -o rows.parquet --items items.parquet judged/
-  aggregate-ifs --html report.html --reference published.jsonl judged.jsonl.zst`,
-		TextOutput:  true,
-		OutputFlags: []string{"format", "rows", "items", "table", "decimals", "html", "reference"},
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "md", Usage: "md, csv, jsonl (tidy rows), json or parquet (typed rows)"},
-			&cli.StringFlag{Name: "import", Usage: "read official result files of `KIND` (given as FILE arguments) instead of records"},
-			&cli.StringFlag{Name: "rows", Usage: "also write the tidy rows (JSONL, one metric value per line) to `FILE`, in the same pass"},
-			&cli.StringFlag{Name: "items", Usage: "also write one row per scored record (id, bench, model, task, run, score, verdict, failed, truncated, group keys) to `FILE`: Parquet for .parquet, else JSON Lines"},
-			&cli.StringFlag{Name: "table", Usage: "with --format csv: write only the table `NAME` (its title in lower case with dashes), as a plain CSV"},
-			&cli.IntFlag{Name: "decimals", Value: 3, Usage: "digits after the point in tables"},
-			&cli.StringFlag{Name: "failed", Value: aggregate.FailedOfficial, Usage: "records that failed before scoring: `POLICY` official (as each benchmark's own code: mostly scored 0, see docs/<bench>.md) or exclude (left out); n_failed counts them either way"},
-			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report with the papers' figures (SVG) to `FILE`"},
-			&cli.StringFlag{Name: "reference", Usage: "draw the published models of `FILE` (metric rows from --import ... --format jsonl) in the --html figures"},
-			&cli.BoolFlag{Name: "exclude-truncated", Usage: "leave out records whose prompt the server truncated (response.server_truncated); every table says how many there were either way"},
-		},
-		Action: func(r *app.Run) error {
-			return aggregate.Run(r, registry, r.String("format"), r.String("import"), r.String("rows"), aggregate.Options{Decimals: r.Int("decimals"), Failed: r.String("failed"), HTML: r.String("html"), Reference: r.String("reference"), Items: r.String("items"), Table: r.String("table"), ExcludeTruncated: r.Bool("exclude-truncated")})
-		},
-	})
-}
+func main() { app.Main(programs.AggregateIFS(benches.All)) }

@@ -14,7 +14,7 @@ func main() {
 		Usage:     "add \"x\":1 to every record (benchmark helper)",
 		ArgsUsage: "[FILE...]",
 		Description: `Example:
-  addfield in.jsonl.zst | zstd -dc | head -1`,
+  addfield in.jsonl.zst | head -1`,
 		Action: func(r *app.Run) error {
 			return r.Map(func(rec *record.Record) error { return rec.Set("x", 1) })
 		},

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -13,9 +13,10 @@ import (
 // Every item says where it came from in the "source" field, which
 // aggregate-ifs notes under every table and as a row dimension, so a report
 // made from the project's own samples never passes for the official data.
+// A generator emits through EmitFrom with one of the sources below.
 
-// emitFrom is r.Emit for items from source.
-func emitFrom(r *app.Run, source string) func(*record.Record) error {
+// EmitFrom is r.Emit for items from source.
+func EmitFrom(r *app.Run, source string) func(*record.Record) error {
 	return func(rec *record.Record) error {
 		if err := rec.Set(record.SourceField, source); err != nil {
 			return err
@@ -24,9 +25,9 @@ func emitFrom(r *app.Run, source string) func(*record.Record) error {
 	}
 }
 
-// fileSource names files as reports show them: base name and size. A file
+// FileSource names files as reports show them: base name and size. A file
 // that cannot be read is named without a size; its reader reports why.
-func fileSource(kind string, paths []string) string {
+func FileSource(kind string, paths []string) string {
 	names := make([]string, len(paths))
 	for i, p := range paths {
 		names[i] = filepath.Base(p)
@@ -37,5 +38,5 @@ func fileSource(kind string, paths []string) string {
 	return kind + " " + strings.Join(names, "; ")
 }
 
-// officialSource is the source of items imported from official files.
-func officialSource(paths ...string) string { return fileSource("official file", paths) }
+// OfficialSource is the source of items imported from official files.
+func OfficialSource(paths ...string) string { return FileSource("official file", paths) }

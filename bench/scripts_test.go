@@ -1,0 +1,65 @@
+// Package bench_test runs every benchmark script at a tiny size, so a change
+// of the programs' behaviour breaks this test rather than the next
+// measurement (issue 27). It checks that each script runs and that its
+// programs did the work; the timings mean nothing at this size.
+package bench_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ifkit/ifkit/lib/testbin"
+	"github.com/ifkit/ifkit/lib/testprograms"
+)
+
+func TestMain(m *testing.M) { testprograms.Main(m) }
+
+func TestScriptsAtTinySize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the benchmark scripts build their programs and run them all")
+	}
+	for _, tool := range []string{"zstd", "jq", "curl", "bc", "/usr/bin/time"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("the benchmark scripts need %s (apt-get install zstd jq curl bc time)", tool)
+		}
+	}
+	// bench/run.sh runs them all one after the other; the passthrough corpus
+	// (1 MiB here) and its results go to a temporary folder.
+	cmd := exec.Command("bash", "-c", "bench/passthrough/run.sh 1 && bench/run.sh infer lifbench ifscale longins batch")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "PATH="+testbin.Dir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"DATA="+t.TempDir(), "REPEAT=1", "RUNS=1",
+		"N=200", "CURL_N=50", "CPU_N=200", "BIG_N=8", "BIG_KB=20", // infer
+		"LIFBENCH_LENGTHS=1k",        // lifbench
+		"DENSITIES=10,20", "SEEDS=0", // ifscale
+		"TASKS=20", "INSTANCES=10", "LONGINS_LENGTHS=256", // longins
+		"LONG_N=16", "SHORT_N=200", "PREFIX_LENGTHS=1k", "BATCH_LENGTHS=1k", "BASE=", // batch
+	)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the benchmark scripts failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"addfield vs jq pipeline: ",
+		"| saturation | infer-batch -j 256 | 200 records |", "| 200 ok |",
+		"| cpu | infer-batch -j 64 | 200 requests |",
+		"| rss | infer-batch -j 64, 8 × 20 KB prompts |", "| 8 ok |",
+		"prompts: 467,", "best: gen+expand ",
+		"replies: 2,", "for 2 replies",
+		"modes gist: written=20 exams",
+		"| long | infer-batch | 16 × 455 KB |", "| 16 ok |",
+		"| short | infer-batch -j 256 | 200 records |",
+		"| prefix | lif.jsonl: outputs of both orders identical", "| prefix | lif.shuf.jsonl: outputs of both orders identical",
+		"records identical to online: yes",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join("..", "bench", "data", "passthrough-1m-*")); len(left) > 0 {
+		t.Errorf("the passthrough corpus went to bench/data, not DATA: %v", left)
+	}
+}

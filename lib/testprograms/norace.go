@@ -1,0 +1,5 @@
+//go:build !race
+
+package testprograms
+
+const raceEnabled = false
