@@ -25,7 +25,8 @@ Flags:
   --vocab FILE          vocabulary (e.g. the official pruned_rules.csv); default: the project's
   --numpy-compat        the official keyword order (numpy's legacy RandomState permutation)
   --template FILE       task text to put before the constraints, instead of the project's
-  --max-tokens N        reply budget (default: the endpoint's, as the official runner)
+  --max-tokens N        reply budget (default: 8192; the official runner sets none, leaving it
+                        to the endpoint, whose default may be unlimited)
   --temperature T       sampling temperature (default: the endpoint's, as the official runner)
 TXT
 	ifkit_common_help

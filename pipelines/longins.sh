@@ -28,7 +28,7 @@ Flags:
   --error-rate R        share of wrongly answered questions (default: 0.1)
   --tasks FILE          task source (Super-NaturalInstructions layout; repeatable)
   --official FILE       official exam file, e.g. GIST_256.json (repeatable); replaces generation
-  --max-tokens N        reply budget (default: the endpoint's; the official runs allowed 10000)
+  --max-tokens N        reply budget (default: 10000, the official runs' max_new_tokens)
   --temperature T       sampling temperature (default: the endpoint's, as the official runs)
 TXT
 	ifkit_common_help
