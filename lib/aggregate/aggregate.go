@@ -140,7 +140,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				return fmt.Errorf("%s: %w", b, err)
 			}
 			seen[k].mark(res)
-			if c := seen[k].cut; c.excluded && len(c.cut) == len(c.sent) && len(res.Tables) == 0 {
+			if c := seen[k].cut; c.excluded && c.allCut() && len(res.Tables) == 0 {
 				r.Log.Warn("every record was left out (--exclude-truncated): the server cut every prompt; no table", "bench", b, "records", len(c.sent))
 			}
 			results = append(results, res)
@@ -236,16 +236,24 @@ func fromSimulator(rec *record.Record) bool {
 // truncation counts one benchmark's records whose prompt the server cut
 // (ServerTruncated): their replies answer a shorter prompt than the
 // benchmark's, so every table of the benchmark says how many there were and
-// whether they are in it. A table with none says nothing. The children
-// split-subtasks makes of one reply count once, as their parent: the count is
-// of prompts sent.
+// whether they are in it, among the records the table is made from
+// (report.Table.Scope: a per-mode table counts its own). A table with none
+// says nothing. The children split-subtasks makes of one reply count once,
+// as their parent: the count is of prompts sent.
 type truncation struct {
-	sent, cut map[string]bool
-	excluded  bool
+	sent     map[string]*sent
+	excluded bool
+}
+
+// sent is what a table's note needs of one prompt sent.
+type sent struct {
+	model string
+	group map[string]string
+	cut   bool
 }
 
 func newTruncation(excluded bool) *truncation {
-	return &truncation{sent: map[string]bool{}, cut: map[string]bool{}, excluded: excluded}
+	return &truncation{sent: map[string]*sent{}, excluded: excluded}
 }
 
 // add counts a record and reports whether it is to be left out.
@@ -254,27 +262,61 @@ func (t *truncation) add(rec *record.Record) bool {
 	if id == "" {
 		id = rec.ID()
 	}
-	t.sent[id] = true
+	s := t.sent[id]
+	if s == nil {
+		s = &sent{model: ModelOf(rec)}
+		rec.Decode("group", &s.group)
+		t.sent[id] = s
+	}
 	if !ServerTruncated(rec) {
 		return false
 	}
-	t.cut[id] = true
+	s.cut = true
 	return t.excluded
 }
 
+// in reports whether a prompt is among a table's records.
+func (s *sent) in(scope map[string]string) bool {
+	for k, v := range scope {
+		if k == "model" && s.model != v || k != "model" && s.group[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
 func (t *truncation) mark(tables []report.Table) {
-	if len(t.cut) == 0 {
-		return
-	}
-	note := fmt.Sprintf("Server-truncated: %d of %d records had their prompt cut by the server (response.server_truncated); ", len(t.cut), len(t.sent))
-	if t.excluded {
-		note += "they are left out of this table (--exclude-truncated)."
-	} else {
-		note += "they are counted here as answered, though they answer a shorter prompt (--exclude-truncated leaves them out)."
-	}
 	for i := range tables {
+		n, cut := 0, 0
+		for _, s := range t.sent {
+			if s.in(tables[i].Scope) {
+				n++
+				if s.cut {
+					cut++
+				}
+			}
+		}
+		if cut == 0 {
+			continue
+		}
+		note := fmt.Sprintf("Server-truncated: %d of %d records had their prompt cut by the server (response.server_truncated); ", cut, n)
+		if t.excluded {
+			note += "they are left out of this table (--exclude-truncated)."
+		} else {
+			note += "they are counted here as answered, though they answer a shorter prompt (--exclude-truncated leaves them out)."
+		}
 		tables[i].Notes = append(tables[i].Notes, note)
 	}
+}
+
+// allCut reports whether the server cut every prompt sent.
+func (t *truncation) allCut() bool {
+	for _, s := range t.sent {
+		if !s.cut {
+			return false
+		}
+	}
+	return len(t.sent) > 0
 }
 
 func contains(xs []string, x string) bool {

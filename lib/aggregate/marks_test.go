@@ -3,6 +3,7 @@ package aggregate
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/record"
@@ -92,6 +93,40 @@ func TestMarksIgnoreRecordOrder(t *testing.T) {
 		}
 		if !slices.Equal(res.Tables[0].Notes, first.Tables[0].Notes) || !maps.Equal(res.Rows[0].Dims, first.Rows[0].Dims) {
 			t.Errorf("records in another order: notes %q dims %v; first order: %q %v", res.Tables[0].Notes, res.Rows[0].Dims, first.Tables[0].Notes, first.Rows[0].Dims)
+		}
+	}
+}
+
+// A table made from some of a benchmark's records (its Scope: one mode, one
+// model) counts the cut prompts among its own records, not the benchmark's
+// total; a table whose records were not cut says nothing.
+func TestTruncationNoteFollowsTableScope(t *testing.T) {
+	m := newMarks(false)
+	for _, line := range []string{
+		`{"id":"g1","bench":"b","model":"m1","group":{"mode":"gist"},"response":{"server_truncated":true}}`,
+		`{"id":"g2","bench":"b","model":"m1","group":{"mode":"gist"},"response":{}}`,
+		`{"id":"g3","bench":"b","model":"m2","group":{"mode":"gist"},"response":{"server_truncated":true}}`,
+		`{"id":"l1","bench":"b","model":"m1","group":{"mode":"list"},"response":{}}`,
+		`{"id":"l2","bench":"b","model":"m1","group":{"mode":"list"},"response":{}}`,
+	} {
+		rec, err := record.Parse([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.add(rec)
+	}
+	res := &Result{Tables: []report.Table{
+		{Title: "all"},
+		{Title: "gist", Scope: map[string]string{"mode": "gist"}},
+		{Title: "gist m1", Scope: map[string]string{"mode": "gist", "model": "m1"}},
+		{Title: "list", Scope: map[string]string{"mode": "list"}},
+	}}
+	m.mark(res)
+	want := map[string]string{"all": "Server-truncated: 2 of 5 records", "gist": "Server-truncated: 2 of 3 records", "gist m1": "Server-truncated: 1 of 2 records", "list": ""}
+	for _, tb := range res.Tables {
+		w := want[tb.Title]
+		if w == "" && len(tb.Notes) > 0 || w != "" && (len(tb.Notes) != 1 || !strings.HasPrefix(tb.Notes[0], w)) {
+			t.Errorf("table %q: notes %q, want %q", tb.Title, tb.Notes, w)
 		}
 	}
 }

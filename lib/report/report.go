@@ -130,6 +130,11 @@ type Table struct {
 	Columns []string
 	Rows    [][]string
 	Notes   []string // printed under the table
+	// Scope narrows the records a table is made from, for the notes that
+	// count them (lib/aggregate): "model" the model that answered, any other
+	// key a value of the records' group ("mode": "gist"). Empty: all of the
+	// benchmark's records.
+	Scope map[string]string
 }
 
 // Fmt formats a metric value with the given decimals; NaN prints as "nan",
@@ -208,10 +213,11 @@ func WriteJSONL(w io.Writer, rows []Row) error {
 // WriteJSON prints {"rows": [...], "tables": [...]} as one document.
 func WriteJSON(w io.Writer, rows []Row, tables []Table) error {
 	type jt struct {
-		Title   string     `json:"title"`
-		Columns []string   `json:"columns"`
-		Rows    [][]string `json:"rows"`
-		Notes   []string   `json:"notes,omitempty"`
+		Title   string            `json:"title"`
+		Columns []string          `json:"columns"`
+		Rows    [][]string        `json:"rows"`
+		Notes   []string          `json:"notes,omitempty"`
+		Scope   map[string]string `json:"-"`
 	}
 	doc := struct {
 		Rows   []Row `json:"rows"`
