@@ -252,8 +252,9 @@ func TestScriptsStateTheirMaxTokens(t *testing.T) {
 			t.Errorf("%s --help names no default max_tokens: %v\n%s", c.script, err, help)
 			continue
 		}
-		out, stderr, code := sh(t, c.gen+" | expand-templates | head -1")
-		rec, perr := record.Parse([]byte(strings.TrimSpace(out)))
+		out, stderr, code := sh(t, c.gen+" | expand-templates")
+		first, _, _ := strings.Cut(out, "\n")
+		rec, perr := record.Parse([]byte(first))
 		if code != 0 || perr != nil {
 			t.Fatalf("%s: exit %d, %v: %s", c.gen, code, perr, stderr)
 		}
