@@ -34,9 +34,14 @@ type Row struct {
 	N          int
 	NFailed    int
 	NTruncated int
-	Run        string
-	Version    string
-	Created    string
+	// CutCheck says how well the records behind the row were checked for
+	// cuts, so that an n_truncated of 0 is never read as a count nobody
+	// could make: "exact", "cuts under N % not detectable", "cuts not
+	// checked", or "" (no reply checked: official scores imported).
+	CutCheck string
+	Run      string
+	Version  string
+	Created  string
 }
 
 // column is one of the columns every metric row has: its name and Parquet
@@ -57,6 +62,7 @@ var coreColumns = []column{
 	{Column{"n", BigInt, true}, func(r *Row) any { return &r.N }},
 	{Column{"n_failed", BigInt, true}, func(r *Row) any { return &r.NFailed }},
 	{Column{"n_truncated", BigInt, true}, func(r *Row) any { return &r.NTruncated }},
+	{Column{"cut_check", Text, false}, func(r *Row) any { return &r.CutCheck }},
 	{Column{"run", Text, true}, func(r *Row) any { return &r.Run }},
 	{Column{"ifkit_version", Text, true}, func(r *Row) any { return &r.Version }},
 	{Column{"created", Timestamp, false}, func(r *Row) any { return &r.Created }},
