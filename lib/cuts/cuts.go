@@ -173,7 +173,6 @@ func (c *Checker) Observe(s Sample) {
 	}
 	if len(cal.pairs) < keepSamples {
 		cal.pairs = append(cal.pairs, [2]int{s.Sent, s.Got})
-		cal.stale = true
 	}
 }
 
@@ -268,10 +267,21 @@ func (c *Checker) Describe() string {
 }
 
 // calibration is one tokenizer's clean replies: (client's count, server's).
+// Its stats are computed again when the context changed (stale), and as
+// replies come while there are few, then once the count grew by a sixteenth:
+// a run of 100,000 replies sorts its samples a few hundred times, not once
+// per reply.
 type calibration struct {
-	pairs [][2]int
-	stale bool
-	st    stats
+	pairs    [][2]int
+	stale    bool
+	computed int // len(pairs) when st was computed
+	st       stats
+}
+
+// due reports whether the stats are to be computed again.
+func (cal *calibration) due() bool {
+	n := len(cal.pairs)
+	return cal.stale || n != cal.computed && (n <= 256 || n-cal.computed >= n/16)
 }
 
 type stats struct {
@@ -288,10 +298,10 @@ func (c *Checker) stats(cal *calibration) stats {
 	if cal == nil {
 		return stats{}
 	}
-	if !cal.stale {
+	if !cal.due() {
 		return cal.st
 	}
-	cal.stale = false
+	cal.stale, cal.computed = false, len(cal.pairs)
 	ctx, _ := c.context()
 	xs := make([]float64, 0, len(cal.pairs))
 	for _, p := range cal.pairs {
