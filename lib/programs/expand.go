@@ -23,6 +23,8 @@ Templates ship embedded; --templates/--template load others (e.g. the official
 LIFBench tasks.json). Every request carries max_tokens: the benchmark's official
 value (LIFBench 100/512/4096 by task, LongGenBench 16000/32000, LongIns 10000),
 else ifkit's default (IFScale 8192, EifBench 8192); --max-tokens overrides it.
+Of the requests made from an item of gen-context --limit N, only the first N of
+each cell of the tables are written.
 
 Example:
   gen-context ifscale --densities 10,50,100 | expand-templates | infer-batch -j 32 | judge`,
@@ -36,6 +38,9 @@ Example:
 			reg, err := bench.Open(r, bs, expandPlug)
 			if err != nil {
 				return err
+			}
+			for _, b := range bs {
+				reg[b.Name] = b.LimitRequests(reg[b.Name])
 			}
 			opt := expand.Options{Seed: r.Uint64("seed")}
 			if r.IsSet("temperature") {

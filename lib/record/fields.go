@@ -147,3 +147,9 @@ func (r *Record) Fail(e *Error) { _ = r.Set("error", e) }
 // size, or the project's generator and what it drew from. aggregate-ifs
 // notes it under every table and as the "source" dimension of every row.
 const SourceField = "source"
+
+// LimitField is the item field gen-context --limit N sets to N on the items
+// it keeps (the first N of each cell of the benchmark's tables); the source
+// says so too, for the reports. expand-templates keeps, of the requests made
+// from such an item, the first N of each cell.
+const LimitField = "limit"
