@@ -61,9 +61,9 @@ if [ -z "$judge_url" ]; then
 fi
 
 ifkit_stage items.jsonl.zst "${gen[@]}"
-ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_expand "${expand[@]}"
 ifkit_infer
-ifkit_stage checks.jsonl.zst split-subtasks "$out/responses.jsonl.zst"
+ifkit_split
 ifkit_judge_llm_flags
 ifkit_stage judged.jsonl.zst judge "${ifkit_judge_llm[@]}" "$out/checks.jsonl.zst"
 ifkit_report --decimals 4

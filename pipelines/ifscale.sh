@@ -30,8 +30,7 @@ Flags:
                         files DIR (gen-context fetch-official), verified, in numpy's order
   --numpy-compat        the official keyword order (numpy's legacy RandomState permutation)
   --template FILE       task text to put before the constraints, instead of the project's
-  --max-tokens N        reply budget (default: 8192; the official runner sets none, leaving it
-                        to the endpoint, whose default may be unlimited)
+  --max-tokens N        reply budget (default: 8192, ifkit's; the official runner sends none)
   --temperature T       sampling temperature (default: the endpoint's, as the official runner)
 TXT
 	ifkit_common_help
@@ -55,7 +54,7 @@ while [ $# -gt 0 ]; do
 done
 ifkit_start
 ifkit_stage items.jsonl.zst "${gen[@]}"
-ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_expand "${expand[@]}"
 ifkit_infer
 ifkit_stage judged.jsonl.zst judge "${ifkit_judge_args[@]}" "$out/responses.jsonl.zst"
 ifkit_report

@@ -52,20 +52,27 @@ ifkit_common_help() {
                         cache DIR (docs/cache.md); also IFKIT_CACHE
   --limit N             only the first N items of each cell of the tables (gen-context --limit):
                         a smoke run that fills every table; its reports say so
+  --reasoning-budget N  add N tokens to every request's max_tokens, for a model that thinks
+                        before it answers (expand-templates --reasoning-budget; the report notes it)
+  --reasoning MODE      a reasoning trace in the replies: strip (default: scored on the answer
+                        after it), opened (DeepSeek-R1, QwQ templates) or keep (scored as received)
 TXT
 }
 
 # The flags every script accepts the same way. In a script's argument loop,
 #   *) ifkit_common_flag "$@" || { echo "x.sh: unknown argument $1" >&2; exit 2; }; shift "$ifkit_shift" ;;
-# sets base_url, model, out, jobs, max_failures, retry_errors, cache or limit from $1
-# (and $2) and ifkit_shift to the words used, and adds those words but --out's
-# to ifkit_given (what pipelines/suite.sh passes on to each benchmark's
-# script); it fails when $1 is not one of them.
+# sets base_url, model, out, jobs, max_failures, retry_errors, cache, limit,
+# reasoning_budget or reasoning from $1 (and $2) and ifkit_shift to the words
+# used, and adds those words but --out's to ifkit_given (what
+# pipelines/suite.sh passes on to each benchmark's script); it fails when $1
+# is not one of them.
 #   --retry-errors  the rerun also sends the records that failed for good
 #                   (400/401/403/404/413/422, other 4xx, context_length); transient failures
 #                   are sent again by any rerun
 #   --cache DIR     every stage that calls a model (inference, an LLM judge) answers from
 #                   and keeps its replies in the cache DIR (docs/cache.md); also IFKIT_CACHE
+#   --reasoning-budget N  expand-templates adds N to every request's max_tokens (ifkit_expand)
+#   --reasoning MODE      infer-batch, split-subtasks and judge read reasoning traces so
 # Extra infer-batch and judge flags come from INFER_ARGS and JUDGE_ARGS.
 ifkit_common_flag() {
 	ifkit_shift=2
@@ -78,6 +85,8 @@ ifkit_common_flag() {
 	--retry-errors) retry_errors=--retry-errors; ifkit_shift=1 ;;
 	--cache) cache=${2-} ;;
 	--limit) limit=${2-} ;;
+	--reasoning-budget) reasoning_budget=${2-} ;;
+	--reasoning) reasoning=${2-}; ifkit_judge_args+=(--reasoning "${2-}") ;;
 	*) return 1 ;;
 	esac
 	if [[ $ifkit_shift == 2 ]]; then
@@ -133,6 +142,8 @@ ifkit_value() {
 retry_errors=
 cache=
 limit=
+reasoning_budget=
+reasoning=
 
 # One set of file names for every script: each stage writes one file in $out.
 #   items.jsonl.zst      gen-context      (what each item is about)
@@ -209,6 +220,19 @@ ifkit_run() {
 	exit "$rc"
 }
 
+# ifkit_expand [EXPAND...] runs the expand-templates command EXPAND (the
+# program and the script's flags) on $out/items.jsonl.zst into
+# requests.jsonl.zst, with --reasoning-budget when given.
+ifkit_expand() {
+	ifkit_stage requests.jsonl.zst "$@" ${reasoning_budget:+--reasoning-budget "$reasoning_budget"} "$out/items.jsonl.zst"
+}
+
+# ifkit_split cuts $out/responses.jsonl.zst into checks.jsonl.zst, reading
+# reasoning traces as --reasoning says.
+ifkit_split() {
+	ifkit_stage checks.jsonl.zst split-subtasks ${reasoning:+--reasoning "$reasoning"} "$out/responses.jsonl.zst"
+}
+
 # ifkit_infer sends $out/requests.jsonl.zst to the model under test into
 # responses.jsonl.zst with the common flags and INFER_ARGS. --resume reuses
 # earlier replies to the same requests (and --model) only.
@@ -216,7 +240,8 @@ ifkit_infer() {
 	local extra
 	read -r -a extra <<<"${INFER_ARGS:-}"
 	ifkit_stage responses.jsonl.zst infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" \
-		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} ${cache:+--cache "$cache"} "${extra[@]}" "$out/requests.jsonl.zst"
+		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} ${cache:+--cache "$cache"} \
+		${reasoning:+--reasoning "$reasoning"} "${extra[@]}" "$out/requests.jsonl.zst"
 }
 
 # ifkit_judge_llm_flags sets ifkit_judge_llm to the judge flags of a script

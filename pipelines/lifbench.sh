@@ -73,7 +73,7 @@ ifkit_stage items.jsonl.zst "${gen[@]}"
 
 expand=(expand-templates --seed "$seed")
 [ -n "$templates" ] && expand+=(--templates "$templates")
-ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_expand "${expand[@]}"
 
 ifkit_infer
 

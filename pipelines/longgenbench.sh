@@ -74,10 +74,10 @@ else
 fi
 expand=(expand-templates)
 [ -n "$max_tokens" ] && expand+=(--max-tokens "$max_tokens")
-ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_expand "${expand[@]}"
 
 ifkit_infer
-ifkit_stage checks.jsonl.zst split-subtasks "$out/responses.jsonl.zst"
+ifkit_split
 
 judge=(judge --judge "$judge_mode")
 if [ "$judge_mode" != lexical ]; then

@@ -35,7 +35,7 @@ Flags:
   --official FILE|DIR   official exam file, e.g. GIST_256.json (repeatable); replaces generation;
                         or the folder of official files DIR (gen-context fetch-official): the
                         exams of --modes × --lengths there, by default every one there
-  --max-tokens N        reply budget (default: 10000, the official runs' max_new_tokens)
+  --max-tokens N        reply budget (default: 10000, the official runs')
   --temperature T       sampling temperature (default: the endpoint's, as the official runs)
 TXT
 	ifkit_common_help
@@ -58,7 +58,7 @@ while [ $# -gt 0 ]; do
 done
 ifkit_start
 ifkit_stage items.jsonl.zst "${gen[@]}"
-ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_expand "${expand[@]}"
 ifkit_infer
 ifkit_stage judged.jsonl.zst judge "${ifkit_judge_args[@]}" "$out/responses.jsonl.zst"
 ifkit_report

@@ -115,9 +115,10 @@ func TestScriptsRunFromACleanPath(t *testing.T) {
 	}
 
 	// The five scripts share their common flags (pipelines/lib.sh): each takes
-	// --retry-errors and -j, and refuses an unknown flag (exit 2).
+	// --retry-errors, -j, --reasoning-budget and --reasoning, and refuses an
+	// unknown flag (exit 2).
 	for _, name := range []string{"lifbench", "ifscale", "longins", "longgenbench", "eifbench"} {
-		cmd := exec.Command("./pipelines/"+name+".sh", "--retry-errors", "-j", "4", "--max-failures", "5%", "--no-such-flag")
+		cmd := exec.Command("./pipelines/"+name+".sh", "--retry-errors", "-j", "4", "--max-failures", "5%", "--reasoning-budget", "2048", "--reasoning", "keep", "--no-such-flag")
 		cmd.Dir, cmd.Env = co, clean
 		out, err := cmd.CombinedOutput()
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "unknown argument --no-such-flag") {

@@ -119,7 +119,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				}
 				a = f(opt)
 				aggs[key] = a
-				seen[key] = newMarks(opt.ExcludeTruncated)
+				seen[key] = newMarks(f, opt)
 			}
 			if seen[key].add(rec) {
 				return nil

@@ -35,12 +35,13 @@ func ServerTruncated(rec *record.Record) bool {
 
 // CutCheck says how well infer-batch checked the record's reply for a cut
 // (response.cut_check, and cut_margin for a calibrated estimate); "" when the
-// record has no reply. A reply written before infer-batch said so was
+// record has no reply, or failed (a trace that never ended keeps its reply):
+// it is counted failed, not answered. A reply written before infer-batch said so was
 // checked exactly when its count was the model's (tokenizer "server" or
 // "hf:FILE") and the server reported usage, else only against a quarter's
 // margin: unchecked.
 func CutCheck(rec *record.Record) (cuts.Check, float64) {
-	if !rec.Has("response") {
+	if !rec.Has("response") || rec.Errored() {
 		return "", 0
 	}
 	var resp struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/ifkit/ifkit/lib/cache"
 	"github.com/ifkit/ifkit/lib/cuts"
 	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/reasoning"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/ifkit/ifkit/lib/tokens"
@@ -745,7 +746,9 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 	res.Response.Runaway = runaway(c, comp)
 	e.ignored(c, comp, it.rec.ID())
 	e.st.success(comp, c)
-	if err := e.apply(it.rec, res); err != nil {
+	received := res.Response // the cache keeps the reply as received
+	unfinished, err := e.applyReply(it, res)
+	if err != nil {
 		if oe := (*oai.Error)(nil); errors.As(err, &oe) && oe.Retryable {
 			return oe
 		}
@@ -756,6 +759,9 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 		e.fail(it.rec, re)
 		return nil
 	}
+	if unfinished {
+		return nil // failed: not counted ok, never stored
+	}
 	e.st.ok.Add(1)
 	it.sample = sample
 	if res.Response.Runaway {
@@ -764,10 +770,49 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 		}
 	}
 	if e.cache != nil {
-		e.store(it, res)
+		e.store(it, received)
 	}
 	return nil
 }
+
+// applyReply applies the reasoning rule (lib/reasoning) to a reply, then
+// hands it to apply. A reply whose trace never ended has no answer: the
+// record fails with reasoning_unfinished, after apply for the model under
+// test (its record keeps the trace and what it cost) and without it for a
+// judge's (there is no verdict to read). The failure is set here, before
+// the caller could store the reply in the cache, which keeps only records
+// without an error.
+func (e *engine) applyReply(it *item, res *Result) (unfinished bool, err error) {
+	reasoning.Apply(e.opt.Reasoning, &res.Response, traceCounter{e})
+	e.st.reasoned(&res.Response)
+	if !res.Response.ReasoningUnfinished {
+		return false, e.apply(it.rec, res)
+	}
+	if e.opt.Role == "" {
+		if err := e.apply(it.rec, res); err != nil {
+			return false, err
+		}
+	}
+	maxTokens := 0
+	if it.call != nil {
+		maxTokens = it.call.maxTokens
+	}
+	re := reasoning.Unfinished(&res.Response, maxTokens)
+	re.Attempts = res.Response.Attempts
+	e.fail(it.rec, re)
+	return true, nil
+}
+
+// traceCounter counts a trace the server did not count with the run's
+// tokenizer (o200k_base under --tokenizer server, whose API counts prompts),
+// loaded only when a trace needs it.
+type traceCounter struct{ e *engine }
+
+func (t traceCounter) CountContext(ctx context.Context, s string) (int, error) {
+	return t.e.encoder().CountContext(ctx, s)
+}
+
+func (t traceCounter) Label() string { return t.e.encoder().Label() }
 
 // checkTemplated warns, once, when the server counted far more tokens than
 // a raw /v1/completions prompt has: it wrapped the prompt in a chat

@@ -49,6 +49,7 @@ type stats struct {
 	resumedModels  []string    // the models of the records taken from earlier outputs
 	tokens         cost.Tokens // of every reply received: paid
 	cacheTokens    cost.Tokens // of the replies the cache answered
+	traces         traceCounts // the reasoning rule's work (lib/reasoning)
 	lowestLimit    int
 	endpoints      []endpointStats
 }
@@ -136,6 +137,31 @@ func (s *stats) success(c *oai.Completion, cl *call) {
 		s.cutTokens += int64(cl.cut)
 	}
 	s.mu.Unlock()
+}
+
+// traceCounts are the replies the reasoning rule found a trace in, by
+// format, the trace's tokens, and those whose trace never ended.
+type traceCounts struct {
+	ByFormat   map[string]int64 `json:"by_format"`
+	Tokens     int64            `json:"tokens"`
+	Unfinished int64            `json:"unfinished"`
+}
+
+// reasoned counts what the reasoning rule found in a reply.
+func (s *stats) reasoned(resp *record.Response) {
+	if resp.ReasoningFormat == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.traces.ByFormat == nil {
+		s.traces.ByFormat = map[string]int64{}
+	}
+	s.traces.ByFormat[resp.ReasoningFormat]++
+	s.traces.Tokens += int64(resp.ReasoningTokens)
+	if resp.ReasoningUnfinished {
+		s.traces.Unfinished++
+	}
 }
 
 // servedFromCache counts an answer the cache gave.
@@ -284,6 +310,8 @@ type Summary struct {
 	// (response.runaway) and RunawayIDs names them.
 	Runaway    int64    `json:"runaway"`
 	RunawayIDs []string `json:"runaway_ids,omitempty"`
+	// Reasoning counts the replies that held a reasoning trace, when any did.
+	Reasoning *traceCounts `json:"reasoning,omitempty"`
 }
 
 type cutChecks struct {
@@ -350,8 +378,15 @@ func (e *engine) summary() Summary {
 		// Every answer came from earlier outputs: the model is theirs.
 		model = strings.Join(s.resumedModels, ",")
 	}
+	var traces *traceCounts
+	if len(s.traces.ByFormat) > 0 {
+		t := s.traces
+		t.ByFormat = copyCounts(t.ByFormat)
+		traces = &t
+	}
 	return Summary{
-		Tool: e.r.Tool, Model: model, Endpoints: s.endpoints, Started: s.start.UTC(), Account: acct, Cache: cs,
+		Reasoning: traces,
+		Tool:      e.r.Tool, Model: model, Endpoints: s.endpoints, Started: s.start.UTC(), Account: acct, Cache: cs,
 		Records: recordCounts{Read: e.r.Read.Load(), Written: e.r.Written.Load(), OK: ok, Failed: e.r.Failed.Load(), FailedByKind: copyCounts(e.r.FailuresByKind()),
 			PassedThrough: s.passed.Load(), Resumed: s.resumed.Load(), PreflightFailed: s.preflightFails, ContextCut: s.cutRecords, ContextCutTok: s.cutTokens},
 		Requests:           requestCounts{Sent: s.attempts.Load(), Retries: s.retries.Load(), FailedByKind: copyCounts(s.attemptFailBy), FailedByHTTP: byHTTP},
@@ -403,6 +438,13 @@ func (e *engine) writeStats() error {
 	if n := sum.Runaway; n > 0 {
 		attrs = append(attrs, "runaway", n)
 	}
+	if t := sum.Reasoning; t != nil {
+		n := int64(0)
+		for _, v := range t.ByFormat {
+			n += v
+		}
+		attrs = append(attrs, "reasoning_traces", n, "reasoning_tokens", t.Tokens, "reasoning_unfinished", t.Unfinished)
+	}
 	attrs = append(attrs, accountAttrs(&sum.Account, sum.Cache)...)
 	e.r.Log.Info("inference", attrs...)
 	if n := sum.ServerTruncated; n > 0 {
@@ -411,6 +453,9 @@ func (e *engine) writeStats() error {
 	e.cutSummary(&sum)
 	if n := sum.Runaway; n > 0 {
 		e.r.Log.Warn("replies stopped at the server's own limit (finish_reason length with no max_tokens in the request, or past the one it set): they are flagged response.runaway; give every request max_tokens (expand-templates does)", "records", n)
+	}
+	if t := sum.Reasoning; t != nil && t.Unfinished > 0 {
+		e.r.Log.Warn("replies ended while the model was still reasoning: they have no answer and fail with reasoning_unfinished, scored as failed records; raise max_tokens for a reasoning model (expand-templates --reasoning-budget N, the pipeline scripts' --reasoning-budget N)", "records", t.Unfinished)
 	}
 	e.r.SetUsage(&sum.Account)
 	return writeJSON(e.opt.StatsFile, sum)

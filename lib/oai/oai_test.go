@@ -86,6 +86,12 @@ func TestStream(t *testing.T) {
 			`{"choices":[{"delta":{"content":"lo"},"finish_reason":"stop"}]}`,
 			`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}`,
 			`[DONE]`}, "Hello", "hm", "stop", "", true},
+		{"chat, the trace in \"reasoning\" (Ollama, OpenRouter, vLLM 0.10+)", []string{
+			`{"choices":[{"delta":{"role":"assistant","content":""}}]}`,
+			`{"choices":[{"delta":{"reasoning":"We need"}}]}`,
+			`{"choices":[{"delta":{"reasoning":" [3]."}}]}`,
+			`{"choices":[{"delta":{"content":"[3]"},"finish_reason":"stop"}]}`,
+			`[DONE]`}, "[3]", "We need [3].", "stop", "", false},
 		{"completions", []string{`{"choices":[{"text":"a"}]}`, `{"choices":[{"text":"b","finish_reason":"length"}]}`, `[DONE]`}, "ab", "", "length", "", false},
 		{"ended without finish_reason", []string{`{"choices":[{"delta":{"content":"Hel"}}]}`}, "", "", "", KindAborted, false},
 		{"[DONE] without finish_reason", []string{`{"choices":[{"delta":{"content":"Hel"}}]}`, `[DONE]`}, "", "", "", KindAborted, false},

@@ -13,6 +13,11 @@ has "prompt", forwarding every field. The record gets "model" and "response"
 endpoint, prompt_tokens_sent, tokenizer, server_truncated, cut_check, cut_margin, runaway}, or "error" {stage, kind, status, message, attempts}: no record is dropped.
 Records that already carry "error" pass through.
 
+A reply whose text holds a reasoning trace (<think>…</think>, gpt-oss harmony
+channels) gets the answer after it as "text", the trace in "reasoning" and the text
+as received in "raw_text"; one that ended inside its trace fails with
+reasoning_unfinished (--reasoning keep: the text as received; docs/records.md).
+
 -j N requests are in flight across all --base-url endpoints (least in flight first; an
 endpoint that keeps failing is paused and probed again later). Network errors,
 timeouts, truncated or bad replies and ` + oai.RetriedStatuses + ` are retried with full-jitter

@@ -27,6 +27,12 @@ equal to the effective skill
 the same reply. max_tokens (or max_completion_tokens) cuts the reply (finish_reason
 "length"); stop sequences end it (finish_reason "stop").
 
+--reasoning inline|harmony|field: the model thinks first, as thinking models do, and the same
+request still gets the same answer after the trace. The trace names what the benchmark's
+scorer counts (its keywords, every question ID, a wrong draft in JSON, every entry with its
+events, every answer marker with its evidence), so a run shows whether traces are scored;
+--reasoning-len N makes it N tokens long, and max_tokens cuts trace and answer together.
+
 Tokens are estimated, not counted with a real tokenizer (a one-pass approximation within
 ~15% of o200k on prose): words up to 9 letters, numbers by 3 digits, one per symbol.
 
@@ -130,7 +136,8 @@ func LLMSim(bs []bench.Bench) app.Tool {
 			&cli.StringFlag{Name: "tokenizer", Usage: "count prompts with a model's tokenizer.json `FILE` (as a server running that model does) instead of llm-sim's estimate"},
 			&cli.StringFlag{Name: "profile", Usage: "behave like `SERVER`: vllm, ollama, llamacpp or openai (see above); default: llm-sim's own"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for replies and faults"},
-			&cli.BoolFlag{Name: "reasoning", Usage: "add reasoning_content to chat replies (counted in completion_tokens)"},
+			&cli.StringFlag{Name: "reasoning", Usage: "think before answering: `MODE` inline (<think>…</think> in the text), harmony (gpt-oss channels in the text) or field (reasoning_content, chat only); the trace names what the benchmark's scorer would count (keywords, IDs, labels, JSON), and max_tokens cuts trace and answer together"},
+			&cli.IntFlag{Name: "reasoning-len", Usage: "make each --reasoning trace `N` tokens long (0: its natural length: what the solver names and a line on how it answered)"},
 		}, bs, simPlug),
 		Action: func(r *app.Run) error { return serve(r, bs) },
 	}
@@ -180,7 +187,7 @@ func serve(r *app.Run, bs []bench.Bench) error {
 	for _, b := range bs {
 		opt.Solvers = append(opt.Solvers, solvers[b.Name]...)
 	}
-	opt.Seed, opt.Reasoning, opt.Log = r.Uint64("seed"), r.Bool("reasoning"), r.Log
+	opt.Seed, opt.Reasoning, opt.ReasoningLen, opt.Log = r.Uint64("seed"), r.String("reasoning"), r.Int("reasoning-len"), r.Log
 	if err := opt.Validate(); err != nil {
 		return app.Usagef("%v", err)
 	}

@@ -21,8 +21,9 @@ import (
 // numbers (length_tokens, density, depth, position, seed); Unit says what
 // Value is in (ratio|percent|count|tokens|words: the papers' own units);
 // NFailed and NTruncated count the records behind the row that failed or
-// were cut by the server; Run, Version and Created are the provenance that
-// aggregate-ifs stamps on every row.
+// were cut by the server, NReasoningUnfinished those of NFailed whose reply
+// ended inside its reasoning trace; Run, Version and Created are the
+// provenance that aggregate-ifs stamps on every row.
 type Row struct {
 	Bench      string
 	Model      string
@@ -39,9 +40,12 @@ type Row struct {
 	// could make: "exact", "cuts under N % not detectable", "cuts not
 	// checked", or "" (no reply checked: official scores imported).
 	CutCheck string
-	Run      string
-	Version  string
-	Created  string
+	// NReasoningUnfinished is set by aggregate-ifs for every benchmark
+	// (lib/aggregate, thinking.go), not by the benchmarks.
+	NReasoningUnfinished int
+	Run                  string
+	Version              string
+	Created              string
 }
 
 // column is one of the columns every metric row has: its name and Parquet
@@ -63,6 +67,7 @@ var coreColumns = []column{
 	{Column{"n_failed", BigInt, true}, func(r *Row) any { return &r.NFailed }},
 	{Column{"n_truncated", BigInt, true}, func(r *Row) any { return &r.NTruncated }},
 	{Column{"cut_check", Text, false}, func(r *Row) any { return &r.CutCheck }},
+	{Column{"n_reasoning_unfinished", BigInt, true}, func(r *Row) any { return &r.NReasoningUnfinished }},
 	{Column{"run", Text, true}, func(r *Row) any { return &r.Run }},
 	{Column{"ifkit_version", Text, true}, func(r *Row) any { return &r.Version }},
 	{Column{"created", Timestamp, false}, func(r *Row) any { return &r.Created }},

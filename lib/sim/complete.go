@@ -234,23 +234,25 @@ func (s *Server) generate(req *Request, co callOptions, pt int, hash uint64) rep
 	newRand := func() *rand.Rand { return rand.New(rand.NewPCG(s.opt.Seed, seed)) }
 	var rep reply
 	text, found := "", false
+	var solver Solver
 	for _, sv := range s.opt.Solvers {
 		if text, found = sv.Solve(req, Params{Skill: skill, Rand: newRand(), PromptTokens: pt}); found {
-			rep.solver = sv.Name()
+			rep.solver, solver = sv.Name(), sv
 			break
 		}
 	}
 	if !found {
 		text = filler(newRand())
 	}
-	rep.text, rep.finish = applyLimits(text, req.Stop, limit)
-	rep.usage = usage{PromptTokens: pt, CompletionTokens: EstimateTokens(rep.text)}
-	if s.opt.Reasoning && req.Chat {
-		rng := rand.New(rand.NewPCG(s.opt.Seed^1, seed))
-		rep.reasoning = reasoning(rng, rep.solver, pt, skill)
-		n := EstimateTokens(rep.reasoning)
-		rep.usage.CompletionTokens += n
-		rep.usage.Details = &usageDetails{ReasoningTokens: n}
+	rep.usage = usage{PromptTokens: pt}
+	if mode := s.opt.Reasoning; mode != "" && (req.Chat || mode != ReasoningField) {
+		// The trace draws from an RNG of its own: the answer is the one
+		// the same request gets without --reasoning.
+		p := Params{Skill: skill, Rand: rand.New(rand.NewPCG(s.opt.Seed^1, seed)), PromptTokens: pt}
+		rep.think(mode, s.trace(req, solver, p, rep.solver), text, req.Stop, limit)
+	} else {
+		rep.text, rep.finish = applyLimits(text, req.Stop, limit)
+		rep.usage.CompletionTokens = EstimateTokens(rep.text)
 	}
 	rep.usage.TotalTokens = rep.usage.PromptTokens + rep.usage.CompletionTokens
 	return rep

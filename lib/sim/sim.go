@@ -81,6 +81,16 @@ type Solver interface {
 	Solve(req *Request, p Params) (reply string, ok bool)
 }
 
+// Thinker is a Solver whose traces would change its benchmark's score if
+// they were scored: Think writes, for a request Solve answers, what the
+// model considered (keywords, IDs, labels, JSON fragments, entries) in a
+// form the benchmark's scorer and splitter would read. llm-sim --reasoning
+// puts it before the answer, so a run shows whether the trace is left out
+// (docs/llm-sim.md). It must not write the request's stop strings.
+type Thinker interface {
+	Think(req *Request, p Params) string
+}
+
 // Options configure a Server. Start from DefaultOptions: the zero value of
 // Skill is 0, a model that gets everything wrong.
 type Options struct {
@@ -131,10 +141,15 @@ type Options struct {
 	// Profile switches the quirks of one kind of server on together.
 	Profile Profile
 
-	Seed      uint64
-	Reasoning bool // add reasoning_content to chat replies (counted in completion_tokens, not cut by max_tokens)
-	Solvers   []Solver
-	Log       *slog.Logger // per-request faults are logged at Debug; nil: no log
+	Seed uint64
+	// Reasoning makes the model think before it answers (think.go): a
+	// trace in the text (ReasoningInline, ReasoningHarmony) or beside it
+	// (ReasoningField, chat only), of ReasoningLen tokens (0: its natural
+	// length), counted in max_tokens and usage like the answer; "": none.
+	Reasoning    string
+	ReasoningLen int
+	Solvers      []Solver
+	Log          *slog.Logger // per-request faults are logged at Debug; nil: no log
 
 	// PrefixCacheTokens is the capacity of the prefix cache (prefixcache.go):
 	// cached prompt tokens cost no prefill; 0: no cache.
@@ -464,6 +479,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--token-scale %g: want 0.1 to 10 (1: llm-sim's own count)", o.TokenScale)
 	case o.CountText != nil && o.Profile == ProfileLlamaCpp:
 		return fmt.Errorf("--tokenizer does not apply to --profile llamacpp, whose chat count is its ChatML template's")
+	case o.Reasoning != "" && o.Reasoning != ReasoningInline && o.Reasoning != ReasoningHarmony && o.Reasoning != ReasoningField:
+		return fmt.Errorf("--reasoning %q: want %s, %s or %s", o.Reasoning, ReasoningInline, ReasoningHarmony, ReasoningField)
+	case o.ReasoningLen < 0 || (o.ReasoningLen > 0 && o.Reasoning == ""):
+		return fmt.Errorf("--reasoning-len %d: want 0 or more, with --reasoning", o.ReasoningLen)
 	case o.MaxModelLen != 0 && o.MaxModelLen < MinModelLen:
 		return fmt.Errorf("--max-model-len %d: want 0 (no limit) or at least %d (room for a chat template)", o.MaxModelLen, MinModelLen)
 	}
