@@ -126,10 +126,10 @@ func (e *engine) detectTokenizer() error {
 	if e.opt.Tokenizer != TokenizerServer {
 		return nil
 	}
-	if e.server.Known() && !e.server.TokenizeAPI() {
+	if e.server().Known() && !e.server().TokenizeAPI() {
 		// Say what the server is: the user may not know that this kind has
 		// no tokenize API at all.
-		return fmt.Errorf("--%stokenizer server: the endpoint is %s, which has no tokenize API. Give %s, or leave the default o200k_base estimate (calibrated against the server's counts)", e.opt.Role, e.server.Name(), e.exactHint())
+		return fmt.Errorf("--%stokenizer server: the endpoint is %s, which has no tokenize API. Give %s, or leave the default o200k_base estimate (calibrated against the server's counts)", e.opt.Role, e.server().Name(), e.exactHint())
 	}
 	var errs []string
 	for _, base := range e.opt.BaseURLs {

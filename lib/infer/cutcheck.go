@@ -129,11 +129,11 @@ var whyCut = map[string]string{
 // raiseContext is what to do about cut prompts on the server in use.
 func (e *engine) raiseContext() string {
 	switch {
-	case e.server.Ollama():
+	case e.server().Ollama():
 		return "Raise Ollama's context (OLLAMA_CONTEXT_LENGTH, or num_ctx in a Modelfile) above the longest prompt + max_tokens"
-	case e.server.Is(oai.ServerLlamaCpp):
+	case e.server().Is(oai.ServerLlamaCpp):
 		return "Raise llama.cpp's --ctx-size (it is split across --parallel slots)"
-	case e.server.Is(oai.ServerSGLang):
+	case e.server().Is(oai.ServerSGLang):
 		return "Start SGLang without --allow-auto-truncate and with a longer --context-length"
 	}
 	return "Give the server a longer context, or cut the prompts yourself with --max-model-len and --truncate-context"
@@ -178,31 +178,36 @@ func (e *engine) sampleOf(rec *record.Record) *cuts.Sample {
 // checkerServer is what the checker is told of the server: its manners by
 // kind, and its context (the server's own, else --max-model-len).
 func (e *engine) checkerServer() cuts.Server {
+	s := e.server()
 	srv := cuts.Server{Context: e.opt.MaxModelLen, ContextFrom: "--" + e.opt.Role + "max-model-len",
-		Refuses: e.server.Refuses(), DropsMessages: !e.server.Refuses(), ReservesReply: e.server.Is(oai.ServerSGLang)}
-	if e.server.Ollama() {
+		Refuses: s.Refuses(), DropsMessages: !s.Refuses(), ReservesReply: s.Is(oai.ServerSGLang)}
+	if s.Ollama() {
 		srv.CutsToContext, srv.ShiftsContext = true, true
 	}
-	if e.server != nil && e.server.Context > 0 {
-		if L := e.opt.MaxModelLen; L > 0 && L != e.server.Context {
-			e.r.Log.Warn("--"+e.opt.Role+"max-model-len differs from the context the server reports: the pre-flight check uses the flag, the cut check the server's", "max_model_len", L, "server_context", e.server.Context, "from", e.server.ContextFrom)
+	if s != nil && s.Context > 0 {
+		if L := e.opt.MaxModelLen; L > 0 && L != s.Context {
+			e.r.Log.Warn("--"+e.opt.Role+"max-model-len differs from the context the server reports: the pre-flight check uses the flag, the cut check the server's", "max_model_len", L, "server_context", s.Context, "from", s.ContextFrom)
 		}
-		srv.Context, srv.ContextFrom = e.server.Context, e.server.ContextFrom
+		srv.Context, srv.ContextFrom = s.Context, s.ContextFrom
 	}
 	return srv
 }
 
+// server is what the endpoint is: nil until the start-up check identified it.
+func (e *engine) server() *oai.Server { return e.identified.Load() }
+
 // identify asks the endpoint what it is (lib/oai.Identify) and tells the
 // checker; resolveModel calls it once an endpoint answered.
 func (e *engine) identify(base string, ms []oai.Model) {
-	e.server = e.client.Identify(e.r.Ctx, base, e.model, ms, max(e.opt.ConnectTimeout, 10*time.Second))
+	s := e.client.Identify(e.r.Ctx, base, e.model, ms, max(e.opt.ConnectTimeout, 10*time.Second))
+	e.identified.Store(s)
 	e.checker.SetServer(e.checkerServer())
-	if !e.server.Known() && e.server.Context == 0 {
+	if !s.Known() && s.Context == 0 {
 		return // nothing learned, nothing to say
 	}
-	attrs := []any{"endpoint", oai.Label(base), "server", e.server.Name()}
-	if e.server.Context > 0 {
-		attrs = append(attrs, "context", e.server.Context, "from", e.server.ContextFrom)
+	attrs := []any{"endpoint", oai.Label(base), "server", s.Name()}
+	if s.Context > 0 {
+		attrs = append(attrs, "context", s.Context, "from", s.ContextFrom)
 	}
 	e.r.Log.Info("server", attrs...)
 }
@@ -211,7 +216,7 @@ func (e *engine) identify(base string, ms []oai.Model) {
 // loaded), for the context it runs the model with (/api/ps); the checker
 // takes it over a Modelfile's num_ctx or --max-model-len.
 func (e *engine) loadedContext(ep *endpoint) {
-	if !e.server.Ollama() {
+	if !e.server().Ollama() {
 		return
 	}
 	e.ctxOnce.Do(func() {
@@ -229,12 +234,12 @@ func (e *engine) loadedContext(ep *endpoint) {
 func (e *engine) ignored(c *call, comp *oai.Completion, id string) {
 	if c.n > 1 && comp.Choices < 2 {
 		e.nWarn.Do(func() {
-			e.r.Log.Warn(fmt.Sprintf("the server ignored the request's n (%d): it answered one choice (Ollama does); infer-batch records the first choice only anyway", c.n), "id", id, "server", e.server.Name())
+			e.r.Log.Warn(fmt.Sprintf("the server ignored the request's n (%d): it answered one choice (Ollama does); infer-batch records the first choice only anyway", c.n), "id", id, "server", e.server().Name())
 		})
 	}
 	if c.completionOnly && comp.HasUsage && comp.Usage.CompletionTokens > c.maxTokens+runawaySlack {
 		e.mctWarn.Do(func() {
-			e.r.Log.Warn("the server ignored max_completion_tokens (Ollama does): replies run to the server's own limit; give max_tokens", "id", id, "max_completion_tokens", c.maxTokens, "completion_tokens", comp.Usage.CompletionTokens, "server", e.server.Name())
+			e.r.Log.Warn("the server ignored max_completion_tokens (Ollama does): replies run to the server's own limit; give max_tokens", "id", id, "max_completion_tokens", c.maxTokens, "completion_tokens", comp.Usage.CompletionTokens, "server", e.server().Name())
 		})
 	}
 }
@@ -261,11 +266,11 @@ const runawaySlack = 16
 func (e *engine) exactHint() string {
 	flag := "--" + e.opt.Role + "tokenizer"
 	switch {
-	case e.server.Ollama():
+	case e.server().Ollama():
 		return flag + " FILE with the model's tokenizer.json (Ollama has no tokenize API): `ollama show MODEL` names the model's family and size; download tokenizer.json from that model's Hugging Face repository (e.g. `huggingface-cli download Qwen/Qwen2.5-7B-Instruct tokenizer.json` for qwen2.5:7b)"
-	case e.server.TokenizeAPI():
-		return flag + " server (" + e.server.Name() + "'s tokenize API counts exactly as it does)"
-	case e.server.Is(oai.ServerOpenAI):
+	case e.server().TokenizeAPI():
+		return flag + " server (" + e.server().Name() + "'s tokenize API counts exactly as it does)"
+	case e.server().Is(oai.ServerOpenAI):
 		return flag + " o200k_base (the default) is exact for gpt-4o-class models; an older model wants its own encoding (cl100k_base)"
 	}
 	return flag + " server when the server has a tokenize API (vLLM, SGLang, llama.cpp, TGI), else " + flag + " FILE with the model's tokenizer.json"

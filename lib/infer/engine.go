@@ -51,16 +51,18 @@ type engine struct {
 
 	// The cut check (cutcheck.go): what the endpoint is (nil until the
 	// start-up check), the checker, the gate every record passes on its way
-	// out, and the one lookup of Ollama's loaded context.
-	server  *oai.Server
-	checker *cuts.Checker
-	out     *outGate
-	ctxOnce sync.Once
-	st      *stats
-	jr      *journal
-	earlier *earlier // --resume: the earlier records, by id
-	prepare func(*record.Record) ([]byte, error)
-	apply   func(*record.Record, *Result) error
+	// out, and the one lookup of Ollama's loaded context. identified is
+	// atomic: a deferred start-up check (checkBeforeSending) sets it while
+	// builders read it (fit).
+	identified atomic.Pointer[oai.Server]
+	checker    *cuts.Checker
+	out        *outGate
+	ctxOnce    sync.Once
+	st         *stats
+	jr         *journal
+	earlier    *earlier // --resume: the earlier records, by id
+	prepare    func(*record.Record) ([]byte, error)
+	apply      func(*record.Record, *Result) error
 
 	// --cache (cached.go); cache is nil without it.
 	cache      *cache.Cache

@@ -189,7 +189,7 @@ func (p *parsedReq) decode(c *call) *record.Error {
 func (e *engine) fit(ctx context.Context, c *call, p *parsedReq) *record.Error {
 	L := e.opt.MaxModelLen
 	reserve := c.maxTokens
-	if e.server.Ollama() {
+	if e.server().Ollama() {
 		reserve = 0
 	}
 	if L <= 0 || c.promptTokens+reserve <= L {
