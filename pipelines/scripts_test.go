@@ -4,9 +4,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ifkit/ifkit/lib/record"
 )
 
 // The scripts run as the README shows them: executed directly, from a clean
@@ -237,5 +241,38 @@ func TestArrayScriptFindsTheCheckout(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(co, "parts", "logs", "7_0.attempt0.log")); err != nil {
 		t.Errorf("no attempt log: %v", err)
+	}
+}
+
+// Each script's --help states the max_tokens its requests really carry
+// (issue 30: two said "the endpoint's" while the requests carried 8,192
+// and 10,000): the default it names is the one expand-templates writes.
+func TestScriptsStateTheirMaxTokens(t *testing.T) {
+	re := regexp.MustCompile(`--max-tokens N\s+[^(]*\(default:? ([0-9]+)`)
+	for _, c := range []struct{ script, gen string }{
+		{"ifscale.sh", "gen-context ifscale --densities 10 --seeds 0"},
+		{"longins.sh", "gen-context longins --lengths 256 --modes gist"},
+		{"eifbench.sh", "gen-context eifbench"},
+		{"longgenbench.sh", "gen-context longgenbench --count 1 --scenarios diary"},
+	} {
+		help, err := exec.Command("bash", c.script, "--help").CombinedOutput()
+		m := re.FindSubmatch(help)
+		if err != nil || m == nil {
+			t.Errorf("%s --help names no default max_tokens: %v\n%s", c.script, err, help)
+			continue
+		}
+		out, stderr, code := sh(t, c.gen+" | expand-templates")
+		first, _, _ := strings.Cut(out, "\n")
+		rec, perr := record.Parse([]byte(first))
+		if code != 0 || perr != nil {
+			t.Fatalf("%s: exit %d, %v: %s", c.gen, code, perr, stderr)
+		}
+		var req struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		rec.Decode("request", &req)
+		if want, _ := strconv.Atoi(string(m[1])); req.MaxTokens != want {
+			t.Errorf("%s --help says max_tokens %d, its requests carry %d", c.script, want, req.MaxTokens)
+		}
 	}
 }

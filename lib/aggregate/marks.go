@@ -56,7 +56,7 @@ func (m *marks) mark(res *Result) {
 		what := strings.Join(m.sources, "; ")
 		annotate(res.Rows, res.Tables, "Items: "+what+".", "source", what)
 	}
-	m.cut.mark(res.Tables)
+	m.cut.mark(res)
 	if m.simulated {
 		annotate(res.Rows, res.Tables, SimulatorNote, "simulated", "true")
 	}

@@ -3,6 +3,7 @@ package aggregate
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,14 +23,14 @@ func TestMarksStayWithTheirRecords(t *testing.T) {
 		wantDims  map[string]string
 		skipped   int
 	}{
-		{"plain", []string{`{"id":"a","bench":"b","response":{"text":"x"}}`}, false, 0, map[string]string{}, 0},
-		{"simulated", []string{`{"id":"a","bench":"b","response":{"text":"x","system_fingerprint":"llm-sim"}}`}, false, 1, map[string]string{"simulated": "true"}, 0},
+		{"plain", []string{`{"id":"a","bench":"b","response":{"text":"x","cut_check":"exact"}}`}, false, 0, map[string]string{}, 0},
+		{"simulated", []string{`{"id":"a","bench":"b","response":{"text":"x","system_fingerprint":"llm-sim","cut_check":"exact"}}`}, false, 1, map[string]string{"simulated": "true"}, 0},
 		{"source", []string{`{"id":"a","bench":"b","source":"s1"}`, `{"id":"b","bench":"b","source":"s2"}`, `{"id":"c","bench":"b","source":"s1"}`}, false, 1, map[string]string{"source": "s1; s2"}, 0},
 		{"partial", []string{`{"id":"a","bench":"b","partial_shards":{"present":1,"of":2,"missing":[1]}}`}, false, 1, map[string]string{"shards": "1 of 2 shards (missing 1)"}, 0},
-		{"cut kept", []string{`{"id":"a","bench":"b","response":{"server_truncated":true}}`, `{"id":"b","bench":"b"}`}, false, 1, map[string]string{}, 0},
-		{"cut left out", []string{`{"id":"a","bench":"b","response":{"server_truncated":true}}`, `{"id":"b","bench":"b"}`}, true, 1, map[string]string{}, 1},
+		{"cut kept", []string{`{"id":"a","bench":"b","response":{"server_truncated":true}}`, `{"id":"b","bench":"b","response":{"cut_check":"exact"}}`}, false, 1, map[string]string{}, 0},
+		{"cut left out", []string{`{"id":"a","bench":"b","response":{"server_truncated":true}}`, `{"id":"b","bench":"b","response":{"cut_check":"exact"}}`}, true, 1, map[string]string{}, 1},
 		{"budget", []string{`{"id":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#1","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"b","bench":"b"}`}, false, 1, map[string]string{}, 0},
-		{"traces", []string{`{"id":"a","bench":"b","model":"m","response":{"text":"x","reasoning":"r","reasoning_format":"think_tags","reasoning_tokens":4,"reasoning_tokens_from":"usage"}}`}, false, 1, map[string]string{}, 0},
+		{"traces", []string{`{"id":"a","bench":"b","model":"m","response":{"text":"x","reasoning":"r","reasoning_format":"think_tags","reasoning_tokens":4,"reasoning_tokens_from":"usage","cut_check":"exact"}}`}, false, 1, map[string]string{}, 0},
 		{"a trace unfinished", []string{`{"id":"a","bench":"b","model":"m","response":{"text":"","reasoning":"r","reasoning_format":"think_tags","reasoning_tokens":4,"reasoning_tokens_from":"usage","reasoning_unfinished":true},"error":{"kind":"reasoning_unfinished"}}`}, false, 2, map[string]string{}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,5 +191,82 @@ func TestMarksNoteReasoningBudget(t *testing.T) {
 	m.mark(res)
 	if want := "Reasoning budget: max_tokens raised by 4096 tokens for the reasoning trace (expand-templates --reasoning-budget 4096) on 1 of 2 records"; len(res.Tables[0].Notes) != 1 || !strings.HasPrefix(res.Tables[0].Notes[0], want) {
 		t.Errorf("notes %q, want %q", res.Tables[0].Notes, want)
+	}
+}
+
+// A table made from some of a benchmark's records (its Scope: one mode, one
+// model) counts the cut prompts among its own records, not the benchmark's
+// total; a table whose records were not cut says nothing.
+func TestTruncationNoteFollowsTableScope(t *testing.T) {
+	m := newMarks(nil, Options{})
+	for _, line := range []string{
+		`{"id":"g1","bench":"b","model":"m1","group":{"mode":"gist"},"response":{"server_truncated":true}}`,
+		`{"id":"g2","bench":"b","model":"m1","group":{"mode":"gist"},"response":{"cut_check":"exact"}}`,
+		`{"id":"g3","bench":"b","model":"m2","group":{"mode":"gist"},"response":{"server_truncated":true}}`,
+		`{"id":"l1","bench":"b","model":"m1","group":{"mode":"list"},"response":{"cut_check":"exact"}}`,
+		`{"id":"l2","bench":"b","model":"m1","group":{"mode":"list"},"response":{"cut_check":"exact"}}`,
+	} {
+		rec, err := record.Parse([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.add(rec)
+	}
+	res := &Result{Tables: []report.Table{
+		{Title: "all"},
+		{Title: "gist", Scope: map[string]string{"mode": "gist"}},
+		{Title: "gist m1", Scope: map[string]string{"mode": "gist", "model": "m1"}},
+		{Title: "list", Scope: map[string]string{"mode": "list"}},
+	}}
+	m.mark(res)
+	want := map[string]string{"all": "Server-truncated: 2 of 5 records", "gist": "Server-truncated: 2 of 3 records", "gist m1": "Server-truncated: 1 of 2 records", "list": ""}
+	for _, tb := range res.Tables {
+		w := want[tb.Title]
+		if w == "" && len(tb.Notes) > 0 || w != "" && (len(tb.Notes) != 1 || !strings.HasPrefix(tb.Notes[0], w)) {
+			t.Errorf("table %q: notes %q, want %q", tb.Title, tb.Notes, w)
+		}
+	}
+}
+
+// Where a cut could not have been seen, every table's note and every row say
+// so ("cuts not checked", "cuts under N % not detectable"), never a plain
+// count of none; records checked exactly say nothing beyond the cuts found.
+// Replies written before infer-batch said how it checked them count as
+// checked exactly only when the model's own tokenizer counted them.
+func TestCutChecksReported(t *testing.T) {
+	for _, tc := range []struct {
+		name, note, label string
+		recs              []string
+	}{
+		{"exact", "", "exact", []string{`{"response":{"cut_check":"exact","usage":{"prompt_tokens":9}}}`}},
+		{"calibrated", "Server-truncated: cuts under 5 % of a prompt not detectable on 2 of 3 records", "cuts under 5 % not detectable", []string{
+			`{"response":{"cut_check":"calibrated","cut_margin":0.031}}`, `{"response":{"cut_check":"calibrated","cut_margin":0.041}}`, `{"response":{"cut_check":"exact"}}`}},
+		{"not checked", "Server-truncated: cuts not checked on 1 of 2 records", "cuts not checked", []string{
+			`{"response":{"cut_check":"unchecked"}}`, `{"response":{"cut_check":"calibrated","cut_margin":0.03}}`}},
+		{"a cut found is checked", "", "exact", []string{`{"response":{"cut_check":"unchecked","server_truncated":true}}`}},
+		{"earlier estimate", "Server-truncated: cuts not checked on 1 of 1 records", "cuts not checked", []string{`{"response":{"tokenizer":"o200k_base~","usage":{"prompt_tokens":9}}}`}},
+		{"earlier exact count", "", "exact", []string{`{"response":{"tokenizer":"hf:tok.json","usage":{"prompt_tokens":9}}}`}},
+		{"earlier exact count, no usage", "Server-truncated: cuts not checked on 1 of 1 records", "cuts not checked", []string{`{"response":{"tokenizer":"server"}}`}},
+		{"no reply", "", "", []string{`{"error":{"kind":"x"}}`}},
+	} {
+		m := newMarks(nil, Options{})
+		for i, line := range tc.recs {
+			rec, err := record.Parse([]byte(`{"id":"r` + strconv.Itoa(i) + `","bench":"b","model":"m",` + line[1:]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.add(rec)
+		}
+		res := &Result{Tables: []report.Table{{Title: "t"}}, Rows: []report.Row{{Model: "m"}}}
+		m.mark(res)
+		var note string
+		for _, n := range res.Tables[0].Notes {
+			if strings.HasPrefix(n, "Server-truncated: cuts") {
+				note = n
+			}
+		}
+		if !strings.HasPrefix(note, tc.note) || tc.note == "" && note != "" || res.Rows[0].CutCheck != tc.label {
+			t.Errorf("%s: note %q (want %q), row %q (want %q)", tc.name, note, tc.note, res.Rows[0].CutCheck, tc.label)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ifkit/ifkit/lib/cuts"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 )
@@ -28,9 +29,10 @@ type answerer struct{ bench, model, run string }
 
 // origin is what the records say about where an answerer's data came from.
 type origin struct {
-	records, failed, truncated, unfinished int
-	sources, judges, prompts, tokenizers   []string
-	simulated                              bool
+	records, failed, unfinished          int
+	cuts                                 checks // of the records, as the tables count them of prompts
+	sources, judges, prompts, tokenizers []string
+	simulated                            bool
 }
 
 func NewProvenance() *Provenance { return &Provenance{by: map[answerer]*origin{}} }
@@ -74,8 +76,21 @@ func (p *Provenance) Add(rec *record.Record, run string) {
 	if rec.Errored() {
 		o.failed++
 	}
-	if ServerTruncated(rec) {
-		o.truncated++
+	c := &o.cuts
+	c.n++
+	check, margin := CutCheck(rec)
+	cut := ServerTruncated(rec)
+	if check != "" || cut {
+		c.replies++
+	}
+	switch {
+	case cut:
+		c.cut++
+	case check == cuts.Unchecked:
+		c.unchecked++
+	case check == cuts.Calibrated:
+		c.calibrated++
+		c.margin = max(c.margin, margin)
 	}
 	if v.Response != nil && v.Response.Unfinished || v.Error != nil && v.Error.Kind == "reasoning_unfinished" {
 		o.unfinished++
@@ -226,7 +241,7 @@ func (p *Provenance) Table(rows []report.Row) report.Table {
 				addTo(&sources, s)
 			}
 			sim = sim || o.simulated
-			records = fmt.Sprintf("%d: %d failed, %d cut by the server, %d reasoning unfinished", o.records, o.failed, o.truncated, o.unfinished)
+			records = fmt.Sprintf("%d: %d failed, %s, %d reasoning unfinished", o.records, o.failed, report.CutPhrase(o.cuts.cut, o.cuts.label()), o.unfinished)
 			if j := judgeText(o.judges, o.prompts); j != "" {
 				judge = j
 			} else if o.records > 0 {

@@ -9,16 +9,17 @@ import (
 )
 
 // The provenance table: a line per model, benchmark and run, what the
-// records say (counts, judge and its prompt, tokenizer, llm-sim, source)
+// records say (counts, cuts as far as they were checked, judge and its
+// prompt, tokenizer, llm-sim, source)
 // beside what the rows say (ifkit version, date); a line of earlier rows
 // alone has "–" where only records could say.
 func TestProvenanceTable(t *testing.T) {
 	p := NewProvenance()
 	for _, line := range []string{
-		`{"id":"1","bench":"eifbench","model":"a","source":"ifkit sample, 6 tasks","response":{"text":"x","tokenizer":"server","system_fingerprint":"llm-sim"},"judgement":{"score":1,"judge":{"model":"j"},"detail":{"prompt":"zh"}}}`,
+		`{"id":"1","bench":"eifbench","model":"a","source":"ifkit sample, 6 tasks","response":{"text":"x","tokenizer":"server","usage":{"prompt_tokens":9},"system_fingerprint":"llm-sim"},"judgement":{"score":1,"judge":{"model":"j"},"detail":{"prompt":"zh"}}}`,
 		`{"id":"2","bench":"eifbench","model":"a","source":"ifkit sample, 6 tasks","response":{"text":"x","tokenizer":"o200k_base~","server_truncated":true},"judgement":{"score":0,"judge":{"model":"j"},"detail":{"prompt":"zh"}}}`,
 		`{"id":"3","bench":"eifbench","model":"a","error":{"kind":"reasoning_unfinished"},"response":{"text":"","reasoning_unfinished":true}}`,
-		`{"id":"1","bench":"lifbench","model":"b","response":{"text":"x","tokenizer":"hf:Qwen/Qwen2.5-7B"},"judgement":{"score":1}}`,
+		`{"id":"1","bench":"lifbench","model":"b","response":{"text":"x","tokenizer":"hf:Qwen/Qwen2.5-7B","usage":{"prompt_tokens":9}},"judgement":{"score":1}}`,
 	} {
 		rec, err := record.Parse([]byte(line))
 		if err != nil {
@@ -41,6 +42,14 @@ func TestProvenanceTable(t *testing.T) {
 	}
 	if fmt.Sprintf("%q", got.Rows) != fmt.Sprintf("%q", want) {
 		t.Errorf("rows\n%q\nwant\n%q", got.Rows, want)
+	}
+	// A reply whose cut could not have been seen is never counted "0 cut".
+	q := NewProvenance()
+	rec, _ := record.Parse([]byte(`{"id":"1","bench":"ifscale","model":"d","response":{"text":"x","tokenizer":"o200k_base~"},"judgement":{"score":1}}`))
+	q.Add(rec, "")
+	q.Fill("own1", "v9", "2026-03-04T05:06:07Z")
+	if r := q.Table(nil).Rows[0][6]; r != "1: 0 failed, cuts not checked, 0 reasoning unfinished" {
+		t.Errorf("an unchecked reply: %q", r)
 	}
 	if len(got.Notes) != 1 {
 		t.Errorf("notes %q, want the one on rows alone", got.Notes)

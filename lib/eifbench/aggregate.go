@@ -164,7 +164,9 @@ type cell struct {
 	failedTasks   int // tasks with no judged check: left out
 	nFailed       int // tasks with a failed check
 	markers       int // tasks whose markers were not trusted
-	truncated     int // tasks whose prompt the server cut
+	// Whose prompt the server cut: of the n tasks (or sub-instructions),
+	// of every task (failed ones too), and their checks.
+	truncated, cutTasks, cutChecks int
 }
 
 func (c *cell) add(cla, ila, all float64) {
@@ -181,7 +183,8 @@ func (c *cell) mean(v float64) float64 {
 	return v / float64(c.n)
 }
 
-// count adds a task's failure counts to the cell.
+// count adds a task's failure counts to the cell, and whether its prompt
+// was cut to those of the n it counts.
 func (c *cell) count(t *taskScore) {
 	if t.failed() > 0 {
 		c.nFailed++
@@ -232,13 +235,20 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		judged, _ := t.judged()
 		for _, sub := range []string{t.subset, All} {
 			c := get(cellKey{model, sub, "", 0})
-			c.checks += judged + t.judgeFailed + t.sentinel
+			checks := judged + t.judgeFailed + t.sentinel
 			if a.opt.ExcludeFailed() {
-				c.checks += t.inferFailed
+				checks += t.inferFailed
 			}
+			c.checks += checks
 			c.failed += t.failed()
 			c.sentinel += t.sentinel
-			c.count(t)
+			if t.failed() > 0 {
+				c.nFailed++
+			}
+			if t.truncated {
+				c.cutTasks++
+				c.cutChecks += checks
+			}
 			if t.markers != "" {
 				c.markers++
 			}
@@ -248,6 +258,9 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			}
 			cla, ila, all := t.levels()
 			c.add(cla, ila, all)
+			if t.truncated {
+				c.truncated++
+			}
 			bs := get(cellKey{model, sub, "sub_instructions", len(t.bySub)})
 			bs.add(cla, ila, all)
 			bs.count(t)
@@ -279,15 +292,17 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			metrics = metrics[:2] // a task level has no meaning per sub-instruction
 		}
 		vals := map[string]float64{"CLA": c.mean(c.cla), "ILA": c.mean(c.ila), "task_level": c.mean(c.all)}
-		row := func(metric, unit string, v float64, n int) {
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: metric, Dims: dims, Nums: nums, Value: v, Unit: unit, N: n, NFailed: c.nFailed, NTruncated: c.truncated})
+		// n_truncated counts among what n counts: tasks (or
+		// sub-instructions), checks, or every task.
+		row := func(metric, unit string, v float64, n, cut int) {
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: metric, Dims: dims, Nums: nums, Value: v, Unit: unit, N: n, NFailed: c.nFailed, NTruncated: cut})
 		}
 		for _, m := range metrics {
-			row(m, "ratio", vals[m], c.n)
+			row(m, "ratio", vals[m], c.n, c.truncated)
 		}
 		if k.dim == "" {
-			row("sentinel_replies", "count", float64(c.sentinel), c.checks)
-			row("markers_ignored", "count", float64(c.markers), c.n+c.failedTasks)
+			row("sentinel_replies", "count", float64(c.sentinel), c.checks, c.cutChecks)
+			row("markers_ignored", "count", float64(c.markers), c.n+c.failedTasks, c.cutTasks)
 		}
 	}
 	res.Tables = a.tables(cells, sortedKeys(a.modelSet()), ss)
@@ -337,7 +352,7 @@ func (a *aggregator) tables(cells map[cellKey]*cell, models, subsets []string) [
 		for _, s := range append(subsets, All) {
 			c := at(cells, cellKey{m, s, "", 0})
 			levels.Rows = append(levels.Rows, []string{m, title(s), strconv.Itoa(c.n), strconv.Itoa(c.checks), strconv.Itoa(c.failed), strconv.Itoa(c.sentinel), strconv.Itoa(c.failedTasks),
-				strconv.Itoa(c.markers), strconv.Itoa(c.truncated), f(c.mean(c.cla)), f(c.mean(c.ila)), f(c.mean(c.all))})
+				strconv.Itoa(c.markers), strconv.Itoa(c.cutTasks), f(c.mean(c.cla)), f(c.mean(c.ila)), f(c.mean(c.all))})
 		}
 	}
 

@@ -122,6 +122,7 @@ func (e *engine) serveHit(it *item) bool {
 	e.countWhileSent(c)
 	c.awaitCount()
 	resp.PromptTokensSent, resp.Tokenizer, resp.ContextCutTokens = c.promptTokens, c.tokenizer, c.cut
+	resp.ServerTruncated, resp.CutCheck, resp.CutMargin = false, "", 0 // the gate decides (cutcheck.go)
 	resp.FromCache = record.FromCache{Cached: true, CachedTime: ent.Time.UTC().Format(time.RFC3339), CachedRun: ent.Run}
 	res := &Result{Model: e.model, Response: resp}
 	// A trace that never ended fails the record here too (an entry a run
@@ -140,6 +141,7 @@ func (e *engine) serveHit(it *item) bool {
 	}
 	e.cache.Served()
 	e.st.servedFromCache(&resp)
+	it.sample = c.sampleUsage(resp.Usage, resp.Usage.PromptTokens > 0)
 	return true
 }
 
@@ -162,6 +164,7 @@ func (e *engine) store(it *item, resp record.Response) {
 	}
 	// This run's count and cut are given again to whoever takes the entry.
 	resp.PromptTokensSent, resp.Tokenizer, resp.ContextCutTokens = 0, "", 0
+	resp.CutCheck, resp.CutMargin = "", 0
 	b, err := record.Marshal(resp)
 	if err == nil {
 		err = e.cache.Put(k, b)

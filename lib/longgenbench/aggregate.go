@@ -39,15 +39,24 @@ func positionRange(i int) string {
 
 // tally counts checks; failed ones (their judge call or their record's
 // inference failed) are in failed, and in checks only when they are scored.
-type tally struct{ checks, judged, yes, failed int }
+// tally counts checks; cutChecks and cutJudged are the checks (and the
+// judged ones) of records whose prompt the server cut, so a row counts its
+// n_truncated among what its n counts.
+type tally struct{ checks, judged, yes, failed, cutChecks, cutJudged int }
 
-func (t *tally) add(verdict string) {
+func (t *tally) add(verdict string, cut bool) {
 	t.checks++
 	if verdict != judge.VerdictMissing {
 		t.judged++
 	}
 	if verdict == judge.VerdictYes {
 		t.yes++
+	}
+	if cut {
+		t.cutChecks++
+		if verdict != judge.VerdictMissing {
+			t.cutJudged++
+		}
 	}
 }
 
@@ -165,9 +174,10 @@ func (a *aggregator) Add(rec *record.Record) error {
 	default:
 		return fmt.Errorf("record %q: verdict %q: want yes, no or missing", rec.ID(), j.Verdict)
 	}
-	t.add(j.Verdict)
-	c.all.add(j.Verdict)
-	pos.add(j.Verdict)
+	cut := aggregate.ServerTruncated(rec)
+	t.add(j.Verdict, cut)
+	c.all.add(j.Verdict, cut)
+	pos.add(j.Verdict, cut)
 	if j.Verdict != judge.VerdictMissing {
 		mode, _ := j.Detail["mode"].(string)
 		model := ""
@@ -191,6 +201,7 @@ func ratio(num, den int, scale float64) float64 {
 type Metrics struct {
 	Records, Checks, Judged, Missing, JudgeFailed, InferFailed, Truncated int
 	Excluded, ServerCut                                                   int // failed records left out (--failed exclude); records whose prompt the server cut
+	WordsCut                                                              int // of the WordsN outputs, those whose prompt the server cut
 	CR, STIC1, STIC2, WAvg                                                float64
 	Accuracy                                                              map[string]float64 // by type, plus "average" (mean of the three)
 	Words                                                                 float64
@@ -215,6 +226,9 @@ func (c *cell) metrics() Metrics {
 		if p.Blocks > wordRuleBlocks && p.Words > wordRuleWords {
 			words += float64(p.Words)
 			m.WordsN++
+			if c.truncated[id] {
+				m.WordsCut++
+			}
 		}
 	}
 	m.CR = 100 * crSum / float64(len(c.parents))
@@ -254,6 +268,7 @@ func (c *cell) judgeLabel() string {
 
 func (t *tally) merge(o tally) {
 	t.checks, t.judged, t.yes, t.failed = t.checks+o.checks, t.judged+o.judged, t.yes+o.yes, t.failed+o.failed
+	t.cutChecks, t.cutJudged = t.cutChecks+o.cutChecks, t.cutJudged+o.cutJudged
 }
 
 func (c *cell) merge(o *cell) {
@@ -337,20 +352,22 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		// Record-level rows count failed records, check-level rows failed
 		// checks (a failed judge call, or a record whose inference failed).
 		failedRecs := m.InferFailed + m.Excluded
-		row := func(metric, unit string, v float64, n, failed int, nums map[string]float64, extra ...string) {
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: c.model, Metric: metric, Dims: dims(extra...), Nums: nums, Value: v, Unit: unit, N: n, NFailed: failed, NTruncated: m.ServerCut})
+		// n_truncated counts among what n counts: records, checks or
+		// judged checks of the records whose prompt the server cut.
+		row := func(metric, unit string, v float64, n, failed, cut int, nums map[string]float64, extra ...string) {
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: c.model, Metric: metric, Dims: dims(extra...), Nums: nums, Value: v, Unit: unit, N: n, NFailed: failed, NTruncated: cut})
 		}
-		row("CR", "percent", m.CR, m.Records, failedRecs, nil)
-		row("STIC-1", "percent", m.STIC1, m.Judged, c.all.failed, nil)
-		row("STIC-2", "percent", m.STIC2, m.Checks, c.all.failed, nil)
-		row("wAvg", "percent", m.WAvg, m.Records, failedRecs, nil)
-		row("words", "words", m.Words, m.WordsN, failedRecs, nil)
+		row("CR", "percent", m.CR, m.Records, failedRecs, m.ServerCut, nil)
+		row("STIC-1", "percent", m.STIC1, m.Judged, c.all.failed, c.all.cutJudged, nil)
+		row("STIC-2", "percent", m.STIC2, m.Checks, c.all.failed, c.all.cutChecks, nil)
+		row("wAvg", "percent", m.WAvg, m.Records, failedRecs, m.ServerCut, nil)
+		row("words", "words", m.Words, m.WordsN, failedRecs, m.WordsCut, nil)
 		for _, t := range append(append([]string{}, CheckTypes...), "average") {
-			n, failed := m.Judged, c.all.failed
+			n, failed, cut := m.Judged, c.all.failed, c.all.cutJudged
 			if t != "average" {
-				n, failed = c.byType[t].judged, c.byType[t].failed
+				n, failed, cut = c.byType[t].judged, c.byType[t].failed, c.byType[t].cutJudged
 			}
-			row("accuracy", "ratio", m.Accuracy[t], n, failed, nil, "type", t)
+			row("accuracy", "ratio", m.Accuracy[t], n, failed, cut, nil, "type", t)
 		}
 		main.Rows = append(main.Rows, []string{c.model, c.version, jl, fmt.Sprint(m.Records), f(m.CR), f(m.STIC1), f(m.STIC2), report.Fmt(m.Words, 0), f(m.WAvg),
 			fmt.Sprint(m.Checks), fmt.Sprint(m.Missing), fmt.Sprint(failedRecs), fmt.Sprint(m.Truncated), fmt.Sprint(m.JudgeFailed)})
@@ -358,7 +375,7 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		for i, t := range c.byPos {
 			label := positionRange(i)
 			v := ratio(t.yes, t.judged, 1)
-			row("accuracy", "ratio", v, t.judged, t.failed, map[string]float64{"position": float64(i) / positionBuckets}, "type", "all", "position_range", label)
+			row("accuracy", "ratio", v, t.judged, t.failed, t.cutJudged, map[string]float64{"position": float64(i) / positionBuckets}, "type", "all", "position_range", label)
 			pos.Rows = append(pos.Rows, []string{c.model, c.version, label, fmt.Sprint(t.checks), f(ratio(t.judged, t.checks, 1)), f(v), fmt.Sprint(t.failed)})
 		}
 	}

@@ -22,9 +22,10 @@ type cell struct {
 type cellStats struct {
 	f1             fsum.Sum // correctly rounded: the mean does not depend on the records' order
 	exams, failed  int      // exams counts the failed ones when they are scored (--failed official)
-	truncated      int
+	truncated      int      // exams whose prompt the server cut
 	depthHit       [10]int
 	depthTotal     [10]int
+	depthCut       [10]int // wrong answers at the depth in exams the server cut
 	emptyGoldExams int
 	overLimit      int // exams whose reply the official eval.py cannot read (Predicted)
 }
@@ -57,7 +58,8 @@ func (a *aggregator) Add(rec *record.Record) error {
 		c = &cellStats{}
 		a.cells[k] = c
 	}
-	if aggregate.ServerTruncated(rec) {
+	cut := aggregate.ServerTruncated(rec)
+	if cut {
 		c.truncated++
 	}
 	if rec.Errored() {
@@ -106,6 +108,9 @@ func (a *aggregator) Add(rec *record.Record) error {
 		if h.Hit {
 			c.depthHit[d]++
 		}
+		if cut {
+			c.depthCut[d]++
+		}
 	}
 	return nil
 }
@@ -142,7 +147,7 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 				continue
 			}
 			dn := map[string]float64{"length_tokens": float64(k.length), "depth": float64(d)}
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "depth_accuracy", Dims: dims, Nums: dn, Value: 100 * float64(c.depthHit[d]) / float64(c.depthTotal[d]), Unit: "percent", N: c.depthTotal[d], NFailed: c.failed, NTruncated: c.truncated})
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "depth_accuracy", Dims: dims, Nums: dn, Value: 100 * float64(c.depthHit[d]) / float64(c.depthTotal[d]), Unit: "percent", N: c.depthTotal[d], NFailed: c.failed, NTruncated: c.depthCut[d]})
 		}
 	}
 	res.Tables = append(res.Tables, a.f1Tables(keys)...)
@@ -171,7 +176,8 @@ func (a *aggregator) f1Tables(keys []cell) []report.Table {
 		if len(ls) == 0 {
 			continue
 		}
-		t := report.Table{Title: fmt.Sprintf("LongIns %s: F1 × 100 by exam length (tokens)", strings.ToUpper(mode)), Columns: []string{"model"}}
+		t := report.Table{Title: fmt.Sprintf("LongIns %s: F1 × 100 by exam length (tokens)", strings.ToUpper(mode)), Columns: []string{"model"},
+			Scope: map[string]string{"mode": mode}}
 		for _, l := range ls {
 			t.Columns = append(t.Columns, strconv.Itoa(l))
 		}
@@ -227,7 +233,8 @@ func (a *aggregator) depthTables(keys []cell) []report.Table {
 	}
 	for _, x := range seen {
 		ls := lengthsOf(keys, x.mode)
-		t := report.Table{Title: fmt.Sprintf("LongIns %s, %s: wrong answers found (%%) by depth and exam length", strings.ToUpper(x.mode), x.model), Columns: []string{"depth"}}
+		t := report.Table{Title: fmt.Sprintf("LongIns %s, %s: wrong answers found (%%) by depth and exam length", strings.ToUpper(x.mode), x.model), Columns: []string{"depth"},
+			Scope: map[string]string{"mode": x.mode, "model": x.model}}
 		for _, l := range ls {
 			t.Columns = append(t.Columns, strconv.Itoa(l))
 		}

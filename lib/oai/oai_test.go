@@ -424,3 +424,32 @@ func TestManyChoicesBoundedMemory(t *testing.T) {
 		t.Fatalf("parsing a %d MB reply allocated %d MB", len(body)>>20, alloc>>20)
 	}
 }
+
+// A reply says how many choices it held (up to 2), so that a server that
+// ignored the request's n is seen; streamed, another choice's events do not
+// run into the first one's text.
+func TestChoicesCounted(t *testing.T) {
+	c := &Client{}
+	for body, want := range map[string]int{
+		`{"choices":[{"message":{"content":"a"},"finish_reason":"stop"}]}`:                                             1,
+		`{"choices":[{"message":{"content":"a"},"finish_reason":"stop"},{"index":1,"message":{"content":"b"}}]}`:       2,
+		`{"choices":[{"message":{"content":"a"},"finish_reason":"stop"} , {"index":1,"message":{"content":"b"}}, {}]}`: 2,
+	} {
+		comp, err := c.parseBody([]byte(body))
+		if err != nil || comp.Choices != want {
+			t.Errorf("%s: %v, %+v", body, err, comp)
+		}
+	}
+	stream := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"one\"}}]}\n\n" +
+		"data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"two\"}}]}\n\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: {\"choices\":[{\"index\":1,\"delta\":{},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n"
+	comp, err := c.readStream(strings.NewReader(stream), time.Now(), func(bool) {})
+	if err != nil || comp.Choices != 2 || comp.Text != "one" || comp.FinishReason != "stop" {
+		t.Fatalf("%v, %+v", err, comp)
+	}
+	comp, err = c.readStream(strings.NewReader("data: {\"choices\":[{\"delta\":{\"content\":\"one\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"), time.Now(), func(bool) {})
+	if err != nil || comp.Choices != 1 {
+		t.Fatalf("%v, %+v", err, comp)
+	}
+}

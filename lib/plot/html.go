@@ -233,7 +233,7 @@ func caption(f Figure) string {
 	sb.WriteString(escape(upperFirst(f.Measured)) + ". ")
 	var own, refs, sim []string
 	for _, c := range f.Counts {
-		s := fmt.Sprintf("%s: n = %d %s, %d failed, %d cut by the server", c.Model, c.N, f.NUnit, c.Failed, c.Truncated)
+		s := fmt.Sprintf("%s: n = %d %s, %d failed, %s", c.Model, c.N, f.NUnit, c.Failed, report.CutPhrase(c.Truncated, c.CutCheck))
 		if c.Reference {
 			refs = append(refs, c.Model)
 			continue

@@ -97,12 +97,22 @@ type Response struct {
 	Fingerprint string `json:"system_fingerprint,omitempty"`
 	// PromptTokensSent is the client's count of the prompt it sent and
 	// Tokenizer what counted it ("server", "hf:FILE", "o200k_base~" for an
-	// estimate); ServerTruncated is set when the server's usage.prompt_tokens
-	// fell short of that count by more than the tokenizer's tolerance: the
-	// server cut the prompt and the reply answers something else (issue 11).
+	// estimate); ServerTruncated is set when the server cut the prompt
+	// (lib/cuts: its usage.prompt_tokens fell short of that count beyond the
+	// count's uncertainty, filled its context, or the prompt cannot have
+	// fitted), so the reply answers something else.
 	PromptTokensSent int    `json:"prompt_tokens_sent,omitempty"`
 	Tokenizer        string `json:"tokenizer,omitempty"`
 	ServerTruncated  bool   `json:"server_truncated,omitempty"`
+	// CutCheck says how well the reply was checked for a cut ("exact",
+	// "calibrated", "unchecked": lib/cuts), and CutMargin, for a calibrated
+	// estimate, the share of the prompt a cut had to exceed to be seen.
+	CutCheck  string  `json:"cut_check,omitempty"`
+	CutMargin float64 `json:"cut_margin,omitempty"`
+	// Runaway: the reply stopped at finish_reason "length" by the server's
+	// own limit, not the request's (no max_tokens in the request, or a
+	// server that ignored it).
+	Runaway bool `json:"runaway,omitempty"`
 	FromCache
 }
 
@@ -123,6 +133,9 @@ type JudgeCall struct {
 	Reasoning string `json:"reasoning,omitempty"`
 	Attempts  int    `json:"attempts,omitempty"`
 	Endpoint  string `json:"endpoint,omitempty"`
+	// Usage is what the judge call cost (its server's usage), so a report
+	// counts judging apart from the answers it judged.
+	Usage *Usage `json:"usage,omitempty"`
 	FromCache
 }
 

@@ -35,6 +35,11 @@ type Row struct {
 	N          int
 	NFailed    int
 	NTruncated int
+	// CutCheck says how well the records behind the row were checked for
+	// cuts, so that an n_truncated of 0 is never read as a count nobody
+	// could make: "exact", "cuts under N % not detectable", "cuts not
+	// checked", or "" (no reply checked: official scores imported).
+	CutCheck string
 	// NReasoningUnfinished is set by aggregate-ifs for every benchmark
 	// (lib/aggregate, thinking.go), not by the benchmarks.
 	NReasoningUnfinished int
@@ -61,6 +66,7 @@ var coreColumns = []column{
 	{Column{"n", BigInt, true}, func(r *Row) any { return &r.N }},
 	{Column{"n_failed", BigInt, true}, func(r *Row) any { return &r.NFailed }},
 	{Column{"n_truncated", BigInt, true}, func(r *Row) any { return &r.NTruncated }},
+	{Column{"cut_check", Text, false}, func(r *Row) any { return &r.CutCheck }},
 	{Column{"n_reasoning_unfinished", BigInt, true}, func(r *Row) any { return &r.NReasoningUnfinished }},
 	{Column{"run", Text, true}, func(r *Row) any { return &r.Run }},
 	{Column{"ifkit_version", Text, true}, func(r *Row) any { return &r.Version }},
@@ -135,6 +141,26 @@ type Table struct {
 	Columns []string
 	Rows    [][]string
 	Notes   []string // printed under the table
+	// Scope narrows the records a table is made from, for the notes that
+	// count them (lib/aggregate): "model" the model that answered, any other
+	// key a value of the records' group ("mode": "gist"). Empty: all of the
+	// benchmark's records.
+	Scope map[string]string
+}
+
+// CutPhrase says how many prompts the server cut (n) as far as the check
+// can tell (a CutCheck label): the number when every record was checked
+// exactly, else also how far it can be trusted, never "0 cut" where a cut
+// could not have been seen. The figures' captions and the provenance table
+// say it alike.
+func CutPhrase(n int, check string) string {
+	switch {
+	case check == "" || check == "exact":
+		return fmt.Sprintf("%d cut by the server", n)
+	case n > 0:
+		return fmt.Sprintf("%d cut by the server (%s)", n, check)
+	}
+	return check
 }
 
 // Fmt formats a metric value with the given decimals; NaN prints as "nan",
@@ -227,10 +253,11 @@ func WriteJSONL(w io.Writer, rows []Row) error {
 // WriteJSON prints {"rows": [...], "tables": [...]} as one document.
 func WriteJSON(w io.Writer, rows []Row, tables []Table) error {
 	type jt struct {
-		Title   string     `json:"title"`
-		Columns []string   `json:"columns"`
-		Rows    [][]string `json:"rows"`
-		Notes   []string   `json:"notes,omitempty"`
+		Title   string            `json:"title"`
+		Columns []string          `json:"columns"`
+		Rows    [][]string        `json:"rows"`
+		Notes   []string          `json:"notes,omitempty"`
+		Scope   map[string]string `json:"-"`
 	}
 	doc := struct {
 		Rows   []Row `json:"rows"`

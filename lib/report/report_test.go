@@ -16,17 +16,17 @@ func TestRowJSON(t *testing.T) {
 		row  Row
 		want string
 	}{
-		{Row{Bench: "lifbench", Model: "m", Metric: "ARS", Dims: map[string]string{"task": "overall", "length": "all"}, Value: 0.758, Unit: "ratio", N: 2802, NFailed: 3, NTruncated: 1},
-			`{"bench":"lifbench","model":"m","metric":"ARS","value":0.758,"unit":"ratio","n":2802,"n_failed":3,"n_truncated":1,"n_reasoning_unfinished":0,"run":"","ifkit_version":"","created":"","length":"all","task":"overall"}`},
+		{Row{Bench: "lifbench", Model: "m", Metric: "ARS", Dims: map[string]string{"task": "overall", "length": "all"}, Value: 0.758, Unit: "ratio", N: 2802, NFailed: 3, NTruncated: 1, CutCheck: "cuts under 4 % not detectable"},
+			`{"bench":"lifbench","model":"m","metric":"ARS","value":0.758,"unit":"ratio","n":2802,"n_failed":3,"n_truncated":1,"cut_check":"cuts under 4 % not detectable","n_reasoning_unfinished":0,"run":"","ifkit_version":"","created":"","length":"all","task":"overall"}`},
 		{Row{Bench: "ifscale", Model: `a"b`, Metric: "om_ratio", Value: math.NaN(), N: 0},
-			`{"bench":"ifscale","model":"a\"b","metric":"om_ratio","value":null,"unit":"","n":0,"n_failed":0,"n_truncated":0,"n_reasoning_unfinished":0,"run":"","ifkit_version":"","created":""}`},
+			`{"bench":"ifscale","model":"a\"b","metric":"om_ratio","value":null,"unit":"","n":0,"n_failed":0,"n_truncated":0,"cut_check":"","n_reasoning_unfinished":0,"run":"","ifkit_version":"","created":""}`},
 		{Row{Bench: "b", Model: "m", Metric: "x", Value: math.Inf(1), N: 1, Run: "r1", Version: "v0.1", Created: "2026-01-02T03:04:05Z"},
-			`{"bench":"b","model":"m","metric":"x","value":null,"unit":"","n":1,"n_failed":0,"n_truncated":0,"n_reasoning_unfinished":0,"run":"r1","ifkit_version":"v0.1","created":"2026-01-02T03:04:05Z"}`},
+			`{"bench":"b","model":"m","metric":"x","value":null,"unit":"","n":1,"n_failed":0,"n_truncated":0,"cut_check":"","n_reasoning_unfinished":0,"run":"r1","ifkit_version":"v0.1","created":"2026-01-02T03:04:05Z"}`},
 		// Numbers sort among the labels; a label may not shadow a number or a core column.
 		{Row{Bench: "longins", Model: "m", Metric: "F1", Unit: "percent", Value: 52.5, N: 4,
 			Dims: map[string]string{"length": "4k", "depth": "shadowed", "n": "shadowed", "mode": "gist"},
 			Nums: map[string]float64{"length_tokens": 4096, "depth": 3, "density": 0.25}},
-			`{"bench":"longins","model":"m","metric":"F1","value":52.5,"unit":"percent","n":4,"n_failed":0,"n_truncated":0,"n_reasoning_unfinished":0,"run":"","ifkit_version":"","created":"","density":0.25,"depth":3,"length":"4k","length_tokens":4096,"mode":"gist"}`},
+			`{"bench":"longins","model":"m","metric":"F1","value":52.5,"unit":"percent","n":4,"n_failed":0,"n_truncated":0,"cut_check":"","n_reasoning_unfinished":0,"run":"","ifkit_version":"","created":"","density":0.25,"depth":3,"length":"4k","length_tokens":4096,"mode":"gist"}`},
 	} {
 		got, err := tc.row.MarshalJSON()
 		if err != nil || string(got) != tc.want {

@@ -126,6 +126,18 @@ type Options struct {
 	// A longer request gets what Overflow says ("": the profile's way).
 	MaxModelLen int
 	Overflow    Overflow
+	// TokenScale multiplies every prompt count (usage.prompt_tokens,
+	// /tokenize, the context check): a model whose tokenizer counts the
+	// same text that many times llm-sim's tokens; 0 or 1: none.
+	TokenScale float64
+	// NoUsage leaves usage out of every reply, as some servers and proxies
+	// do.
+	NoUsage bool
+	// CountText, when set, counts a prompt's texts (a model's tokenizer,
+	// lib/tokens): the model's count instead of llm-sim's estimate, for
+	// usage.prompt_tokens, /tokenize and the context. Not with the llamacpp
+	// profile, whose chat count is its rendered template's.
+	CountText func(string) int
 	// Profile switches the quirks of one kind of server on together.
 	Profile Profile
 
@@ -180,6 +192,7 @@ type Stats struct {
 	QueueFull        int64            // requests turned away with 503 because the queue was full (MaxQueue)
 	ContextErrors    int64            // requests refused for not fitting MaxModelLen (also in ClientErrors)
 	PromptsCut       int64            // prompts cut to MaxModelLen (OverflowTruncate)
+	ContextShifts    int64            // OverflowTruncate: replies that ran past the room the prompt left
 	PromptTokens     int64            // usage reported for completed requests
 	CompletionTokens int64
 }
@@ -349,6 +362,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.tokenize(w, r)
 	case p == "/apply-template" && s.quirks.chatML && r.Method == http.MethodPost:
 		s.applyTemplate(w, r)
+	case p == "/props" && s.quirks.chatML && r.Method == http.MethodGet:
+		s.llamaProps(w)
+	case (p == "/api/version" || p == "/api/ps") && s.quirks.ollamaAPI && r.Method == http.MethodGet:
+		s.ollamaAPI(w, p)
 	default:
 		s.clientError(w, http.StatusNotFound, fmt.Sprintf("llm-sim has no endpoint %s %s", r.Method, p), "invalid_request_error", "not_found")
 	}
@@ -356,7 +373,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func knownPath(p string) bool {
 	switch p {
-	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/tokenize", "/apply-template", "/v1/files", "/v1/batches", "/metrics":
+	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/tokenize", "/apply-template", "/props", "/api/version", "/api/ps", "/v1/files", "/v1/batches", "/metrics":
 		return true
 	}
 	return strings.HasPrefix(p, "/v1/models/")
@@ -371,7 +388,7 @@ type modelObject struct {
 }
 
 func (s *Server) model(id string) modelObject {
-	m := modelObject{ID: id, Object: "model", Created: created, OwnedBy: "llm-sim"}
+	m := modelObject{ID: id, Object: "model", Created: created, OwnedBy: s.quirks.ownedBy}
 	if s.quirks.modelLen {
 		m.MaxModelLen = s.opt.MaxModelLen
 	}
@@ -458,6 +475,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--max-concurrency, --max-queue and --skill-decay-tokens must not be negative")
 	case o.PrefixCacheTokens < 0:
 		return fmt.Errorf("--prefix-cache-tokens must not be negative")
+	case o.TokenScale < 0 || o.TokenScale > 0 && (o.TokenScale < 0.1 || o.TokenScale > 10):
+		return fmt.Errorf("--token-scale %g: want 0.1 to 10 (1: llm-sim's own count)", o.TokenScale)
+	case o.CountText != nil && o.Profile == ProfileLlamaCpp:
+		return fmt.Errorf("--tokenizer does not apply to --profile llamacpp, whose chat count is its ChatML template's")
 	case o.Reasoning != "" && o.Reasoning != ReasoningInline && o.Reasoning != ReasoningHarmony && o.Reasoning != ReasoningField:
 		return fmt.Errorf("--reasoning %q: want %s, %s or %s", o.Reasoning, ReasoningInline, ReasoningHarmony, ReasoningField)
 	case o.ReasoningLen < 0 || (o.ReasoningLen > 0 && o.Reasoning == ""):

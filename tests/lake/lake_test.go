@@ -140,7 +140,7 @@ func TestMetricRowsParquet(t *testing.T) {
 	types := query(t, dir, `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM 'rows.parquet') ORDER BY 1`)
 	wantTypes := map[string]string{
 		"bench": "VARCHAR", "model": "VARCHAR", "metric": "VARCHAR", "value": "DOUBLE", "unit": "VARCHAR",
-		"n": "BIGINT", "n_failed": "BIGINT", "n_truncated": "BIGINT", "n_reasoning_unfinished": "BIGINT", "run": "VARCHAR", "ifkit_version": "VARCHAR",
+		"n": "BIGINT", "n_failed": "BIGINT", "n_truncated": "BIGINT", "cut_check": "VARCHAR", "n_reasoning_unfinished": "BIGINT", "run": "VARCHAR", "ifkit_version": "VARCHAR",
 		"created": "TIMESTAMP WITH TIME ZONE", "length_tokens": "BIGINT", "density": "DOUBLE", "depth": "DOUBLE",
 		"position": "DOUBLE", "seed": "BIGINT",
 	}
