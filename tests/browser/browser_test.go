@@ -64,6 +64,8 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.NoDefaultBrowserCheck,
 		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
 		chromedp.WindowSize(1200, 1600),
+		// performance.memory in exact bytes, not Chrome's coarse buckets (TestOpenTime)
+		chromedp.Flag("enable-precise-memory-info", true),
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)

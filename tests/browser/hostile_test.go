@@ -66,6 +66,7 @@ func hostile(rec map[string]any, model string, i int, fail bool) {
 			j["detail"] = d
 		}
 		d["payload"] = []any{map[string]any{"text": p(1)}}
+		d["prompt"] = p(2) // the judge prompt, named in the provenance table
 	}
 	if fail {
 		delete(rec, "judgement")
