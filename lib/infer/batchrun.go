@@ -2,7 +2,6 @@ package infer
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -114,16 +113,17 @@ func (e *engine) batchAPI() error {
 		if err := e.pollBatches(cl, plan.chunks); err != nil {
 			return err
 		}
-		res, err := e.downloadResults(cl, plan.chunks)
+		res, err := e.downloadResults(cl, plan.chunks, work)
 		if err != nil {
 			return err
 		}
+		defer res.Close()
 		if err := e.writeKept(plan, res); err != nil {
 			return err
 		}
 	} else {
 		r.Log.Info("--batch-api: no record needs a call")
-		if err := e.writeKept(plan, batchapi.NewResults()); err != nil {
+		if err := e.writeKept(plan, batchapi.NewResults(work)); err != nil {
 			return err
 		}
 	}
@@ -311,31 +311,24 @@ func (e *engine) create(cl *batchapi.Client, ch *batchChunk, fileID string, i, n
 	return sf.add(batchState{FileID: fileID, BatchID: b.ID})
 }
 
-// downloadResults reads the output and error files of the ended batches,
-// keeping the results of the requests this run takes from each.
-func (e *engine) downloadResults(cl *batchapi.Client, chunks []*batchChunk) (*batchapi.Results, error) {
-	res := batchapi.NewResults()
+// downloadResults reads the output and error files of the ended batches as
+// they download, keeping the results of the requests this run takes from
+// each; they wait in work when they outgrow memory (batchapi.Results).
+func (e *engine) downloadResults(cl *batchapi.Client, chunks []*batchChunk, work string) (*batchapi.Results, error) {
+	res := batchapi.NewResults(work)
 	for _, ch := range chunks {
 		b := ch.batch
 		if b.Status != batchapi.StatusCompleted {
 			e.r.Log.Warn("batch did not complete: its requests without a result get an error", "batch", b.ID, "status", b.Status, "errors", batchErrors(b))
 		}
-		got := batchapi.NewResults()
+		takes := func(id string) bool { _, ok := ch.fps[id]; return ok }
 		for _, id := range []*string{b.OutputFileID, b.ErrorFileID} {
 			if id == nil || *id == "" {
 				continue
 			}
-			var data bytes.Buffer
-			if err := cl.Download(e.r.Ctx, *id, &data); err != nil {
-				return nil, err
-			}
-			if err := got.ReadFrom(b.ID+"/"+*id, &data); err != nil {
+			if err := cl.ReadResults(e.r.Ctx, *id, b.ID+"/"+*id, res, takes); err != nil {
+				res.Close()
 				return nil, fmt.Errorf("batch %s: %w", b.ID, err)
-			}
-		}
-		for id := range ch.fps {
-			if o, ok := got.Take(id); ok {
-				res.Add(o)
 			}
 		}
 	}
