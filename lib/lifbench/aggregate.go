@@ -317,16 +317,9 @@ func (b *lifTables) byTask(m string, all, ss []sample, failed int) (overall floa
 	for _, s := range ss {
 		counts[s.task]++
 	}
-	r3 := []string{m}
-	for _, t := range Tasks {
-		v, ok := per[t]
-		if !ok {
-			r3 = append(r3, "")
-			continue
-		}
-		r3 = append(r3, b.cell(v))
+	r3 := cells(b, []string{m}, Tasks, per, func(t *Task, v float64) {
 		b.row(m, "ARS", v, counts[t], byTask[t], -1, "task", t.Name, "length", "all")
-	}
+	})
 	r3 = append(r3, b.cell(overall), strconv.Itoa(n), strconv.Itoa(failed))
 	b.t3.Rows = append(b.t3.Rows, r3)
 	b.row(m, "ARS", overall, n, all, -1, "task", "overall", "length", "all")
@@ -354,20 +347,13 @@ func (b *lifTables) byLength(m string, all, ss []sample) {
 		for _, s := range allByLen[l] {
 			lt[s.task] = append(lt[s.task], s)
 		}
-		r7 := []string{m, l}
 		lc := map[*Task]int{}
 		for _, s := range byLen[l] {
 			lc[s.task]++
 		}
-		for _, t := range Tasks {
-			v, ok := lp[t]
-			if !ok {
-				r7 = append(r7, "")
-				continue
-			}
-			r7 = append(r7, b.cell(v))
+		r7 := cells(b, []string{m, l}, Tasks, lp, func(t *Task, v float64) {
 			b.row(m, "ARS", v, lc[t], lt[t], -1, "task", t.Name, "length", l)
-		}
+		})
 		lf, _ := tally(allByLen[l])
 		r7 = append(r7, b.cell(lo), strconv.Itoa(ln), strconv.Itoa(lf))
 		b.t7.Rows = append(b.t7.Rows, r7)
@@ -409,18 +395,25 @@ func (b *lifTables) stability(m string, all, ss []sample, overall float64, faile
 
 // capabilities writes a model's IFP by capability over all lengths (Table 8).
 func (b *lifTables) capabilities(m string, all, ss []sample, n, failed int) {
-	caps := ifp(ss)
-	r8 := []string{m}
-	for _, c := range Capabilities {
-		v, ok := caps[c]
+	r8 := cells(b, []string{m}, Capabilities, ifp(ss), func(c string, v float64) {
+		b.row(m, "IFP", v, n, all, -1, "capability", c, "length", "all")
+	})
+	b.t8.Rows = append(b.t8.Rows, append(r8, strconv.Itoa(failed)))
+}
+
+// cells appends to a table row the value of each key in order ("" where
+// there is none), writing a metric row (row) for each value there is.
+func cells[K comparable](b *lifTables, r []string, keys []K, vals map[K]float64, row func(K, float64)) []string {
+	for _, k := range keys {
+		v, ok := vals[k]
 		if !ok {
-			r8 = append(r8, "")
+			r = append(r, "")
 			continue
 		}
-		r8 = append(r8, b.cell(v))
-		b.row(m, "IFP", v, n, all, -1, "capability", c, "length", "all")
+		r = append(r, b.cell(v))
+		row(k, v)
 	}
-	b.t8.Rows = append(b.t8.Rows, append(r8, strconv.Itoa(failed)))
+	return r
 }
 
 // roundHalfUp rounds as the paper's tables do: sums of scores such as
