@@ -227,7 +227,6 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 	if len(all) == 0 {
 		return &aggregate.Result{}, nil
 	}
-	dec := opt.Decimals
 	byModel := map[string][]sample{}
 	for _, s := range all {
 		byModel[s.model] = append(byModel[s.model], s)
@@ -237,154 +236,184 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 		models = append(models, m)
 	}
 	sort.Strings(models)
-	res := &aggregate.Result{}
-	// row writes one metric over n items: the samples ss (its n_failed
-	// and, unless cut says otherwise, n_truncated); a length label also
-	// gives its token budget as a number. cut >= 0 is n_truncated where
-	// the items are not samples (IFS: tasks, or perspectives).
-	row := func(model, metric string, v float64, n int, ss []sample, cut int, dims ...string) {
-		d := map[string]string{}
-		for i := 0; i+1 < len(dims); i += 2 {
-			d[dims[i]] = dims[i+1]
-		}
-		var nums map[string]float64
-		if tok, ok := lengthTokens(d["length"]); ok {
-			nums = map[string]float64{"length_tokens": tok}
-		}
-		failed, truncated := tally(ss)
-		if cut >= 0 {
-			truncated = cut
-		}
-		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: model, Metric: metric, Dims: d, Nums: nums, Value: v, Unit: "ratio", N: n, NFailed: failed, NTruncated: truncated})
-	}
-	cols := []string{"Model"}
-	for _, t := range Tasks {
-		cols = append(cols, t.Code)
-	}
-	t3 := report.Table{Title: "LIFBench ARS by task (paper Table 3)", Columns: append(append([]string{}, cols...), "Overall", "n", "failed")}
-	t7 := report.Table{Title: "LIFBench ARS by length (paper Table 7)", Columns: append(append([]string{"Model", "Length"}, cols[1:]...), "Overall", "n", "failed")}
-	t4 := report.Table{Title: "LIFBench instruction-following stability, lower is more stable (paper Table 4)", Columns: []string{"Model", "IFS Expression", "IFS Variable", "IFS Length", "IFS (AVG)", "ARS", "failed"}}
-	t8 := report.Table{Title: "LIFBench IFP by capability (paper Table 8)", Columns: append(append([]string{"Model"}, Capabilities...), "failed")}
-	cell := func(v float64) string { return report.Fmt(roundHalfUp(v, dec), dec) }
+	b := newLIFTables(opt.Decimals)
 	anyFailed := false
 	for _, m := range models {
 		all := byModel[m]
 		failed, _ := tally(all)
 		anyFailed = anyFailed || failed > 0
 		ss := scored(all, opt)
-		per, overall, n := ars(ss)
-		counts := map[*Task]int{}
-		byTask := map[*Task][]sample{}
-		for _, s := range all {
-			byTask[s.task] = append(byTask[s.task], s)
-		}
-		for _, s := range ss {
-			counts[s.task]++
-		}
-		r3 := []string{m}
-		for _, t := range Tasks {
-			v, ok := per[t]
-			if !ok {
-				r3 = append(r3, "")
-				continue
-			}
-			r3 = append(r3, cell(v))
-			row(m, "ARS", v, counts[t], byTask[t], -1, "task", t.Name, "length", "all")
-		}
-		r3 = append(r3, cell(overall), strconv.Itoa(n), strconv.Itoa(failed))
-		t3.Rows = append(t3.Rows, r3)
-		row(m, "ARS", overall, n, all, -1, "task", "overall", "length", "all")
-
-		byLen, allByLen := map[string][]sample{}, map[string][]sample{}
-		var lengths []string
-		for _, s := range all {
-			if _, ok := allByLen[s.length]; !ok {
-				lengths = append(lengths, s.length)
-			}
-			allByLen[s.length] = append(allByLen[s.length], s)
-		}
-		for _, s := range ss {
-			byLen[s.length] = append(byLen[s.length], s)
-		}
-		lengthOrder(lengths)
-		for _, l := range lengths {
-			lp, lo, ln := ars(byLen[l])
-			lt := map[*Task][]sample{}
-			for _, s := range allByLen[l] {
-				lt[s.task] = append(lt[s.task], s)
-			}
-			r7 := []string{m, l}
-			lc := map[*Task]int{}
-			for _, s := range byLen[l] {
-				lc[s.task]++
-			}
-			for _, t := range Tasks {
-				v, ok := lp[t]
-				if !ok {
-					r7 = append(r7, "")
-					continue
-				}
-				r7 = append(r7, cell(v))
-				row(m, "ARS", v, lc[t], lt[t], -1, "task", t.Name, "length", l)
-			}
-			lf, _ := tally(allByLen[l])
-			r7 = append(r7, cell(lo), strconv.Itoa(ln), strconv.Itoa(lf))
-			t7.Rows = append(t7.Rows, r7)
-			row(m, "ARS", lo, ln, allByLen[l], -1, "task", "overall", "length", l)
-			byCap := ifp(byLen[l])
-			for _, c := range Capabilities {
-				if v, ok := byCap[c]; ok {
-					row(m, "IFP", v, ln, allByLen[l], -1, "capability", c, "length", l)
-				}
-			}
-			for _, p := range perspectives[:2] {
-				v, nt, cut := ifs(byLen[l], p.key)
-				row(m, "IFS", v, nt, allByLen[l], cut, "perspective", p.name, "task", "overall", "length", l)
-			}
-		}
-
-		var vals []float64
-		r4 := []string{m}
-		cutPerspectives := 0 // the averaged perspectives with a cut sample in them
-		for _, p := range perspectives {
-			v, nt, cut := ifs(ss, p.key)
-			row(m, "IFS", v, nt, all, cut, "perspective", p.name, "task", "overall", "length", "all")
-			r4 = append(r4, cell(v))
-			if !math.IsNaN(v) {
-				vals = append(vals, v)
-				if cut > 0 {
-					cutPerspectives++
-				}
-			}
-		}
-		avg := fsum.Mean(vals)
-		row(m, "IFS", avg, len(vals), all, cutPerspectives, "perspective", "avg", "task", "overall", "length", "all")
-		r4 = append(r4, cell(avg), cell(overall), strconv.Itoa(failed))
-		t4.Rows = append(t4.Rows, r4)
-
-		caps := ifp(ss)
-		r8 := []string{m}
-		for _, c := range Capabilities {
-			v, ok := caps[c]
-			if !ok {
-				r8 = append(r8, "")
-				continue
-			}
-			r8 = append(r8, cell(v))
-			row(m, "IFP", v, n, all, -1, "capability", c, "length", "all")
-		}
-		t8.Rows = append(t8.Rows, append(r8, strconv.Itoa(failed)))
+		overall, n := b.byTask(m, all, ss, failed)
+		b.byLength(m, all, ss)
+		b.stability(m, all, ss, overall, failed)
+		b.capabilities(m, all, ss, n, failed)
 	}
-	t3.Notes = append(t3.Notes, "Overall = Σ task weight × ARS / Σ weight (weights: the tasks' total points, 99 for all eleven).")
+	b.t3.Notes = append(b.t3.Notes, "Overall = Σ task weight × ARS / Σ weight (weights: the tasks' total points, 99 for all eleven).")
 	switch {
 	case anyFailed && opt.ExcludeFailed():
-		t3.Notes = append(t3.Notes, "failed: records that failed before judging (error) are left out (--failed exclude) and counted in the failed column.")
+		b.t3.Notes = append(b.t3.Notes, "failed: records that failed before judging (error) are left out (--failed exclude) and counted in the failed column.")
 	case anyFailed:
-		t3.Notes = append(t3.Notes, "failed: records that failed before judging (error) score 0, as the official runner stores an empty output that every rubric scores 0; they are in n and counted in the failed column.")
+		b.t3.Notes = append(b.t3.Notes, "failed: records that failed before judging (error) score 0, as the official runner stores an empty output that every rubric scores 0; they are in n and counted in the failed column.")
 	}
-	t4.Notes = append(t4.Notes, "IFS = mean over tasks of stdev(group ARS, ddof=1) / task mean; nan when a perspective has a single group (e.g. one length); IFS (AVG) averages the defined ones.")
-	res.Tables = []report.Table{t3, t4, t7, t8}
-	return res, nil
+	b.t4.Notes = append(b.t4.Notes, "IFS = mean over tasks of stdev(group ARS, ddof=1) / task mean; nan when a perspective has a single group (e.g. one length); IFS (AVG) averages the defined ones.")
+	b.res.Tables = []report.Table{b.t3, b.t4, b.t7, b.t8}
+	return b.res, nil
+}
+
+// lifTables are the metric rows and the paper's tables compute fills, model
+// by model.
+type lifTables struct {
+	res            *aggregate.Result
+	t3, t4, t7, t8 report.Table
+	dec            int
+}
+
+func newLIFTables(dec int) *lifTables {
+	cols := []string{"Model"}
+	for _, t := range Tasks {
+		cols = append(cols, t.Code)
+	}
+	return &lifTables{
+		res: &aggregate.Result{},
+		dec: dec,
+		t3:  report.Table{Title: "LIFBench ARS by task (paper Table 3)", Columns: append(append([]string{}, cols...), "Overall", "n", "failed")},
+		t7:  report.Table{Title: "LIFBench ARS by length (paper Table 7)", Columns: append(append([]string{"Model", "Length"}, cols[1:]...), "Overall", "n", "failed")},
+		t4:  report.Table{Title: "LIFBench instruction-following stability, lower is more stable (paper Table 4)", Columns: []string{"Model", "IFS Expression", "IFS Variable", "IFS Length", "IFS (AVG)", "ARS", "failed"}},
+		t8:  report.Table{Title: "LIFBench IFP by capability (paper Table 8)", Columns: append(append([]string{"Model"}, Capabilities...), "failed")},
+	}
+}
+
+func (b *lifTables) cell(v float64) string { return report.Fmt(roundHalfUp(v, b.dec), b.dec) }
+
+// row writes one metric over n items: the samples ss (its n_failed and,
+// unless cut says otherwise, n_truncated); a length label also gives its
+// token budget as a number. cut >= 0 is n_truncated where the items are
+// not samples (IFS: tasks, or perspectives).
+func (b *lifTables) row(model, metric string, v float64, n int, ss []sample, cut int, dims ...string) {
+	d := map[string]string{}
+	for i := 0; i+1 < len(dims); i += 2 {
+		d[dims[i]] = dims[i+1]
+	}
+	var nums map[string]float64
+	if tok, ok := lengthTokens(d["length"]); ok {
+		nums = map[string]float64{"length_tokens": tok}
+	}
+	failed, truncated := tally(ss)
+	if cut >= 0 {
+		truncated = cut
+	}
+	b.res.Rows = append(b.res.Rows, report.Row{Bench: Bench, Model: model, Metric: metric, Dims: d, Nums: nums, Value: v, Unit: "ratio", N: n, NFailed: failed, NTruncated: truncated})
+}
+
+// byTask writes a model's ARS by task over all lengths (Table 3) and
+// returns its overall ARS over n scored samples.
+func (b *lifTables) byTask(m string, all, ss []sample, failed int) (overall float64, n int) {
+	per, overall, n := ars(ss)
+	counts := map[*Task]int{}
+	byTask := map[*Task][]sample{}
+	for _, s := range all {
+		byTask[s.task] = append(byTask[s.task], s)
+	}
+	for _, s := range ss {
+		counts[s.task]++
+	}
+	r3 := cells(b, []string{m}, Tasks, per, func(t *Task, v float64) {
+		b.row(m, "ARS", v, counts[t], byTask[t], -1, "task", t.Name, "length", "all")
+	})
+	r3 = append(r3, b.cell(overall), strconv.Itoa(n), strconv.Itoa(failed))
+	b.t3.Rows = append(b.t3.Rows, r3)
+	b.row(m, "ARS", overall, n, all, -1, "task", "overall", "length", "all")
+	return overall, n
+}
+
+// byLength writes a model's ARS by task at each length (Table 7), with the
+// IFP and the expression and variable IFS of each length as rows.
+func (b *lifTables) byLength(m string, all, ss []sample) {
+	byLen, allByLen := map[string][]sample{}, map[string][]sample{}
+	var lengths []string
+	for _, s := range all {
+		if _, ok := allByLen[s.length]; !ok {
+			lengths = append(lengths, s.length)
+		}
+		allByLen[s.length] = append(allByLen[s.length], s)
+	}
+	for _, s := range ss {
+		byLen[s.length] = append(byLen[s.length], s)
+	}
+	lengthOrder(lengths)
+	for _, l := range lengths {
+		lp, lo, ln := ars(byLen[l])
+		lt := map[*Task][]sample{}
+		for _, s := range allByLen[l] {
+			lt[s.task] = append(lt[s.task], s)
+		}
+		lc := map[*Task]int{}
+		for _, s := range byLen[l] {
+			lc[s.task]++
+		}
+		r7 := cells(b, []string{m, l}, Tasks, lp, func(t *Task, v float64) {
+			b.row(m, "ARS", v, lc[t], lt[t], -1, "task", t.Name, "length", l)
+		})
+		lf, _ := tally(allByLen[l])
+		r7 = append(r7, b.cell(lo), strconv.Itoa(ln), strconv.Itoa(lf))
+		b.t7.Rows = append(b.t7.Rows, r7)
+		b.row(m, "ARS", lo, ln, allByLen[l], -1, "task", "overall", "length", l)
+		byCap := ifp(byLen[l])
+		for _, c := range Capabilities {
+			if v, ok := byCap[c]; ok {
+				b.row(m, "IFP", v, ln, allByLen[l], -1, "capability", c, "length", l)
+			}
+		}
+		for _, p := range perspectives[:2] {
+			v, nt, cut := ifs(byLen[l], p.key)
+			b.row(m, "IFS", v, nt, allByLen[l], cut, "perspective", p.name, "task", "overall", "length", l)
+		}
+	}
+}
+
+// stability writes a model's IFS by perspective and their average (Table 4).
+func (b *lifTables) stability(m string, all, ss []sample, overall float64, failed int) {
+	var vals []float64
+	r4 := []string{m}
+	cutPerspectives := 0 // the averaged perspectives with a cut sample in them
+	for _, p := range perspectives {
+		v, nt, cut := ifs(ss, p.key)
+		b.row(m, "IFS", v, nt, all, cut, "perspective", p.name, "task", "overall", "length", "all")
+		r4 = append(r4, b.cell(v))
+		if !math.IsNaN(v) {
+			vals = append(vals, v)
+			if cut > 0 {
+				cutPerspectives++
+			}
+		}
+	}
+	avg := fsum.Mean(vals)
+	b.row(m, "IFS", avg, len(vals), all, cutPerspectives, "perspective", "avg", "task", "overall", "length", "all")
+	r4 = append(r4, b.cell(avg), b.cell(overall), strconv.Itoa(failed))
+	b.t4.Rows = append(b.t4.Rows, r4)
+}
+
+// capabilities writes a model's IFP by capability over all lengths (Table 8).
+func (b *lifTables) capabilities(m string, all, ss []sample, n, failed int) {
+	r8 := cells(b, []string{m}, Capabilities, ifp(ss), func(c string, v float64) {
+		b.row(m, "IFP", v, n, all, -1, "capability", c, "length", "all")
+	})
+	b.t8.Rows = append(b.t8.Rows, append(r8, strconv.Itoa(failed)))
+}
+
+// cells appends to a table row the value of each key in order ("" where
+// there is none), writing a metric row (row) for each value there is.
+func cells[K comparable](b *lifTables, r []string, keys []K, vals map[K]float64, row func(K, float64)) []string {
+	for _, k := range keys {
+		v, ok := vals[k]
+		if !ok {
+			r = append(r, "")
+			continue
+		}
+		r = append(r, b.cell(v))
+		row(k, v)
+	}
+	return r
 }
 
 // roundHalfUp rounds as the paper's tables do: sums of scores such as
