@@ -23,10 +23,39 @@ type Aggregator interface {
 	Result() (*Result, error)
 }
 
-// Result is what an aggregator (or an importer of official files) produces.
+// Result is what an aggregator (or an importer of official files) produces:
+// the metric rows, and what only the records can tell about them. The
+// tables are laid out from the rows (Tabler), so that tables made from
+// records, from several runs or from earlier rows (--import rows) are one
+// layout with the models side by side.
 type Result struct {
-	Rows   []report.Row
-	Tables []report.Table
+	Rows []report.Row
+	// Notes go under the tables of the result's benchmark: by table title,
+	// "" for every table.
+	Notes map[string][]string
+}
+
+// Note adds a note under the table titled title ("" for every table).
+func (res *Result) Note(title, note string) {
+	if res.Notes == nil {
+		res.Notes = map[string][]string{}
+	}
+	if !slices.Contains(res.Notes[title], note) {
+		res.Notes[title] = append(res.Notes[title], note)
+	}
+}
+
+// Tabler lays a benchmark's metric rows out as its paper's tables, the
+// models of the rows side by side (bench.Bench.Tables). The rows of a model
+// with several runs come named apart (report.ApartByRun).
+type Tabler func(rows []report.Row, opt TableOptions) []report.Table
+
+// TableOptions are what a Tabler needs besides the rows.
+type TableOptions struct {
+	Decimals int
+	// Failed is the --failed policy the rows were made under; "" when it is
+	// not known (rows read with --import rows).
+	Failed string
 }
 
 // Options are the aggregate-ifs flags a benchmark may read.
@@ -65,6 +94,7 @@ type Importer func(files []string, opt Options) (*Result, error)
 type Registry struct {
 	Aggregators map[string]Factory
 	Importers   map[string]Importer
+	Tables      map[string]Tabler
 	// Page draws the HTML report (--html) from the rows and the reference
 	// rows; the figures are the benchmarks', drawn by lib/plot.
 	Page func(w io.Writer, rows, reference []report.Row, opt Options) error
@@ -140,7 +170,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				return fmt.Errorf("%s: %w", b, err)
 			}
 			seen[k].mark(res)
-			if c := seen[k].cut; c.excluded && len(c.cut) == len(c.sent) && len(res.Tables) == 0 {
+			if c := seen[k].cut; c.excluded && len(c.cut) == len(c.sent) && len(res.Rows) == 0 {
 				r.Log.Warn("every record was left out (--exclude-truncated): the server cut every prompt; no table", "bench", b, "records", len(c.sent))
 			}
 			results = append(results, res)
@@ -152,17 +182,22 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		return err
 	}
 	var rows []report.Row
-	var tables []report.Table
-	several := len(distinct(runs)) > 1
 	for i, res := range results {
 		run := own
 		if i < len(runs) && runs[i] != "" {
 			run = runs[i]
 		}
-		stamp(res, run, r.Created(), several)
+		stamp(res, run, r.Created())
 		rows = append(rows, res.Rows...)
-		tables = append(tables, res.Tables...)
+		if i < len(runs) {
+			runs[i] = run
+		}
 	}
+	topt := TableOptions{Decimals: opt.Decimals, Failed: opt.Failed}
+	if importKind != "" {
+		topt.Failed = ""
+	}
+	tables := layOut(reg.Tables, rows, results, runs, topt)
 	for i := range items {
 		if items[i].run == "" {
 			items[i].run = own
@@ -262,7 +297,7 @@ func (t *truncation) add(rec *record.Record) bool {
 	return t.excluded
 }
 
-func (t *truncation) mark(tables []report.Table) {
+func (t *truncation) mark(res *Result) {
 	if len(t.cut) == 0 {
 		return
 	}
@@ -272,9 +307,7 @@ func (t *truncation) mark(tables []report.Table) {
 	} else {
 		note += "they are counted here as answered, though they answer a shorter prompt (--exclude-truncated leaves them out)."
 	}
-	for i := range tables {
-		tables[i].Notes = append(tables[i].Notes, note)
-	}
+	res.Note("", note)
 }
 
 func contains(xs []string, x string) bool {

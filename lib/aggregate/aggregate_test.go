@@ -25,9 +25,17 @@ func (c *counter) Result() (*Result, error) {
 	res := &Result{}
 	for m, n := range c.n {
 		res.Rows = append(res.Rows, report.Row{Bench: "b", Model: m, Metric: "count", Value: float64(n), N: n})
-		res.Tables = append(res.Tables, report.Table{Title: "count", Columns: []string{"model", "n"}, Rows: [][]string{{m, report.Fmt(float64(n), 0)}}})
 	}
 	return res, nil
+}
+
+// countTables is a line per model.
+func countTables(rows []report.Row, _ TableOptions) []report.Table {
+	t := report.Table{Title: "count", Columns: []string{"model", "n"}}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, []string{r.Model, report.Fmt(r.Value, 0)})
+	}
+	return []report.Table{t}
 }
 
 // run calls Run through the real CLI layer and returns exit code, stdout, stderr.
@@ -39,9 +47,10 @@ func run(t *testing.T, input string, args ...string) (int, string, string) {
 		t.Fatal(err)
 	}
 	var stderr strings.Builder
-	reg := Registry{Aggregators: map[string]Factory{"b": func(Options) Aggregator { return &counter{n: map[string]int{}} }}}
-	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Flags: []cli.Flag{&cli.BoolFlag{Name: "exclude-truncated"}}, Action: func(r *app.Run) error {
-		return Run(r, reg, "md", "", r.Getenv("ROWS"), Options{Decimals: 3, ExcludeTruncated: r.Bool("exclude-truncated")})
+	reg := Registry{Aggregators: map[string]Factory{"b": func(Options) Aggregator { return &counter{n: map[string]int{}} }}, Tables: map[string]Tabler{"b": countTables},
+		Importers: map[string]Importer{"rows": ImportRows}}
+	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Answerer: Answerer, Flags: []cli.Flag{&cli.BoolFlag{Name: "exclude-truncated"}, &cli.StringFlag{Name: "import"}}, Action: func(r *app.Run) error {
+		return Run(r, reg, "md", r.String("import"), r.Getenv("ROWS"), Options{Decimals: 3, ExcludeTruncated: r.Bool("exclude-truncated")})
 	}}
 	rows := filepath.Join(dir, "rows.jsonl")
 	code := app.RunTool(tool, append([]string{"aggregate-ifs"}, args...), app.Env{
@@ -89,13 +98,20 @@ func TestRun(t *testing.T) {
 			0, []string{"Tokens: 30 prompt (4 served by the server's prefix cache), 12 completion (5 reasoning), over 2 replies",
 				"Cache: 1 of 2 replies (response.cached) and 1 of 3 judge verdicts (judgement.judge.cached) came from the cache"}, nil},
 		{"no note of the cache when it gave nothing", cut, nil, 0, nil, []string{"Cache:", "Tokens:"}},
+		{"one item answered by two models, or judged by two judges, is read side by side",
+			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"1","bench":"b","model":"m2"}` + "\n" +
+				`{"id":"1#a","bench":"b","model":"m3","judgement":{"judge":{"model":"j1"}}}` + "\n" + `{"id":"1#a","bench":"b","model":"m3","judgement":{"judge":{"model":"j2"}}}` + "\n",
+			nil, 0, []string{"| m1 | 1 |", "| m2 | 1 |", "| m3 | 2 |"}, nil},
+		{"one model's answer read twice is bad input naming both places",
+			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"1","bench":"b","model":"m2"}` + "\n" + `{"id":"1","bench":"b","model":"m1"}` + "\n",
+			nil, app.ExitBadInput, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, stderr := run(t, tc.input, tc.args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
 			}
-			if code == app.ExitBadInput && !strings.Contains(stderr, `-:1: record "x1": bench "nope" has no aggregator`) {
+			if code == app.ExitBadInput && !strings.Contains(stderr, `-:1: record "x1": bench "nope" has no aggregator`) && !strings.Contains(stderr, `-:3: record "1": duplicate id answered by model "m1": already read at -:1`) {
 				t.Errorf("stderr does not name the record: %s", stderr)
 			}
 			for _, w := range tc.want {
@@ -129,6 +145,30 @@ func TestGroupOf(t *testing.T) {
 		}
 		if got := groupOf(rec); !maps.Equal(got, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}
+
+// Rows written by earlier runs make the same tables, every file's models
+// side by side, and one model's two runs apart.
+func TestImportRowsTables(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, rows string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(rows), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.jsonl", `{"bench":"b","model":"m1","metric":"count","value":3,"n":3,"run":"r1","simulated":"true"}`+"\n")
+	b := write("b.jsonl", `{"bench":"b","model":"m2","metric":"count","value":4,"n":4,"run":"r2"}`+"\n"+`{"bench":"b","model":"m1","metric":"count","value":5,"n":5,"run":"r2"}`+"\n")
+	code, out, stderr := run(t, "", "--import", "rows", a, b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{"| m1 (run r1) | 3 |", "| m1 (run r2) | 5 |", "| m2 | 4 |", "m1 (run r1): " + SimulatorNote} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
 }

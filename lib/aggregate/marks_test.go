@@ -40,10 +40,10 @@ func TestMarksStayWithTheirRecords(t *testing.T) {
 					skipped++
 				}
 			}
-			res := &Result{Tables: []report.Table{{Title: "t"}}, Rows: []report.Row{{Metric: "x"}}}
+			res := &Result{Rows: []report.Row{{Metric: "x"}}}
 			m.mark(res)
-			if len(res.Tables[0].Notes) != tc.wantNotes {
-				t.Errorf("notes %q, want %d", res.Tables[0].Notes, tc.wantNotes)
+			if notes := append(res.Notes[""], rowNotes(res.Rows)...); len(notes) != tc.wantNotes {
+				t.Errorf("notes %q, want %d", notes, tc.wantNotes)
 			}
 			got := res.Rows[0].Dims
 			if got == nil {
@@ -81,7 +81,7 @@ func TestMarksIgnoreRecordOrder(t *testing.T) {
 			}
 			m.add(rec)
 		}
-		res := &Result{Tables: []report.Table{{Title: "t"}}, Rows: []report.Row{{Metric: "x"}}}
+		res := &Result{Rows: []report.Row{{Metric: "x"}}}
 		m.mark(res)
 		if first == nil {
 			first = res
@@ -90,8 +90,29 @@ func TestMarksIgnoreRecordOrder(t *testing.T) {
 			}
 			continue
 		}
-		if !slices.Equal(res.Tables[0].Notes, first.Tables[0].Notes) || !maps.Equal(res.Rows[0].Dims, first.Rows[0].Dims) {
-			t.Errorf("records in another order: notes %q dims %v; first order: %q %v", res.Tables[0].Notes, res.Rows[0].Dims, first.Tables[0].Notes, first.Rows[0].Dims)
+		if !slices.Equal(res.Notes[""], first.Notes[""]) || !maps.Equal(res.Rows[0].Dims, first.Rows[0].Dims) {
+			t.Errorf("records in another order: notes %q dims %v; first order: %q %v", res.Notes[""], res.Rows[0].Dims, first.Notes[""], first.Rows[0].Dims)
+		}
+	}
+}
+
+// A note the rows' dimensions call for names the models it concerns when
+// not all of them share it.
+func TestRowNotes(t *testing.T) {
+	sim := map[string]string{"simulated": "true", "source": "s"}
+	real := map[string]string{"source": "s"}
+	for _, tc := range []struct {
+		name string
+		rows []report.Row
+		want []string
+	}{
+		{"all simulated", []report.Row{{Model: "a", Dims: sim}, {Model: "b", Dims: sim}}, []string{"Items: s.", SimulatorNote}},
+		{"one simulated", []report.Row{{Model: "a", Dims: sim}, {Model: "b", Dims: real}}, []string{"Items: s.", "a: " + SimulatorNote}},
+		{"two sources", []report.Row{{Model: "a", Dims: map[string]string{"source": "x"}}, {Model: "b", Dims: map[string]string{"source": "y"}}}, []string{"a: Items: x.", "b: Items: y."}},
+		{"none", []report.Row{{Model: "a"}}, nil},
+	} {
+		if got := rowNotes(tc.rows); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -22,6 +22,7 @@ var Benchmark = bench.Bench{
 	Judge:        bench.Fixed[judge.Factory](NewScorer),
 	JudgePrompts: []string{"en", "zh"},
 	Aggregate:    NewAggregator,
+	Tables:       Tables,
 	Figures:      figures,
 	Sim:          bench.Fixed([]sim.Solver{JudgeSolver{}, AnswerSolver{}}),
 }

@@ -30,9 +30,9 @@ func figures(own, ref []report.Row) []plot.Figure {
 		}
 	}
 	accuracy := func(rows []report.Row, isRef bool) []plot.Series {
-		ss := plot.LineSeries(plot.Match(rows, "accuracy", perDensity), isRef, densityX, nil)
+		ss := plot.LineSeries(report.Match(rows, "accuracy", perDensity), isRef, densityX, nil)
 		sd := map[string]map[float64]float64{}
-		for _, r := range plot.Match(rows, "stdev", perDensity) {
+		for _, r := range report.Match(rows, "stdev", perDensity) {
 			if x, _, ok := densityX(r); ok && !math.IsNaN(r.Value) {
 				name := plot.SeriesName(r.Model, isRef)
 				if sd[name] == nil {
@@ -52,7 +52,7 @@ func figures(own, ref []report.Row) []plot.Figure {
 	}
 	line := func(metric string) func([]report.Row, bool) []plot.Series {
 		return func(rows []report.Row, isRef bool) []plot.Series {
-			return plot.LineSeries(plot.Match(rows, metric, perDensity), isRef, densityX, nil)
+			return plot.LineSeries(report.Match(rows, metric, perDensity), isRef, densityX, nil)
 		}
 	}
 	pct := plot.Axis{Label: "% of errors", Min: 0, Max: 100}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
@@ -222,7 +221,6 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 	if len(all) == 0 {
 		return &aggregate.Result{}, nil
 	}
-	dec := opt.Decimals
 	byModel := map[string][]sample{}
 	for _, s := range all {
 		byModel[s.model] = append(byModel[s.model], s)
@@ -247,20 +245,8 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 		failed, truncated := tally(ss)
 		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: model, Metric: metric, Dims: d, Nums: nums, Value: v, Unit: "ratio", N: n, NFailed: failed, NTruncated: truncated})
 	}
-	cols := []string{"Model"}
-	for _, t := range Tasks {
-		cols = append(cols, t.Code)
-	}
-	t3 := report.Table{Title: "LIFBench ARS by task (paper Table 3)", Columns: append(append([]string{}, cols...), "Overall", "n", "failed")}
-	t7 := report.Table{Title: "LIFBench ARS by length (paper Table 7)", Columns: append(append([]string{"Model", "Length"}, cols[1:]...), "Overall", "n", "failed")}
-	t4 := report.Table{Title: "LIFBench instruction-following stability, lower is more stable (paper Table 4)", Columns: []string{"Model", "IFS Expression", "IFS Variable", "IFS Length", "IFS (AVG)", "ARS", "failed"}}
-	t8 := report.Table{Title: "LIFBench IFP by capability (paper Table 8)", Columns: append(append([]string{"Model"}, Capabilities...), "failed")}
-	cell := func(v float64) string { return report.Fmt(roundHalfUp(v, dec), dec) }
-	anyFailed := false
 	for _, m := range models {
 		all := byModel[m]
-		failed, _ := tally(all)
-		anyFailed = anyFailed || failed > 0
 		ss := scored(all, opt)
 		per, overall, n := ars(ss)
 		counts := map[*Task]int{}
@@ -271,18 +257,11 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 		for _, s := range ss {
 			counts[s.task]++
 		}
-		r3 := []string{m}
 		for _, t := range Tasks {
-			v, ok := per[t]
-			if !ok {
-				r3 = append(r3, "")
-				continue
+			if v, ok := per[t]; ok {
+				row(m, "ARS", v, counts[t], byTask[t], "task", t.Name, "length", "all")
 			}
-			r3 = append(r3, cell(v))
-			row(m, "ARS", v, counts[t], byTask[t], "task", t.Name, "length", "all")
 		}
-		r3 = append(r3, cell(overall), strconv.Itoa(n), strconv.Itoa(failed))
-		t3.Rows = append(t3.Rows, r3)
 		row(m, "ARS", overall, n, all, "task", "overall", "length", "all")
 
 		byLen, allByLen := map[string][]sample{}, map[string][]sample{}
@@ -303,23 +282,15 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 			for _, s := range allByLen[l] {
 				lt[s.task] = append(lt[s.task], s)
 			}
-			r7 := []string{m, l}
 			lc := map[*Task]int{}
 			for _, s := range byLen[l] {
 				lc[s.task]++
 			}
 			for _, t := range Tasks {
-				v, ok := lp[t]
-				if !ok {
-					r7 = append(r7, "")
-					continue
+				if v, ok := lp[t]; ok {
+					row(m, "ARS", v, lc[t], lt[t], "task", t.Name, "length", l)
 				}
-				r7 = append(r7, cell(v))
-				row(m, "ARS", v, lc[t], lt[t], "task", t.Name, "length", l)
 			}
-			lf, _ := tally(allByLen[l])
-			r7 = append(r7, cell(lo), strconv.Itoa(ln), strconv.Itoa(lf))
-			t7.Rows = append(t7.Rows, r7)
 			row(m, "ARS", lo, ln, allByLen[l], "task", "overall", "length", l)
 			byCap := ifp(byLen[l])
 			for _, c := range Capabilities {
@@ -334,42 +305,29 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 		}
 
 		var vals []float64
-		r4 := []string{m}
 		for _, p := range perspectives {
 			v, nt := ifs(ss, p.key)
 			row(m, "IFS", v, nt, all, "perspective", p.name, "task", "overall", "length", "all")
-			r4 = append(r4, cell(v))
 			if !math.IsNaN(v) {
 				vals = append(vals, v)
 			}
 		}
-		avg := fsum.Mean(vals)
-		row(m, "IFS", avg, len(vals), all, "perspective", "avg", "task", "overall", "length", "all")
-		r4 = append(r4, cell(avg), cell(overall), strconv.Itoa(failed))
-		t4.Rows = append(t4.Rows, r4)
+		row(m, "IFS", fsum.Mean(vals), len(vals), all, "perspective", "avg", "task", "overall", "length", "all")
 
 		caps := ifp(ss)
-		r8 := []string{m}
 		for _, c := range Capabilities {
-			v, ok := caps[c]
-			if !ok {
-				r8 = append(r8, "")
-				continue
+			if v, ok := caps[c]; ok {
+				row(m, "IFP", v, n, all, "capability", c, "length", "all")
 			}
-			r8 = append(r8, cell(v))
-			row(m, "IFP", v, n, all, "capability", c, "length", "all")
 		}
-		t8.Rows = append(t8.Rows, append(r8, strconv.Itoa(failed)))
 	}
-	t3.Notes = append(t3.Notes, "Overall = Σ task weight × ARS / Σ weight (weights: the tasks' total points, 99 for all eleven).")
-	switch {
-	case anyFailed && opt.ExcludeFailed():
-		t3.Notes = append(t3.Notes, "failed: records that failed before judging (error) are left out (--failed exclude) and counted in the failed column.")
-	case anyFailed:
-		t3.Notes = append(t3.Notes, "failed: records that failed before judging (error) score 0, as the official runner stores an empty output that every rubric scores 0; they are in n and counted in the failed column.")
+	if failed, _ := tally(all); failed > 0 {
+		note := "failed: records that failed before judging (error) score 0, as the official runner stores an empty output that every rubric scores 0; they are in n and counted in the failed column."
+		if opt.ExcludeFailed() {
+			note = "failed: records that failed before judging (error) are left out (--failed exclude) and counted in the failed column."
+		}
+		res.Note(titleByTask, note)
 	}
-	t4.Notes = append(t4.Notes, "IFS = mean over tasks of stdev(group ARS, ddof=1) / task mean; nan when a perspective has a single group (e.g. one length); IFS (AVG) averages the defined ones.")
-	res.Tables = []report.Table{t3, t4, t7, t8}
 	return res, nil
 }
 

@@ -29,6 +29,7 @@ var Benchmark = bench.Bench{
 		},
 	},
 	Aggregate: NewAggregator,
+	Tables:    Tables,
 	Importers: map[string]aggregate.Importer{"lifbench-scores": ImportScores},
 	Figures:   figures,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),

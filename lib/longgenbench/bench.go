@@ -43,6 +43,7 @@ var Benchmark = bench.Bench{
 	Judge:        bench.Fixed[judge.Factory](NewScorer),
 	JudgePrompts: []string{Prompt3Shot, PromptZeroShot},
 	Aggregate:    NewAggregator,
+	Tables:       Tables,
 	Figures:      figures,
 	Sim: bench.Plug[[]sim.Solver]{
 		Flags: []cli.Flag{

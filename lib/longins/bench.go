@@ -21,6 +21,7 @@ var Benchmark = bench.Bench{
 	Expand:    bench.Fixed[expand.Factory](NewExpander),
 	Judge:     bench.Fixed[judge.Factory](NewScorer),
 	Aggregate: NewAggregator,
+	Tables:    Tables,
 	Figures:   figures,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),
 }

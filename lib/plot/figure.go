@@ -101,38 +101,11 @@ type Section struct {
 func Build(rows, reference []report.Row, sections []Section) []Figure {
 	var out []Figure
 	for _, s := range sections {
-		own := apartByRun(ofBench(rows, s.Bench))
+		own := report.ApartByRun(ofBench(rows, s.Bench))
 		if len(own) == 0 {
 			continue
 		}
 		out = append(out, s.Figures(own, ofBench(reference, s.Bench))...)
-	}
-	return out
-}
-
-// apartByRun names a model by model and run where the rows hold several runs
-// of it (a lake read whole, --import rows of several days), so that each run
-// is its own series with its own counts in the caption, as aggregate-ifs
-// keeps runs apart in its tables, rather than two runs' points on one line.
-func apartByRun(rows []report.Row) []report.Row {
-	runs := map[string][]string{}
-	for _, r := range rows {
-		if !slices.Contains(runs[r.Model], r.Run) {
-			runs[r.Model] = append(runs[r.Model], r.Run)
-		}
-	}
-	var out []report.Row
-	for i, r := range rows {
-		if len(runs[r.Model]) < 2 {
-			continue
-		}
-		if out == nil {
-			out = slices.Clone(rows)
-		}
-		out[i].Model = r.Model + " (run " + r.Run + ")"
-	}
-	if out == nil {
-		return rows
 	}
 	return out
 }
@@ -159,54 +132,6 @@ func ofBench(rows []report.Row, bench string) []report.Row {
 		}
 	}
 	return out
-}
-
-// Match keeps the rows of a metric whose dims equal want; a want value of
-// "*" asks for the dim to be present with any value but "all".
-func Match(rows []report.Row, metric string, want map[string]string) []report.Row {
-	var out []report.Row
-next:
-	for _, r := range rows {
-		if r.Metric != metric {
-			continue
-		}
-		for k, v := range want {
-			got, ok := r.Dims[k]
-			if !ok && r.Nums != nil {
-				if x, has := r.Nums[k]; has {
-					got, ok = strconv.FormatFloat(x, 'f', -1, 64), true
-				}
-			}
-			if !ok && v == "all" {
-				// A row without the dimension is over all its values: the
-				// aggregators write "all" for some (length) and leave others
-				// out (LongGenBench's position on the rows per check type).
-				got, ok = "all", true
-			}
-			switch {
-			case v == "*" && (!ok || got == "all"):
-				continue next
-			case v == "-" && ok:
-				continue next
-			case v != "*" && v != "-" && got != v:
-				continue next
-			}
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// Models lists the models of rows, sorted.
-func Models(rows []report.Row) []string {
-	var ms []string
-	for _, r := range rows {
-		if !slices.Contains(ms, r.Model) {
-			ms = append(ms, r.Model)
-		}
-	}
-	slices.Sort(ms)
-	return ms
 }
 
 // SeriesName marks a published model's series.
@@ -316,7 +241,7 @@ func Tally(own, ref []report.Row, summary func(report.Row) bool, failedFallback 
 		rows []report.Row
 		ref  bool
 	}{{own, false}, {ref, true}} {
-		for _, m := range Models(set.rows) {
+		for _, m := range report.Models(set.rows) {
 			c := Count{Model: m, Reference: set.ref}
 			var mine []report.Row
 			for _, r := range set.rows {
@@ -345,7 +270,7 @@ func Tally(own, ref []report.Row, summary func(report.Row) bool, failedFallback 
 func SumMetric(metric string, want map[string]string) func([]report.Row) int {
 	return func(rows []report.Row) int {
 		var s float64
-		for _, r := range Match(rows, metric, want) {
+		for _, r := range report.Match(rows, metric, want) {
 			if !math.IsNaN(r.Value) {
 				s += r.Value
 			}

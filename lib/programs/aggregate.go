@@ -18,9 +18,11 @@ func AggregateIFS(bs []bench.Bench) app.Tool {
 	reg := aggregate.Registry{
 		Aggregators: map[string]aggregate.Factory{},
 		Importers:   map[string]aggregate.Importer{"rows": aggregate.ImportRows},
+		Tables:      map[string]aggregate.Tabler{},
 	}
 	for _, b := range bs {
 		reg.Aggregators[b.Name] = b.Aggregate
+		reg.Tables[b.Name] = b.Tables
 		for kind, imp := range b.Importers {
 			if _, dup := reg.Importers[kind]; dup {
 				panic("programs: --import " + kind + " is aggregate-ifs' own")
@@ -54,6 +56,7 @@ Example:
   aggregate-ifs --format parquet -o rows.parquet --items items.parquet judged/
   aggregate-ifs --html report.html --reference published.jsonl judged.jsonl.zst`,
 		TextOutput:  true,
+		Answerer:    aggregate.Answerer,
 		OutputFlags: []string{"format", "rows", "items", "table", "decimals", "html", "reference"},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "md", Usage: "md, csv, jsonl (tidy rows), json or parquet (typed rows)"},
