@@ -226,7 +226,9 @@ func Tables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
 		}
 		cells[k][r.Metric] = r
 	}
-	slices.SortFunc(keys, func(a, b densityKey) int { return cmp.Or(strings.Compare(a.model, b.model), cmp.Compare(a.density, b.density)) })
+	slices.SortFunc(keys, func(a, b densityKey) int {
+		return cmp.Or(strings.Compare(a.model, b.model), cmp.Compare(a.density, b.density))
+	})
 	f := func(v float64) string { return report.Fmt(v, opt.Decimals) }
 	detail := report.Table{
 		Title:   "IFScale: metrics per model and instruction density",

@@ -67,11 +67,15 @@ type aggregator struct {
 	// overLimit holds the outputs (model and parent) the official
 	// evaluator cannot read (Counts.OverLimit).
 	overLimit map[[2]string]bool
+	// seen holds the checks taken (model and id): aggregate-ifs reads one
+	// check judged by two judge models as two records, which this table
+	// would count twice.
+	seen map[[2]string]bool
 }
 
 // NewAggregator is the aggregate-ifs factory.
 func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
-	return &aggregator{opt: opt, cells: map[string]*cell{}, failedUnsplit: map[string]int{}, overLimit: map[[2]string]bool{}}
+	return &aggregator{opt: opt, cells: map[string]*cell{}, failedUnsplit: map[string]int{}, overLimit: map[[2]string]bool{}, seen: map[[2]string]bool{}}
 }
 
 func (a *aggregator) Add(rec *record.Record) error {
@@ -95,6 +99,11 @@ func (a *aggregator) Add(rec *record.Record) error {
 	if err := rec.Decode("group", &group); err != nil {
 		return err
 	}
+	seen := [2]string{model, rec.ID()}
+	if a.seen[seen] {
+		return fmt.Errorf("check %q of model %q appears twice (judged by two judge models?): aggregate each judge's verdicts apart (a run each)", rec.ID(), model)
+	}
+	a.seen[seen] = true
 	if limit := max(counts.Number, counts.LastEntry); counts.Number <= 0 || g.Entry < 1 || g.Entry > limit {
 		return fmt.Errorf("record %q: check entry %d outside 1..%d", rec.ID(), g.Entry, limit)
 	}
@@ -392,7 +401,9 @@ func Tables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
 			cells = append(cells, c)
 		}
 	}
-	slices.SortFunc(cells, func(x, y cellOf) int { return cmp.Or(strings.Compare(x.model, y.model), strings.Compare(x.version, y.version)) })
+	slices.SortFunc(cells, func(x, y cellOf) int {
+		return cmp.Or(strings.Compare(x.model, y.model), strings.Compare(x.version, y.version))
+	})
 	main := report.Table{Title: titleMain,
 		Columns: []string{"model", "version", "judge", "records", "CR", "STIC-1", "STIC-2", "words", "wAvg", "checks", "missing", "infer failed", "cut off", "judge failed"}}
 	acc := report.Table{Title: titleType, Columns: []string{"model", "version", "single", "range", "periodic", "average", "judged", "failed"}}

@@ -1,6 +1,7 @@
 package longgenbench
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -12,9 +13,14 @@ import (
 	"github.com/ifkit/ifkit/lib/report"
 )
 
+// checkSeq numbers the children judged makes: two checks of one type and
+// entry are two records.
+var checkSeq int
+
 // judged makes a judged child of parent.
 func judged(parent, model, check string, entry int, verdict string, counts Counts) *record.Record {
-	rec := record.New(parent + "#" + check + "-" + string(rune('0'+entry)))
+	checkSeq++
+	rec := record.New(fmt.Sprintf("%s#%s-%d-%d", parent, check, entry, checkSeq))
 	rec.Set("parent", parent)
 	rec.Set("bench", Bench)
 	if model != "" {
@@ -261,4 +267,18 @@ func TestAggregateNotesOverLimit(t *testing.T) {
 // tables lays a result out as aggregate-ifs does.
 func tables(res *aggregate.Result) []report.Table {
 	return aggregate.Lay(Tables, res, aggregate.TableOptions{Decimals: 2, Failed: aggregate.FailedOfficial})
+}
+
+// One check judged by two judge models is two records to aggregate-ifs'
+// reader, but one check of this table: it is refused, not counted twice.
+func TestAggregateRefusesACheckTwice(t *testing.T) {
+	c := Counts{Number: 1, Found: 1, Checks: 1}
+	rec := judged("p", "m", Single, 1, judge.VerdictYes, c)
+	a := NewAggregator(aggregate.Options{})
+	if err := a.Add(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Add(rec.Clone()); err == nil || !strings.Contains(err.Error(), "appears twice") {
+		t.Errorf("the second verdict of one check: %v", err)
+	}
 }
