@@ -36,7 +36,7 @@ for model in sim-strong sim-weak; do
     bash "$here/$bench.sh" --model "$model" --out "$out/$bench/$model" "$@" >/dev/null
   }
   run lifbench --lengths 1k,2k,4k
-  run ifscale --densities 10,50,100,200 --seeds 0,1
+  run ifscale --densities 10,50,100,200 --seeds 0,1,2,3,4
   run longins --lengths 256,512,1024 --modes gist,list
   run longgenbench --version short --count 1 --judge-model sim-strong
   run eifbench --judge-model sim-strong

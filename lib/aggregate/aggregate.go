@@ -56,6 +56,10 @@ type TableOptions struct {
 	// Failed is the --failed policy the rows were made under; "" when it is
 	// not known (rows read with --import rows).
 	Failed string
+	// Resamples and Seed made the rows' intervals (0: not made now, read
+	// back), for the tables' notes.
+	Resamples int
+	Seed      uint64
 }
 
 // Options are the aggregate-ifs flags a benchmark may read.
@@ -69,6 +73,12 @@ type Options struct {
 	// ExcludeTruncated leaves out records whose prompt the server cut
 	// (--exclude-truncated).
 	ExcludeTruncated bool
+	// CI is CIBootstrap (also "") or CINone (--ci); CILevel, Bootstrap and
+	// Seed set the intervals (--ci-level, --bootstrap, --seed).
+	CI        string
+	CILevel   float64
+	Bootstrap int
+	Seed      uint64
 }
 
 // Policies for records that failed before they could be scored (--failed).
@@ -95,6 +105,7 @@ type Registry struct {
 	Aggregators map[string]Factory
 	Importers   map[string]Importer
 	Tables      map[string]Tabler
+	Designs     map[string]Design
 	// Page draws the HTML report (--html) from the rows and the reference
 	// rows; the figures are the benchmarks', drawn by lib/plot.
 	Page func(w io.Writer, rows, reference []report.Row, opt Options) error
@@ -117,6 +128,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	var results []*Result
 	var runs []string // the input run of each result, "" for this run's own
 	var items []item
+	arms := map[armKey]*arm{}
 	if importKind != "" {
 		imp, ok := reg.Importers[importKind]
 		if !ok {
@@ -158,6 +170,19 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			if err := a.Add(rec); err != nil {
 				return app.Invalid(err)
 			}
+			if d := reg.Designs[bench]; d.Item != nil && opt.CI != CINone {
+				it, ok, err := d.Item(rec, opt)
+				if err != nil {
+					return app.Invalid(err)
+				}
+				if ok {
+					k := armKey{run, bench, ModelOf(rec)}
+					if arms[k] == nil {
+						arms[k] = &arm{run: k.run, bench: bench, model: k.model}
+					}
+					arms[k].items = append(arms[k].items, armItem{id: rec.ID(), Item: it})
+				}
+			}
 			return nil
 		})
 		if err != nil {
@@ -193,9 +218,18 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			runs[i] = run
 		}
 	}
-	topt := TableOptions{Decimals: opt.Decimals, Failed: opt.Failed}
+	// The arms' runs, as the rows now name them.
+	for k, a := range arms {
+		if k.run == "" {
+			delete(arms, k)
+			k.run, a.run = own, own
+			arms[k] = a
+		}
+	}
+	intervals(reg.Designs, rows, arms, opt, r.Log.Warn)
+	topt := TableOptions{Decimals: opt.Decimals, Failed: opt.Failed, Resamples: opt.Bootstrap, Seed: opt.Seed}
 	if importKind != "" {
-		topt.Failed = ""
+		topt.Failed, topt.Resamples = "", 0
 	}
 	tables := layOut(reg.Tables, rows, results, runs, topt)
 	for i := range items {
@@ -336,6 +370,9 @@ func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) e
 	}
 	if opt.Reference != "" && opt.HTML == "" {
 		return app.Usagef("--reference draws published models in the --html figures: give --html FILE too")
+	}
+	if err := checkCI(opt); err != nil {
+		return err
 	}
 	if opt.Decimals < 0 || opt.Decimals > 12 {
 		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)

@@ -1,15 +1,19 @@
 package aggregate
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
+	"github.com/ifkit/ifkit/lib/stats"
 	"github.com/urfave/cli/v2"
 )
 
@@ -33,9 +37,27 @@ func (c *counter) Result() (*Result, error) {
 func countTables(rows []report.Row, _ TableOptions) []report.Table {
 	t := report.Table{Title: "count", Columns: []string{"model", "n"}}
 	for _, r := range rows {
-		t.Rows = append(t.Rows, []string{r.Model, report.Fmt(r.Value, 0)})
+		t.Rows = append(t.Rows, []string{r.Model, report.Cell(r, func(v float64) string { return report.Fmt(v, 0) })})
 	}
 	return []report.Table{t}
+}
+
+// countDesign resamples the records by their "unit" field; a record with
+// "off" makes the count it gives back one too many.
+var countDesign = Design{
+	Unit: "thing",
+	Item: func(rec *record.Record, _ Options) (Item, bool, error) {
+		it := Item{Unit: rec.String("unit")}
+		it.Add("n|"+ModelOf(rec), 1)
+		if rec.Has("off") {
+			it.Add("off|"+ModelOf(rec), 1)
+		}
+		return it, true, nil
+	},
+	Estimator: func(row report.Row, r *stats.Reader) stats.Estimator {
+		n, off := r.Var("n|"+row.Model), r.Var("off|"+row.Model)
+		return func(x []float64) float64 { return stats.At(x, n) + stats.At(x, off) }
+	},
 }
 
 // run calls Run through the real CLI layer and returns exit code, stdout, stderr.
@@ -48,9 +70,9 @@ func run(t *testing.T, input string, args ...string) (int, string, string) {
 	}
 	var stderr strings.Builder
 	reg := Registry{Aggregators: map[string]Factory{"b": func(Options) Aggregator { return &counter{n: map[string]int{}} }}, Tables: map[string]Tabler{"b": countTables},
-		Importers: map[string]Importer{"rows": ImportRows}}
-	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Answerer: Answerer, Flags: []cli.Flag{&cli.BoolFlag{Name: "exclude-truncated"}, &cli.StringFlag{Name: "import"}}, Action: func(r *app.Run) error {
-		return Run(r, reg, "md", r.String("import"), r.Getenv("ROWS"), Options{Decimals: 3, ExcludeTruncated: r.Bool("exclude-truncated")})
+		Importers: map[string]Importer{"rows": ImportRows}, Designs: map[string]Design{"b": countDesign}}
+	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Answerer: Answerer, Flags: []cli.Flag{&cli.BoolFlag{Name: "exclude-truncated"}, &cli.StringFlag{Name: "import"}, &cli.StringFlag{Name: "ci"}}, Action: func(r *app.Run) error {
+		return Run(r, reg, "md", r.String("import"), r.Getenv("ROWS"), Options{Decimals: 3, ExcludeTruncated: r.Bool("exclude-truncated"), CI: r.String("ci"), Bootstrap: 200})
 	}}
 	rows := filepath.Join(dir, "rows.jsonl")
 	code := app.RunTool(tool, append([]string{"aggregate-ifs"}, args...), app.Env{
@@ -84,16 +106,16 @@ func TestRun(t *testing.T) {
 	}{
 		{"per model, failed records counted under the model they were sent to",
 			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"2","bench":"b","request":{"model":"m2"},"error":{"stage":"infer-batch","kind":"http","message":"x"}}` + "\n",
-			nil, 0, []string{"| m1 | 1 |", "| m2 | 1 |", `"metric":"count"`}, []string{"test double", "simulated", "Server-truncated"}},
+			nil, 0, []string{"| m1 | 1 [too few] |", "| m2 | 1 [too few] |", `"metric":"count"`}, []string{"test double", "simulated", "Server-truncated"}},
 		{"replies from llm-sim are marked in tables and rows",
 			`{"id":"1","bench":"b","model":"m","response":{"text":"t","system_fingerprint":"llm-sim"}}` + "\n",
 			nil, 0, []string{"llm-sim, a test double", `"simulated":"true"`}, nil},
 		{"a bench without an aggregator is bad input naming the record",
 			`{"id":"x1","bench":"nope"}` + "\n", nil, app.ExitBadInput, nil, nil},
 		{"server-truncated records are counted and every table says so", cut, nil,
-			0, []string{"| m | 3 |", "Server-truncated: 1 of 2 records", "--exclude-truncated leaves them out"}, nil},
+			0, []string{"| m | 3 [too few] |", "Server-truncated: 1 of 2 records", "--exclude-truncated leaves them out"}, nil},
 		{"--exclude-truncated leaves them out and says so", cut, []string{"--exclude-truncated"},
-			0, []string{"| m | 1 |", "Server-truncated: 1 of 2 records", "left out of this table (--exclude-truncated)"}, nil},
+			0, []string{"| m | 1 [too few] |", "Server-truncated: 1 of 2 records", "left out of this table (--exclude-truncated)"}, nil},
 		{"the replies' tokens, and the cache's share of replies and verdicts, once per parent", cached, nil,
 			0, []string{"Tokens: 30 prompt (4 served by the server's prefix cache), 12 completion (5 reasoning), over 2 replies",
 				"Cache: 1 of 2 replies (response.cached) and 1 of 3 judge verdicts (judgement.judge.cached) came from the cache"}, nil},
@@ -101,7 +123,7 @@ func TestRun(t *testing.T) {
 		{"one item answered by two models, or judged by two judges, is read side by side",
 			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"1","bench":"b","model":"m2"}` + "\n" +
 				`{"id":"1#a","bench":"b","model":"m3","judgement":{"judge":{"model":"j1"}}}` + "\n" + `{"id":"1#a","bench":"b","model":"m3","judgement":{"judge":{"model":"j2"}}}` + "\n",
-			nil, 0, []string{"| m1 | 1 |", "| m2 | 1 |", "| m3 | 2 |"}, nil},
+			nil, 0, []string{"| m1 | 1 [too few] |", "| m2 | 1 [too few] |", "| m3 | 2 [too few] |"}, nil},
 		{"one model's answer read twice is bad input naming both places",
 			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"1","bench":"b","model":"m2"}` + "\n" + `{"id":"1","bench":"b","model":"m1"}` + "\n",
 			nil, app.ExitBadInput, nil, nil},
@@ -171,4 +193,66 @@ func TestImportRowsTables(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
+}
+
+// Every row its benchmark's design has an estimator for gets an interval
+// from the model's units, the same whatever the records' order; too few
+// units, --ci none, or a design that does not give back the row's value,
+// none (the last with a warning).
+func TestIntervals(t *testing.T) {
+	lines := func(units int, extra string) []string {
+		var out []string
+		for i := range 12 {
+			out = append(out, fmt.Sprintf(`{"id":"%d","bench":"b","model":"m","unit":"u%d"%s}`, i, i%units, extra))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name      string
+		lines     []string
+		args      []string
+		want, not []string
+	}{
+		{"six units", lines(6, ""), nil, []string{`"ci_low":12,"ci_high":12,`, `"ci_level":0.95,"ci_method":"bootstrap","ci_unit":"thing","n_units":6`, "| m | 12 [12, 12] |", "[low, high]: 95 % confidence interval, resampling the things"}, []string{"WARN"}},
+		{"four units", lines(4, ""), nil, []string{`"ci_method":"too few units","ci_unit":"thing","n_units":4`, "| m | 12 [too few] |", "[too few]: fewer than 5 things"}, nil},
+		{"--ci none", lines(6, ""), []string{"--ci", "none"}, []string{`"ci_level":null,"ci_method":"","ci_unit":"","n_units":null`, "| m | 12 |"}, []string{"confidence"}},
+		{"a design that does not give back the value", lines(6, `,"off":1`), nil, []string{"do not give back its metric: no interval", `"ci_level":null`}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var first string
+			for _, order := range [][]string{tc.lines, reversed(tc.lines)} {
+				code, out, stderr := run(t, strings.Join(order, "\n")+"\n", tc.args...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(out+stderr, w) {
+						t.Errorf("output lacks %q:\n%s%s", w, out, stderr)
+					}
+				}
+				for _, n := range tc.not {
+					if strings.Contains(out+stderr, n) {
+						t.Errorf("output has %q:\n%s%s", n, out, stderr)
+					}
+				}
+				if rows := out[strings.Index(out, "--rows--"):]; first == "" {
+					first = rows
+				} else if !sameButRun(rows, first) {
+					t.Errorf("another order, other rows:\n%s\n%s", rows, first)
+				}
+			}
+		})
+	}
+}
+
+func reversed(xs []string) []string {
+	out := slices.Clone(xs)
+	slices.Reverse(out)
+	return out
+}
+
+var runID = regexp.MustCompile(`"run":"[0-9a-f]*"`)
+
+func sameButRun(a, b string) bool {
+	return runID.ReplaceAllString(a, "") == runID.ReplaceAllString(b, "")
 }

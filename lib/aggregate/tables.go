@@ -75,6 +75,9 @@ func layOut(tablers map[string]Tabler, rows []report.Row, results []*Result, run
 			for _, s := range fromRows {
 				add(s)
 			}
+			if n := ciNote(labelled, opt); n != "" {
+				add(n)
+			}
 			for _, n := range order {
 				if n.title == "" {
 					add(text(n))

@@ -45,6 +45,10 @@ type Bench struct {
 	// models side by side: from judged records, several runs or earlier
 	// rows alike (aggregate-ifs).
 	Tables aggregate.Tabler
+	// Design is the statistics of the metrics: the independent unit a
+	// confidence interval resamples and --compare pairs, each record's
+	// sufficient statistics and each row's metric from them (aggregate-ifs).
+	Design aggregate.Design
 	// Importers read official result files: aggregate-ifs --import KIND.
 	Importers map[string]aggregate.Importer
 	// Figures are the paper's figures drawn from the metric rows of this

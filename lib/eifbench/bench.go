@@ -23,6 +23,7 @@ var Benchmark = bench.Bench{
 	JudgePrompts: []string{"en", "zh"},
 	Aggregate:    NewAggregator,
 	Tables:       Tables,
+	Design:       design,
 	Figures:      figures,
 	Sim:          bench.Fixed([]sim.Solver{JudgeSolver{}, AnswerSolver{}}),
 }

@@ -319,16 +319,9 @@ func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
 }
 
 func (a *aggregator) Add(rec *record.Record) error {
-	var group struct {
-		Density string          `json:"density"`
-		Seed    json.RawMessage `json:"seed"` // a string or a number: only its order matters
-	}
-	if err := rec.Decode("group", &group); err != nil {
-		return err
-	}
-	n, err := strconv.Atoi(group.Density)
+	n, err := densityOf(rec)
 	if err != nil {
-		return fmt.Errorf("record %q: group.density %q is not a number", rec.ID(), group.Density)
+		return err
 	}
 	model := aggregate.ModelOf(rec)
 	if aggregate.ServerTruncated(rec) {
@@ -341,14 +334,48 @@ func (a *aggregator) Add(rec *record.Record) error {
 		a.failed[groupKey{model, n}]++
 		return nil
 	}
+	s, err := sampleOfRecord(rec)
+	if err != nil {
+		return err
+	}
+	s.Model, s.N = model, n
+	a.samples = append(a.samples, s)
+	return nil
+}
+
+// densityOf is a record's instruction density (group.density).
+func densityOf(rec *record.Record) (int, error) {
+	var group struct {
+		Density string `json:"density"`
+	}
+	if err := rec.Decode("group", &group); err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(group.Density)
+	if err != nil {
+		return 0, fmt.Errorf("record %q: group.density %q is not a number", rec.ID(), group.Density)
+	}
+	return n, nil
+}
+
+// sampleOfRecord is a judged record's metrics (SampleOf its keyword
+// classes), with its seed, id and latency; its model and density are the
+// caller's.
+func sampleOfRecord(rec *record.Record) (Sample, error) {
+	var group struct {
+		Seed json.RawMessage `json:"seed"` // a string or a number: only its order matters
+	}
+	if err := rec.Decode("group", &group); err != nil {
+		return Sample{}, err
+	}
 	var j struct {
 		Detail *Detail `json:"detail"`
 	}
 	if err := rec.Decode("judgement", &j); err != nil {
-		return err
+		return Sample{}, err
 	}
 	if j.Detail == nil {
-		return fmt.Errorf("record %q has no judgement.detail: run judge before aggregate-ifs", rec.ID())
+		return Sample{}, fmt.Errorf("record %q has no judgement.detail: run judge before aggregate-ifs", rec.ID())
 	}
 	classes := make([]Class, len(j.Detail.Keywords))
 	for i, k := range j.Detail.Keywords {
@@ -360,24 +387,24 @@ func (a *aggregator) Add(rec *record.Record) error {
 		case "omission":
 			classes[i] = Omission
 		default:
-			return fmt.Errorf("record %q: keyword %q has class %q", rec.ID(), k.Keyword, k.Class)
+			return Sample{}, fmt.Errorf("record %q: keyword %q has class %q", rec.ID(), k.Keyword, k.Class)
 		}
 	}
 	s := SampleOf(classes)
-	s.Model, s.N, s.Rejected, s.ID = model, n, j.Detail.Rejected, rec.ID()
+	s.Rejected, s.ID = j.Detail.Rejected, rec.ID()
+	var err error
 	if s.Seed, err = record.Unquote(group.Seed); err != nil {
 		s.Seed = string(group.Seed)
 	}
 	var resp record.Response
 	if err := rec.Decode("response", &resp); err != nil {
-		return err
+		return Sample{}, err
 	}
 	s.Latency = math.NaN()
 	if resp.LatencyMS > 0 {
 		s.Latency = resp.LatencyMS / 1000
 	}
-	a.samples = append(a.samples, s)
-	return nil
+	return s, nil
 }
 
 func (a *aggregator) Result() (*aggregate.Result, error) {

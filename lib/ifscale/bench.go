@@ -21,6 +21,7 @@ var Benchmark = bench.Bench{
 	Judge:     bench.Fixed[judge.Factory](NewScorer),
 	Aggregate: NewAggregator,
 	Tables:    Tables,
+	Design:    design,
 	Importers: map[string]aggregate.Importer{"ifscale-per-sample": ImportPerSample},
 	Figures:   figures,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),

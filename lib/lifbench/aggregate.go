@@ -38,28 +38,37 @@ func NewAggregator(opt aggregate.Options) aggregate.Aggregator { return &Aggrega
 
 // Add takes one record.
 func (a *Aggregator) Add(rec *record.Record) error {
+	s, err := sampleOf(rec)
+	if err != nil {
+		return err
+	}
+	a.samples = append(a.samples, s)
+	return nil
+}
+
+// sampleOf reads a judged (or failed) record.
+func sampleOf(rec *record.Record) (sample, error) {
 	task, ok := TaskByName(rec.String("task"))
 	if !ok {
-		return app.Invalidf("unknown lifbench task %q", rec.String("task"))
+		return sample{}, app.Invalidf("unknown lifbench task %q", rec.String("task"))
 	}
 	var g map[string]string
 	if rec.Has("group") {
 		if err := rec.Decode("group", &g); err != nil {
-			return app.Invalidf("group: %v", err)
+			return sample{}, app.Invalidf("group: %v", err)
 		}
 	}
 	s := sample{model: aggregate.ModelOf(rec), task: task, length: g["length"], expression: g["expression"], variable: g["variable"], points: make([]float64, len(task.Points)), truncated: aggregate.ServerTruncated(rec)}
 	if rec.Errored() {
 		s.failed = true
-		a.samples = append(a.samples, s)
-		return nil
+		return s, nil
 	}
 	if !rec.Has("judgement") {
-		return app.Invalidf("no \"judgement\" and no \"error\" (run judge first)")
+		return sample{}, app.Invalidf("no \"judgement\" and no \"error\" (run judge first)")
 	}
 	var j record.Judgement
 	if err := rec.Decode("judgement", &j); err != nil {
-		return app.Invalidf("judgement: %v", err)
+		return sample{}, app.Invalidf("judgement: %v", err)
 	}
 	s.score = j.Score
 	for i, ps := range task.Points {
@@ -69,8 +78,7 @@ func (a *Aggregator) Add(rec *record.Record) error {
 			}
 		}
 	}
-	a.samples = append(a.samples, s)
-	return nil
+	return s, nil
 }
 
 // Result computes the metrics.

@@ -44,6 +44,7 @@ var Benchmark = bench.Bench{
 	JudgePrompts: []string{Prompt3Shot, PromptZeroShot},
 	Aggregate:    NewAggregator,
 	Tables:       Tables,
+	Design:       design,
 	Figures:      figures,
 	Sim: bench.Plug[[]sim.Solver]{
 		Flags: []cli.Flag{

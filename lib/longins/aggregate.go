@@ -41,18 +41,11 @@ func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
 }
 
 func (a *aggregator) Add(rec *record.Record) error {
-	var group struct {
-		Mode   string `json:"mode"`
-		Length string `json:"length"`
-	}
-	if err := rec.Decode("group", &group); err != nil {
+	e, err := examOf(rec)
+	if err != nil {
 		return err
 	}
-	length, err := strconv.Atoi(group.Length)
-	if err != nil || !validMode(group.Mode) {
-		return fmt.Errorf("record %q: want group.mode (gist, list, limt) and a numeric group.length, got %q and %q", rec.ID(), group.Mode, group.Length)
-	}
-	k := cell{aggregate.ModelOf(rec), group.Mode, length}
+	k := cell{aggregate.ModelOf(rec), e.mode, e.length}
 	c := a.cells[k]
 	if c == nil {
 		c = &cellStats{}
@@ -61,23 +54,66 @@ func (a *aggregator) Add(rec *record.Record) error {
 	if aggregate.ServerTruncated(rec) {
 		c.truncated++
 	}
-	if rec.Errored() {
-		// The official runner keeps an empty response, and eval.py scores it:
-		// no bracketed id, F1 0 (eval.py calculate_f1_score).
+	if e.failed {
 		c.failed++
 		if a.opt.ExcludeFailed() {
 			return nil
 		}
-		c.exams++
-		// Naming no wrong answer, it misses every one of them at its depth.
+	}
+	c.exams++
+	c.f1.Add(e.f1)
+	if !e.failed && e.goldWrong == 0 {
+		c.emptyGoldExams++
+	}
+	if e.overLimit {
+		c.overLimit++
+	}
+	for _, h := range e.hits {
+		c.depthTotal[h.Depth]++
+		if h.Hit {
+			c.depthHit[h.Depth]++
+		}
+	}
+	return nil
+}
+
+// exam is one judged (or failed) exam as the metrics read it.
+type exam struct {
+	mode      string
+	length    int
+	failed    bool
+	f1        float64
+	hits      []Hit // each gold wrong answer at its depth bucket (0–9), found or not
+	goldWrong int
+	overLimit bool // a reply the official eval.py cannot read (Predicted)
+}
+
+func examOf(rec *record.Record) (exam, error) {
+	var group struct {
+		Mode   string `json:"mode"`
+		Length string `json:"length"`
+	}
+	if err := rec.Decode("group", &group); err != nil {
+		return exam{}, err
+	}
+	length, err := strconv.Atoi(group.Length)
+	if err != nil || !validMode(group.Mode) {
+		return exam{}, fmt.Errorf("record %q: want group.mode (gist, list, limt) and a numeric group.length, got %q and %q", rec.ID(), group.Mode, group.Length)
+	}
+	e := exam{mode: group.Mode, length: length}
+	if rec.Errored() {
+		// The official runner keeps an empty response, and eval.py scores it:
+		// no bracketed id, F1 0 (eval.py calculate_f1_score). Naming no wrong
+		// answer, it misses every one of them at its depth.
+		e.failed = true
 		var g Gold
 		if err := rec.Decode("gold", &g); err != nil {
-			return err
+			return exam{}, err
 		}
 		for _, d := range g.Depths {
-			c.depthTotal[min(9, max(0, d))]++
+			e.hits = append(e.hits, Hit{Depth: min(9, max(0, d))})
 		}
-		return nil
+		return e, nil
 	}
 	var j struct {
 		Score  *float64 `json:"score"`
@@ -88,27 +124,17 @@ func (a *aggregator) Add(rec *record.Record) error {
 		} `json:"detail"`
 	}
 	if err := rec.Decode("judgement", &j); err != nil {
-		return err
+		return exam{}, err
 	}
 	if j.Score == nil {
-		return fmt.Errorf("record %q has no judgement: run judge before aggregate-ifs", rec.ID())
+		return exam{}, fmt.Errorf("record %q has no judgement: run judge before aggregate-ifs", rec.ID())
 	}
-	c.exams++
-	c.f1.Add(*j.Score)
-	if j.Detail.GoldWrong == 0 {
-		c.emptyGoldExams++
-	}
-	if j.Detail.OverLimit > 0 {
-		c.overLimit++
-	}
+	e.f1, e.goldWrong, e.overLimit = *j.Score, j.Detail.GoldWrong, j.Detail.OverLimit > 0
 	for _, h := range j.Detail.Hits {
-		d := min(9, max(0, h.Depth))
-		c.depthTotal[d]++
-		if h.Hit {
-			c.depthHit[d]++
-		}
+		h.Depth = min(9, max(0, h.Depth))
+		e.hits = append(e.hits, h)
 	}
-	return nil
+	return e, nil
 }
 
 func (a *aggregator) Result() (*aggregate.Result, error) {

@@ -22,6 +22,7 @@ var Benchmark = bench.Bench{
 	Judge:     bench.Fixed[judge.Factory](NewScorer),
 	Aggregate: NewAggregator,
 	Tables:    Tables,
+	Design:    design,
 	Figures:   figures,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),
 }

@@ -21,6 +21,9 @@ type Figure struct {
 	NUnit    string  `json:"n_unit"`   // what n counts: records, checks, tasks
 	Panels   []Panel `json:"panels"`
 	Counts   []Count `json:"counts"`
+	// Intervals says what the bands and error bars are (the rows'
+	// confidence intervals), set by Build when the rows have them.
+	Intervals string `json:"intervals,omitempty"`
 }
 
 // Panel is one plot: lines over a numeric x, bars over categories, or a heat map.
@@ -50,7 +53,8 @@ type Series struct {
 }
 
 // Point is one plotted value: at X (lines, with its tick label) or in
-// category Cat (bars); Lo..Hi is the band drawn around lines when known.
+// category Cat (bars); Lo..Hi is its confidence interval, drawn as a band
+// around lines and an error bar on bars, when the row has one.
 type Point struct {
 	X     float64  `json:"x,omitempty"`
 	Label string   `json:"label,omitempty"`
@@ -70,10 +74,12 @@ type Heat struct {
 
 // Cell is one heat-map value.
 type Cell struct {
-	Row   string  `json:"row"`
-	Col   string  `json:"col"`
-	Value float64 `json:"value"`
-	N     int     `json:"n"`
+	Row   string   `json:"row"`
+	Col   string   `json:"col"`
+	Value float64  `json:"value"`
+	Lo    *float64 `json:"lo,omitempty"` // the confidence interval, in the table under the map
+	Hi    *float64 `json:"hi,omitempty"`
+	N     int      `json:"n"`
 }
 
 // Count is what a caption says about one model's data.
@@ -105,9 +111,35 @@ func Build(rows, reference []report.Row, sections []Section) []Figure {
 		if len(own) == 0 {
 			continue
 		}
-		out = append(out, s.Figures(own, ofBench(reference, s.Bench))...)
+		figs := s.Figures(own, ofBench(reference, s.Bench))
+		if iv := intervals(own); iv != "" {
+			for i := range figs {
+				figs[i].Intervals = iv
+			}
+		}
+		out = append(out, figs...)
 	}
 	return out
+}
+
+// intervals says what the rows' confidence intervals are, "" when they
+// have none.
+func intervals(rows []report.Row) string {
+	var units []string
+	level := 0.0
+	for _, r := range rows {
+		if r.CILow == nil || r.CILevel == nil {
+			continue
+		}
+		level = *r.CILevel
+		if !slices.Contains(units, r.CIUnit) {
+			units = append(units, r.CIUnit)
+		}
+	}
+	if level == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Bands and error bars are %s %% confidence intervals, resampling the %ss behind each value (docs/metrics.md); the table gives them as [low, high]", strconv.FormatFloat(100*level, 'f', -1, 64), strings.Join(units, ", "))
 }
 
 func hasData(f Figure) bool {
@@ -178,6 +210,9 @@ func collect(rows []report.Row, ref bool, split func(report.Row) string, point f
 			continue
 		}
 		p.Y, p.N = r.Value, r.N
+		if r.CILow != nil && r.CIHigh != nil {
+			p.Lo, p.Hi = r.CILow, r.CIHigh
+		}
 		name := SeriesName(r.Model, ref)
 		if split != nil {
 			if s := split(r); s != "" {

@@ -19,10 +19,12 @@ func AggregateIFS(bs []bench.Bench) app.Tool {
 		Aggregators: map[string]aggregate.Factory{},
 		Importers:   map[string]aggregate.Importer{"rows": aggregate.ImportRows},
 		Tables:      map[string]aggregate.Tabler{},
+		Designs:     map[string]aggregate.Design{},
 	}
 	for _, b := range bs {
 		reg.Aggregators[b.Name] = b.Aggregate
 		reg.Tables[b.Name] = b.Tables
+		reg.Designs[b.Name] = b.Design
 		for kind, imp := range b.Importers {
 			if _, dup := reg.Importers[kind]; dup {
 				panic("programs: --import " + kind + " is aggregate-ifs' own")
@@ -69,9 +71,14 @@ Example:
 			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report with the papers' figures (SVG) to `FILE`"},
 			&cli.StringFlag{Name: "reference", Usage: "draw the published models of `FILE` (metric rows from --import ... --format jsonl) in the --html figures"},
 			&cli.BoolFlag{Name: "exclude-truncated", Usage: "leave out records whose prompt the server truncated (response.server_truncated); every table says how many there were either way"},
+			&cli.StringFlag{Name: "ci", Value: aggregate.CIBootstrap, Usage: "confidence intervals on every metric: `METHOD` bootstrap (resampling each benchmark's independent unit: docs/metrics.md) or none"},
+			&cli.Float64Flag{Name: "ci-level", Value: aggregate.DefaultCILevel, Usage: "the intervals' confidence `LEVEL`"},
+			&cli.IntFlag{Name: "bootstrap", Value: aggregate.DefaultBootstrap, Usage: "`N` resamples per interval"},
+			&cli.Uint64Flag{Name: "seed", Usage: "the resampling's `SEED`: the same seed, the same intervals"},
 		},
 		Action: func(r *app.Run) error {
-			return aggregate.Run(r, reg, r.String("format"), r.String("import"), r.String("rows"), aggregate.Options{Decimals: r.Int("decimals"), Failed: r.String("failed"), HTML: r.String("html"), Reference: r.String("reference"), Items: r.String("items"), Table: r.String("table"), ExcludeTruncated: r.Bool("exclude-truncated")})
+			return aggregate.Run(r, reg, r.String("format"), r.String("import"), r.String("rows"), aggregate.Options{Decimals: r.Int("decimals"), Failed: r.String("failed"), HTML: r.String("html"), Reference: r.String("reference"), Items: r.String("items"), Table: r.String("table"), ExcludeTruncated: r.Bool("exclude-truncated"),
+				CI: r.String("ci"), CILevel: r.Float64("ci-level"), Bootstrap: r.Int("bootstrap"), Seed: r.Uint64("seed")})
 		},
 	}
 }

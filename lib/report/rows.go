@@ -139,7 +139,14 @@ func Cell(r Row, f func(float64) string) string {
 }
 
 // Interval is what a table cell adds to a row's value for its confidence
-// interval, printed with f.
+// interval, printed with f: " [low, high]", " [too few]" when the value
+// stands on too few units for one, or nothing when none was computed.
 func Interval(r Row, f func(float64) string) string {
+	switch {
+	case r.CILow != nil && r.CIHigh != nil:
+		return " [" + f(*r.CILow) + ", " + f(*r.CIHigh) + "]"
+	case r.CIMethod == TooFewUnits:
+		return " [too few]"
+	}
 	return ""
 }
