@@ -79,6 +79,10 @@ type Options struct {
 	CILevel   float64
 	Bootstrap int
 	Seed      uint64
+	// Compare names the baseline model or run of the paired comparisons
+	// (--compare), Correction their adjustment (--correction), Flips where
+	// the items whose score changed are written (--flips).
+	Compare, Correction, Flips string
 }
 
 // Policies for records that failed before they could be scored (--failed).
@@ -106,6 +110,7 @@ type Registry struct {
 	Importers   map[string]Importer
 	Tables      map[string]Tabler
 	Designs     map[string]Design
+	Titles      map[string]string // the papers' spelling of the benchmarks' names
 	// Page draws the HTML report (--html) from the rows and the reference
 	// rows; the figures are the benchmarks', drawn by lib/plot.
 	Page func(w io.Writer, rows, reference []report.Row, opt Options) error
@@ -127,7 +132,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	}
 	var results []*Result
 	var runs []string // the input run of each result, "" for this run's own
-	var items []item
+	var items []Scored
 	arms := map[armKey]*arm{}
 	if importKind != "" {
 		imp, ok := reg.Importers[importKind]
@@ -165,12 +170,12 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				return nil
 			}
 			if opt.Items != "" {
-				items = append(items, itemOf(rec, run))
+				items = append(items, scoredOf(rec, run))
 			}
 			if err := a.Add(rec); err != nil {
 				return app.Invalid(err)
 			}
-			if d := reg.Designs[bench]; d.Item != nil && opt.CI != CINone {
+			if d := reg.Designs[bench]; d.Item != nil && (opt.CI != CINone || opt.Compare != "") {
 				it, ok, err := d.Item(rec, opt)
 				if err != nil {
 					return app.Invalid(err)
@@ -180,7 +185,12 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 					if arms[k] == nil {
 						arms[k] = &arm{run: k.run, bench: bench, model: k.model}
 					}
-					arms[k].items = append(arms[k].items, armItem{id: rec.ID(), Item: it})
+					ai := armItem{id: rec.ID(), Item: it}
+					if opt.Flips != "" {
+						s := scoredOf(rec, run)
+						ai.scored = &s
+					}
+					arms[k].items = append(arms[k].items, ai)
 				}
 			}
 			return nil
@@ -224,22 +234,48 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			delete(arms, k)
 			k.run, a.run = own, own
 			arms[k] = a
+			for _, it := range a.items {
+				if it.scored != nil {
+					it.scored.Run = own
+				}
+			}
 		}
 	}
-	intervals(reg.Designs, rows, arms, opt, r.Log.Warn)
+	if opt.CI != CINone {
+		intervals(reg.Designs, rows, arms, opt, r.Log.Warn)
+	}
 	topt := TableOptions{Decimals: opt.Decimals, Failed: opt.Failed, Resamples: opt.Bootstrap, Seed: opt.Seed}
 	if importKind != "" {
 		topt.Failed, topt.Resamples = "", 0
 	}
 	tables := layOut(reg.Tables, rows, results, runs, topt)
+	metrics := rows
+	if opt.Compare != "" {
+		ps, err := pairs(arms, opt.Compare)
+		if err != nil {
+			return err
+		}
+		cs := compare(reg.Designs, rows, ps, opt)
+		tables = append(tables, comparisonTables(cs, reg.Designs, reg.Titles, opt)...)
+		if opt.Flips != "" {
+			if err := writeTable(opt.Flips, flipTable(ps)); err != nil {
+				return err
+			}
+		}
+		// The page draws the metrics; the comparisons are rows of their own.
+		metrics = slices.Clip(rows)
+		res := &Result{Rows: comparisonRows(cs, reg.Designs, opt)}
+		stamp(res, own, r.Created())
+		rows = append(metrics, res.Rows...)
+	}
 	for i := range items {
-		if items[i].run == "" {
-			items[i].run = own
+		if items[i].Run == "" {
+			items[i].Run = own
 		}
 	}
 	// One row per record in id order, whatever order the records came in.
-	slices.SortFunc(items, func(a, b item) int {
-		return cmp.Or(strings.Compare(a.run, b.run), strings.Compare(a.bench, b.bench), strings.Compare(a.id, b.id))
+	slices.SortFunc(items, func(a, b Scored) int {
+		return cmp.Or(strings.Compare(a.Run, b.Run), strings.Compare(a.Bench, b.Bench), strings.Compare(a.ID, b.ID))
 	})
 	if rowsPath != "" {
 		if err := writeRows(rowsPath, rows); err != nil {
@@ -247,7 +283,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 		}
 	}
 	if opt.HTML != "" {
-		if err := writePage(reg, opt, rows, reference); err != nil {
+		if err := writePage(reg, opt, metrics, reference); err != nil {
 			return err
 		}
 	}
@@ -404,6 +440,22 @@ func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) e
 	}
 	if opt.Items != "" && importKind != "" {
 		return app.Usagef("--items writes the scored records: official result files (--import) have none")
+	}
+	switch opt.Correction {
+	case "":
+		opt.Correction = CorrectionHolm
+	case CorrectionHolm, CorrectionBH:
+	default:
+		return app.Usagef("--correction %q: want %s (the default) or %s", opt.Correction, CorrectionHolm, CorrectionBH)
+	}
+	if opt.Flips != "" && opt.Compare == "" {
+		return app.Usagef("--flips lists the items whose score changed between the models --compare compares: give --compare MODEL too")
+	}
+	if opt.Compare != "" && importKind != "" {
+		return app.Usagef("--compare pairs the models' answers item by item: it needs judged records, not --import %s", importKind)
+	}
+	if err := r.ClaimFile("flips", opt.Flips); err != nil {
+		return err
 	}
 	return nil
 }

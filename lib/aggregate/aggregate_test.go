@@ -48,16 +48,17 @@ var countDesign = Design{
 	Unit: "thing",
 	Item: func(rec *record.Record, _ Options) (Item, bool, error) {
 		it := Item{Unit: rec.String("unit")}
-		it.Add("n|"+ModelOf(rec), 1)
+		it.Add("n", 1)
 		if rec.Has("off") {
-			it.Add("off|"+ModelOf(rec), 1)
+			it.Add("off", 1)
 		}
 		return it, true, nil
 	},
 	Estimator: func(row report.Row, r *stats.Reader) stats.Estimator {
-		n, off := r.Var("n|"+row.Model), r.Var("off|"+row.Model)
+		n, off := r.Var("n"), r.Var("off")
 		return func(x []float64) float64 { return stats.At(x, n) + stats.At(x, off) }
 	},
+	Headline: func(report.Row) int { return 1 },
 }
 
 // run calls Run through the real CLI layer and returns exit code, stdout, stderr.
@@ -71,8 +72,10 @@ func run(t *testing.T, input string, args ...string) (int, string, string) {
 	var stderr strings.Builder
 	reg := Registry{Aggregators: map[string]Factory{"b": func(Options) Aggregator { return &counter{n: map[string]int{}} }}, Tables: map[string]Tabler{"b": countTables},
 		Importers: map[string]Importer{"rows": ImportRows}, Designs: map[string]Design{"b": countDesign}}
-	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Answerer: Answerer, Flags: []cli.Flag{&cli.BoolFlag{Name: "exclude-truncated"}, &cli.StringFlag{Name: "import"}, &cli.StringFlag{Name: "ci"}}, Action: func(r *app.Run) error {
-		return Run(r, reg, "md", r.String("import"), r.Getenv("ROWS"), Options{Decimals: 3, ExcludeTruncated: r.Bool("exclude-truncated"), CI: r.String("ci"), Bootstrap: 200})
+	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Answerer: Answerer, Flags: []cli.Flag{&cli.BoolFlag{Name: "exclude-truncated"}, &cli.StringFlag{Name: "import"}, &cli.StringFlag{Name: "ci"},
+		&cli.StringFlag{Name: "compare"}, &cli.StringFlag{Name: "flips"}, &cli.StringFlag{Name: "correction"}}, Action: func(r *app.Run) error {
+		return Run(r, reg, "md", r.String("import"), r.Getenv("ROWS"), Options{Decimals: 3, ExcludeTruncated: r.Bool("exclude-truncated"), CI: r.String("ci"), Bootstrap: 200,
+			Compare: r.String("compare"), Flips: r.String("flips"), Correction: r.String("correction")})
 	}}
 	rows := filepath.Join(dir, "rows.jsonl")
 	code := app.RunTool(tool, append([]string{"aggregate-ifs"}, args...), app.Env{
@@ -255,4 +258,61 @@ var runID = regexp.MustCompile(`"run":"[0-9a-f]*"`)
 
 func sameButRun(a, b string) bool {
 	return runID.ReplaceAllString(a, "") == runID.ReplaceAllString(b, "")
+}
+
+// --compare pairs each other model with the baseline on the items both
+// answered (the others counted, left out), gives the difference with its
+// paired interval, p-value and verdict in a table and as delta_ rows, and
+// --flips lists the items whose score changed.
+func TestCompare(t *testing.T) {
+	var lines []string
+	for i := range 12 {
+		score := 1
+		if i < 2 {
+			score = 0
+		}
+		if i != 11 {
+			lines = append(lines, fmt.Sprintf(`{"id":"%d","bench":"b","model":"a","unit":"u%d","task":"t","group":{"k":"v%d"},"judgement":{"score":1},"response":{"usage":{"completion_tokens":%d}}}`, i, i%6, i, 10+i))
+		}
+		if i != 0 {
+			lines = append(lines, fmt.Sprintf(`{"id":"%d","bench":"b","model":"b","unit":"u%d","task":"t","group":{"k":"v%d"},"judgement":{"score":%d}}`, i, i%6, i, score))
+		}
+	}
+	input := strings.Join(lines, "\n") + "\n"
+	flips := filepath.Join(t.TempDir(), "flips.jsonl")
+	code, out, stderr := run(t, input, "--compare", "a", "--flips", flips)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{
+		"### b: paired comparison with a",
+		"| b | count | 10.000 | 10.000 | 0.000 [0.000, 0.000] | 1.0000 | 1.0000 | no detectable difference | 0.000 | 6 | 10 | 1 | 1 |",
+		"after the Holm correction for the 1 comparisons",
+		`"model":"b","metric":"delta_count","value":0,"ci_low":0,"ci_high":0,`, `"ifkit_version":"dev","created":"20`,
+		`"baseline":"a","baseline_run":"`, `"only_baseline":1,"only_model":1,"p_adjusted":1,"p_value":1,`, `"verdict":"no detectable difference"`,
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	b, err := os.ReadFile(flips)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"bench":"b","id":"1","task":"t","baseline":"a","baseline_run":"RUN","model":"b","run":"RUN","baseline_score":1,"score":0,"delta":-1,"baseline_failed":false,"failed":false,"baseline_reply_tokens":11,"reply_tokens":null,"k":"v1"}` + "\n"
+	if got := regexp.MustCompile(`_?run":"[0-9a-f]+"`).ReplaceAllStringFunc(string(b), func(s string) string { return s[:strings.Index(s, ":")+1] + `"RUN"` }); got != want {
+		t.Errorf("flips:\n%s\nwant\n%s", got, want)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--compare", "zzz"}, `, a, b)`},
+		{[]string{"--flips", flips}, "give --compare MODEL too"},
+		{[]string{"--compare", "a", "--correction", "bonferroni"}, `--correction "bonferroni": want holm (the default) or bh`},
+	} {
+		if code, _, stderr := run(t, input, tc.args...); code != app.ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %s; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
 }

@@ -75,7 +75,7 @@ type arm struct {
 type armItem struct {
 	id string
 	Item
-	flip *item // what --flips writes of it (only with --flips)
+	scored *Scored // what --flips compares (only with --flips)
 }
 
 // units sums the items into units over vars, in a canonical order (units by

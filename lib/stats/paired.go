@@ -9,12 +9,20 @@ import (
 // units both answered.
 type Difference struct {
 	OK        bool    // false: too few units for an interval (Diff and P may still be set)
+	A, B      float64 // the metric of each arm over the units they share
 	Diff      float64 // a − b
 	Low, High float64 // the paired interval; NaN when not OK
-	SE        float64 // the standard deviation of the resampled differences
-	P         float64 // two-sided permutation p-value; NaN when undefined
-	Exact     bool    // P enumerated every swap (at most ExactUnits units)
-	Units     int
+	// SE is the standard error of the difference: the standard deviation of
+	// the resampled differences, expanded by √(n/df) as the interval is;
+	// DF its degrees of freedom, the units less the strata.
+	SE    float64
+	DF    int
+	P     float64 // two-sided permutation p-value; NaN when undefined
+	Exact bool    // P enumerated every swap (at most ExactUnits units)
+	Units int
+	// Stratified is the level of Unit.Strata the resampling kept apart, -1
+	// when it pooled the units.
+	Stratified int
 }
 
 // ExactUnits is the most units whose 2^n swaps the permutation test
@@ -52,7 +60,8 @@ func Paired(a, b []Unit, nvars int, metrics []Metric, opt Options, stream uint64
 		diff := func(m int) float64 { return metrics[m].Value(sa) - metrics[m].Value(sb) }
 		sumOf(func(k int) ([]Entry, []Entry, float64) { return a[g.units[k]].Stats, b[g.units[k]].Stats, 1 })
 		for _, m := range g.metrics {
-			out[m] = Difference{Diff: diff(m), Low: math.NaN(), High: math.NaN(), SE: math.NaN(), P: math.NaN(), Units: len(g.units)}
+			va, vb := metrics[m].Value(sa), metrics[m].Value(sb)
+			out[m] = Difference{A: va, B: vb, Diff: va - vb, Low: math.NaN(), High: math.NaN(), SE: math.NaN(), P: math.NaN(), Units: len(g.units), Stratified: -1}
 		}
 		permute(a, b, g, opt, stream, sumOf, diff, out)
 		s, ok := newSampler(a, g.units, opt, stream)
@@ -71,7 +80,8 @@ func Paired(a, b []Unit, nvars int, metrics []Metric, opt Options, stream uint64
 		}
 		for j, m := range g.metrics {
 			iv := s.interval(boot[j], out[m].Diff, opt)
-			out[m].OK, out[m].Low, out[m].High, out[m].SE = iv.OK, iv.Low, iv.High, iv.SE
+			out[m].OK, out[m].Low, out[m].High, out[m].Stratified = iv.OK, iv.Low, iv.High, iv.Stratified
+			out[m].SE, out[m].DF = iv.SE*math.Sqrt(float64(s.n)/float64(s.df)), s.df
 		}
 	}
 	return out

@@ -41,21 +41,28 @@ func TestMultipleComparisons(t *testing.T) {
 
 func TestPower(t *testing.T) {
 	for _, tc := range []struct {
-		se, alpha, power, mdd float64
+		se    float64
+		df    int
+		alpha float64
+		power float64
+		mdd   float64
 	}{
-		{1, 0.05, 0.8, 2.8015852},
-		{0.5, 0.05, 0.8, 1.4007926},
-		{1, 0.01, 0.9, 3.8573809},
+		// Many units: the normal quantiles, 1.96 + 0.8416.
+		{1, 100000, 0.05, 0.8, 2.8016},
+		{0.5, 100000, 0.05, 0.8, 1.4008},
+		// Nine units: t(9) at 0.975 and 0.8, 2.2622 + 0.8834.
+		{1, 9, 0.05, 0.8, 3.1456},
+		{1, 4, 0.01, 0.9, 6.1373},
 	} {
-		m := MDD(tc.se, tc.alpha, tc.power)
-		if !near(m, tc.mdd, 1e-6) {
-			t.Errorf("MDD(%v, %v, %v) = %v, want %v", tc.se, tc.alpha, tc.power, m, tc.mdd)
+		m := MDD(tc.se, tc.df, tc.alpha, tc.power)
+		if !near(m, tc.mdd, 1e-3) {
+			t.Errorf("MDD(%v, %d, %v, %v) = %v, want %v", tc.se, tc.df, tc.alpha, tc.power, m, tc.mdd)
 		}
-		if p := Power(m, tc.se, tc.alpha); !near(p, tc.power, 1e-4) {
-			t.Errorf("Power at the MDD = %v, want %v", p, tc.power)
+		if p := Power(m, tc.se, tc.df, tc.alpha); !near(p, tc.power, 0.01) {
+			t.Errorf("Power at the MDD = %v, want about %v", p, tc.power)
 		}
 	}
-	if p := Power(0, 1, 0.05); !near(p, 0.05, 1e-9) {
+	if p := Power(0, 1, 20, 0.05); !near(p, 0.05, 1e-9) {
 		t.Errorf("Power of no difference = %v, want the level", p)
 	}
 }
@@ -239,7 +246,7 @@ func TestPaired(t *testing.T) {
 	a3, v3, m3 := sample([]float64{1, 2, 3}, nil)
 	b3, _, _ := sample([]float64{0, 1, 2}, nil)
 	d = Paired(a3, b3, v3.Len(), []Metric{m3}, opt, 1)[0]
-	if !near(d.Diff, 1, 1e-12) || !near(d.P, 0.25, 1e-12) || !d.Exact || d.OK {
+	if !near(d.Diff, 1, 1e-12) || d.A != 2 || d.B != 1 || !near(d.P, 0.25, 1e-12) || !d.Exact || d.OK {
 		t.Errorf("three units: %+v, want diff 1, exact p 0.25, no interval", d)
 	}
 	shifted := slices.Clone(xs)
