@@ -28,12 +28,13 @@ type Lab struct {
 	judges  map[string]judge.Factory
 	dir     string
 	seq     int
+	cache   map[string][]*record.Record // requests by how they were made (perSeed)
 }
 
 // New opens the benchmarks' splitters, scorers and solvers with their
 // default flags; dir holds the files the programs read and write.
 func New(bs []bench.Bench, dir string) (*Lab, error) {
-	l := &Lab{bs: bs, dir: dir}
+	l := &Lab{bs: bs, dir: dir, cache: map[string][]*record.Record{}}
 	var err error
 	if l.splits, err = open(l, bs, func(b bench.Bench) bench.Plug[split.Splitter] { return b.Split }); err != nil {
 		return nil, err
@@ -100,11 +101,29 @@ func (l *Lab) run(tool app.Tool, stdin []byte, args ...string) ([]byte, string, 
 // Items are the requests of gen-context args... (a benchmark and its
 // flags), expanded by expand-templates.
 func (l *Lab) Items(args ...string) ([]*record.Record, error) {
+	items, err := l.Generate(args...)
+	if err != nil {
+		return nil, err
+	}
+	return l.Expand(items)
+}
+
+// Generate is gen-context args...: the items.
+func (l *Lab) Generate(args ...string) ([]*record.Record, error) {
 	items, stderr, err := l.run(programs.GenContext(l.bs), nil, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%v: %s", err, stderr)
 	}
-	reqs, stderr, err := l.run(programs.ExpandTemplates(l.bs), items)
+	return parse(items)
+}
+
+// Expand is expand-templates over items: their requests.
+func (l *Lab) Expand(items []*record.Record) ([]*record.Record, error) {
+	var in []byte
+	for _, it := range items {
+		in = append(it.AppendJSON(in), '\n')
+	}
+	reqs, stderr, err := l.run(programs.ExpandTemplates(l.bs), in)
 	if err != nil {
 		return nil, fmt.Errorf("%v: %s", err, stderr)
 	}
@@ -204,9 +223,9 @@ func request(rec *record.Record, model string) (*sim.Request, error) {
 // solve is llm-sim's reply: the first solver that recognises the prompt,
 // each with a fresh stream of rng's seed (one that declines leaves no trace).
 func (l *Lab) solve(q *sim.Request, skill float64, rng *rand.Rand) string {
-	seed := rng.Uint64()
+	seed, tokens := rng.Uint64(), sim.EstimateTokens(q.Text())
 	for _, s := range l.solvers {
-		if text, ok := s.Solve(q, sim.Params{Skill: skill, Rand: rand.New(rand.NewPCG(seed, 1)), PromptTokens: sim.EstimateTokens(q.Text())}); ok {
+		if text, ok := s.Solve(q, sim.Params{Skill: skill, Rand: rand.New(rand.NewPCG(seed, 1)), PromptTokens: tokens}); ok {
 			return text
 		}
 	}
