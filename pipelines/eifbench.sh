@@ -12,6 +12,10 @@
 # JUDGE_API_KEY. Extra flags for infer-batch and judge: INFER_ARGS, JUDGE_ARGS.
 # Inference and judging resume where an interrupted run stopped (delete the
 # output directory to start afresh).
+#
+# Size: by default the project's English sample set, 6 tasks (2 per subset): 6 requests, about
+# 7,700 prompt tokens (o200k_base), then one judge request per constraint, 193 judge requests.
+# --limit 1, one task per subset: 3 requests, about 3,500 prompt tokens, 82 judge requests.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -20,10 +24,12 @@ usage() {
 	ifkit_help
 	cat <<'TXT'
 Flags:
-  --judge-base-url URL  judge endpoint (default: $JUDGE_BASE_URL, else --base-url)
-  --judge-model NAME    judge model (default: the judge endpoint's only model)
-  --judge-j N           judge requests in flight (default: 32)
-  --official FILE       official EifBench file (repeatable); default: the sample set
+TXT
+	ifkit_judge_help "else --base-url"
+	cat <<'TXT'
+  --official FILE|DIR   official EifBench file (repeatable), or the folder of official files DIR
+                        (gen-context fetch-official): its three files (or --subset's), each
+                        verified; default: the sample set
   --subset NAME         plain_text, dyadic or multi_party (see gen-context eifbench --help)
   --max-tokens N        max_tokens of each answer (default: 8192; lower it for short-context servers)
 TXT
@@ -42,13 +48,10 @@ gen=(gen-context eifbench)
 expand=(expand-templates)
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--judge-base-url) ifkit_value "$@"; judge_url=$2; shift 2 ;;
-	--judge-model) ifkit_value "$@"; judge_model=$2; shift 2 ;;
 	--official | --subset) ifkit_value "$@"; gen+=("$1" "$2"); shift 2 ;;
 	--max-tokens) ifkit_value "$@"; expand+=(--max-tokens "$2"); shift 2 ;;
-	--judge-j) ifkit_value "$@"; judge_jobs=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
-	*) ifkit_common_flag "$@" || { echo "eifbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
+	*) ifkit_judge_flag "$@" || ifkit_common_flag "$@" || { echo "eifbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac
 done
 ifkit_start
@@ -58,9 +61,9 @@ if [ -z "$judge_url" ]; then
 fi
 
 ifkit_stage items.jsonl.zst "${gen[@]}"
-ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_expand "${expand[@]}"
 ifkit_infer
-ifkit_stage checks.jsonl.zst split-subtasks "$out/responses.jsonl.zst"
+ifkit_split
 ifkit_judge_llm_flags
 ifkit_stage judged.jsonl.zst judge "${ifkit_judge_llm[@]}" "$out/checks.jsonl.zst"
 ifkit_report --decimals 4

@@ -39,28 +39,40 @@ ifkit_help() {
 # script's default ($out, $jobs, $max_failures): a script's usage is its
 # header (ifkit_help), its own flags, then these.
 ifkit_common_help() {
+	local j=${jobs:-"each benchmark's own"}
 	cat <<TXT
   --base-url URL        endpoint of the model under test (default: \$OPENAI_BASE_URL)
   --model NAME          model under test (default: the endpoint's only model)
   --out DIR             output directory (default: $out)
-  -j N                  requests in flight to the model (default: $jobs)
+  -j N                  requests in flight to the model (default: $j)
   --max-failures N|P%   failed records a stage tolerates before the script exits 4 (default: $max_failures)
   --retry-errors        the rerun also sends records that failed for good (transient failures are
                         sent again by any rerun); INFER_ARGS / JUDGE_ARGS add flags to those stages
   --cache DIR           every stage that calls a model answers from and keeps its replies in the
                         cache DIR (docs/cache.md); also IFKIT_CACHE
+  --limit N             only the first N items of each cell of the tables (gen-context --limit):
+                        a smoke run that fills every table; its reports say so
+  --reasoning-budget N  add N tokens to every request's max_tokens, for a model that thinks
+                        before it answers (expand-templates --reasoning-budget; the report notes it)
+  --reasoning MODE      a reasoning trace in the replies: strip (default: scored on the answer
+                        after it), opened (DeepSeek-R1, QwQ templates) or keep (scored as received)
 TXT
 }
 
 # The flags every script accepts the same way. In a script's argument loop,
 #   *) ifkit_common_flag "$@" || { echo "x.sh: unknown argument $1" >&2; exit 2; }; shift "$ifkit_shift" ;;
-# sets base_url, model, out, jobs, max_failures, retry_errors or cache from $1
-# (and $2) and ifkit_shift to the words used; it fails when $1 is not one of them.
+# sets base_url, model, out, jobs, max_failures, retry_errors, cache, limit,
+# reasoning_budget or reasoning from $1 (and $2) and ifkit_shift to the words
+# used, and adds those words but --out's to ifkit_given (what
+# pipelines/suite.sh passes on to each benchmark's script); it fails when $1
+# is not one of them.
 #   --retry-errors  the rerun also sends the records that failed for good
 #                   (400/401/403/404/413/422, other 4xx, context_length); transient failures
 #                   are sent again by any rerun
 #   --cache DIR     every stage that calls a model (inference, an LLM judge) answers from
 #                   and keeps its replies in the cache DIR (docs/cache.md); also IFKIT_CACHE
+#   --reasoning-budget N  expand-templates adds N to every request's max_tokens (ifkit_expand)
+#   --reasoning MODE      infer-batch, split-subtasks and judge read reasoning traces so
 # Extra infer-batch and judge flags come from INFER_ARGS and JUDGE_ARGS.
 ifkit_common_flag() {
 	ifkit_shift=2
@@ -72,11 +84,44 @@ ifkit_common_flag() {
 	--max-failures) max_failures=${2-} ;;
 	--retry-errors) retry_errors=--retry-errors; ifkit_shift=1 ;;
 	--cache) cache=${2-} ;;
+	--limit) limit=${2-} ;;
+	--reasoning-budget) reasoning_budget=${2-} ;;
+	--reasoning) reasoning=${2-}; ifkit_judge_args+=(--reasoning "${2-}") ;;
 	*) return 1 ;;
 	esac
 	if [[ $ifkit_shift == 2 ]]; then
 		ifkit_value "$@"
 	fi
+	if [[ $1 != --out ]]; then
+		ifkit_given+=("${@:1:ifkit_shift}")
+	fi
+}
+ifkit_given=()
+
+# ifkit_judge_flag "$@" is ifkit_common_flag for the flags of a script whose
+# checks go to an LLM judge: it sets judge_url, judge_model or judge_jobs and
+# adds the words to ifkit_judge_given.
+ifkit_judge_flag() {
+	ifkit_shift=2
+	case $1 in
+	--judge-base-url) judge_url=${2-} ;;
+	--judge-model) judge_model=${2-} ;;
+	--judge-j) judge_jobs=${2-} ;;
+	*) return 1 ;;
+	esac
+	ifkit_value "$@"
+	ifkit_judge_given+=("$1" "$2")
+}
+ifkit_judge_given=()
+
+# ifkit_judge_help WHERE prints those flags, WHERE saying which judge endpoint
+# is used without either (after "default: $JUDGE_BASE_URL, ").
+ifkit_judge_help() {
+	cat <<TXT
+  --judge-base-url URL  judge endpoint (default: \$JUDGE_BASE_URL, $1)
+  --judge-model NAME    judge model (default: the judge endpoint's only model)
+  --judge-j N           judge requests in flight (default: $judge_jobs)
+TXT
 }
 
 # ifkit_usage MESSAGE ends a script whose arguments or environment are wrong:
@@ -96,6 +141,9 @@ ifkit_value() {
 }
 retry_errors=
 cache=
+limit=
+reasoning_budget=
+reasoning=
 
 # One set of file names for every script: each stage writes one file in $out.
 #   items.jsonl.zst      gen-context      (what each item is about)
@@ -120,7 +168,8 @@ ifkit_start() {
 }
 
 # ifkit_stage FILE PROGRAM [ARGS...] runs one stage into $out/FILE (-o goes
-# after PROGRAM, or after gen-context's benchmark). A stage that recomputes
+# after PROGRAM, or after gen-context's benchmark, which also gets --limit
+# when the script was given it). A stage that recomputes
 # its output is skipped when $out/FILE is complete, made by the same command
 # line and newer than every file argument: a rerun then goes straight to the
 # stage that stopped. A stage given --resume always runs: that is how a rerun
@@ -130,6 +179,9 @@ ifkit_start() {
 ifkit_stage() {
 	local file=$1 dest=$out/$1 stamp=$out/.$1.cmd cmd a
 	shift
+	if [[ $1 == gen-context && -n $limit ]]; then
+		set -- "$@" --limit "$limit"
+	fi
 	cmd=$(printf '%q ' "$@")
 	if [[ " $* " != *" --resume "* && -f $dest && -f $stamp && $(<"$stamp") == "$cmd" ]]; then
 		local fresh=1
@@ -168,6 +220,19 @@ ifkit_run() {
 	exit "$rc"
 }
 
+# ifkit_expand [EXPAND...] runs the expand-templates command EXPAND (the
+# program and the script's flags) on $out/items.jsonl.zst into
+# requests.jsonl.zst, with --reasoning-budget when given.
+ifkit_expand() {
+	ifkit_stage requests.jsonl.zst "$@" ${reasoning_budget:+--reasoning-budget "$reasoning_budget"} "$out/items.jsonl.zst"
+}
+
+# ifkit_split cuts $out/responses.jsonl.zst into checks.jsonl.zst, reading
+# reasoning traces as --reasoning says.
+ifkit_split() {
+	ifkit_stage checks.jsonl.zst split-subtasks ${reasoning:+--reasoning "$reasoning"} "$out/responses.jsonl.zst"
+}
+
 # ifkit_infer sends $out/requests.jsonl.zst to the model under test into
 # responses.jsonl.zst with the common flags and INFER_ARGS. --resume reuses
 # earlier replies to the same requests (and --model) only.
@@ -175,7 +240,8 @@ ifkit_infer() {
 	local extra
 	read -r -a extra <<<"${INFER_ARGS:-}"
 	ifkit_stage responses.jsonl.zst infer-batch --base-url "$base_url" ${model:+--model "$model"} -j "$jobs" \
-		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} ${cache:+--cache "$cache"} "${extra[@]}" "$out/requests.jsonl.zst"
+		--max-failures "$max_failures" --resume ${retry_errors:+"$retry_errors"} ${cache:+--cache "$cache"} \
+		${reasoning:+--reasoning "$reasoning"} "${extra[@]}" "$out/requests.jsonl.zst"
 }
 
 # ifkit_judge_llm_flags sets ifkit_judge_llm to the judge flags of a script
@@ -190,14 +256,20 @@ ifkit_judge_llm_flags() {
 # deterministic scorers take them too, e.g. --rubric strict, --skip-invalid).
 read -r -a ifkit_judge_args <<<"${JUDGE_ARGS:-}"
 
-# ifkit_report [FLAGS...] turns $out/judged.jsonl.zst into report.md, the
-# tidy rows report.jsonl and the page report.html in one pass (FLAGS go to
+# ifkit_report [FLAGS...] turns $out/judged.jsonl.zst (or the files in
+# ifkit_judged: the suite's benchmarks) into report.md, the tidy rows
+# report.jsonl and the page report.html in one pass (FLAGS go to
 # aggregate-ifs), and prints report.md. It always runs: it is cheap and says
 # how complete the run is.
 ifkit_report() {
-	ifkit_run aggregate-ifs --format md --rows "$out/report.jsonl" --html "$out/report.html" -o "$out/report.md" "$@" "$out/judged.jsonl.zst"
+	local judged=("${ifkit_judged[@]}")
+	if [[ ${#judged[@]} -eq 0 ]]; then
+		judged=("$out/judged.jsonl.zst")
+	fi
+	ifkit_run aggregate-ifs --format md --rows "$out/report.jsonl" --html "$out/report.html" -o "$out/report.md" "$@" "${judged[@]}"
 	cat "$out/report.md"
 }
+ifkit_judged=()
 
 # ifkit_task_log NAME DIR sends the rest of a Slurm array task's stderr to
 # its own log, DIR/logs/<job>_<task>.attempt<restart>.log, so a requeue never

@@ -12,6 +12,10 @@
 # Extra flags for infer-batch and judge: INFER_ARGS, JUDGE_ARGS.
 # Rerun with the same --out to resume: the replies already there are kept while the requests,
 # the model and INFER_ARGS stay the same.
+#
+# Size: by default 3 scenarios × 6 lengths (4k, 8k, 16k, 32k, 64k, 128k: the paper's) and their
+# 11 tasks: 2,802 requests, about 110 million prompt tokens (o200k_base; 368 MB of requests as
+# JSON). --limit 1, one request per length × task: 66 requests, about 2.6 million prompt tokens.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -20,12 +24,14 @@ usage() {
 	ifkit_help
 	cat <<'TXT'
 Flags:
-  --lengths L,L,...     context budgets: 4k…128k (official), Nk, or tokens (default: all six)
+  --lengths L,L,...     context budgets: 4k…128k (official), Nk, or tokens (default:
+                        4k,8k,16k,32k,64k,128k)
   --seed S              seed of the contexts and of the prompts' variables (default: 0)
   --templates FILE      templates (the official tasks.json layout) instead of the embedded ones
   --rubric R            official (the official scorer, quirks included, the default) or strict
-  --official FILE       official context file (data/meta/*_input.json; repeatable) instead of
-                        generating contexts
+  --official FILE|DIR   official context file (data/meta/*_input.json; repeatable) instead of
+                        generating contexts; or the folder of official files DIR (gen-context
+                        fetch-official): its contexts and templates, each verified
 TXT
 	ifkit_common_help
 }
@@ -52,6 +58,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 ifkit_start
+# A folder of official files (docs/official.md) holds the official templates
+# too: expand-templates --templates DIR verifies and uses its tasks.json.
+if [[ ${#official[@]} -eq 1 && -d ${official[0]} && -z $templates ]]; then
+  templates=${official[0]}
+fi
 gen=(gen-context lifbench --seed "$seed")
 if [ ${#official[@]} -gt 0 ]; then
   for f in "${official[@]}"; do gen+=(--official "$f"); done
@@ -62,7 +73,7 @@ ifkit_stage items.jsonl.zst "${gen[@]}"
 
 expand=(expand-templates --seed "$seed")
 [ -n "$templates" ] && expand+=(--templates "$templates")
-ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_expand "${expand[@]}"
 
 ifkit_infer
 

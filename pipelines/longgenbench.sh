@@ -14,6 +14,12 @@
 # report.md, report.jsonl, report.html); inference and judging
 # resume where an earlier, interrupted run stopped (delete the directory to
 # start afresh).
+#
+# Size: by default 4 scenarios × 100 tasks of the short version, each asking for a long document:
+# 400 requests, about 130,000 prompt tokens (o200k_base), then one judge request per check, about
+# 6,800 judge requests (the official Dataset_short.json: 400 requests, about 230,000 prompt
+# tokens, 6,205 judge requests). --limit 1, one task per scenario: 4 requests, about 1,300 prompt
+# tokens, 63 judge requests.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -22,15 +28,17 @@ usage() {
 	ifkit_help
 	cat <<'TXT'
 Flags:
-  --judge-base-url URL  judge endpoint (default: $JUDGE_BASE_URL, else --base-url)
-  --judge-model NAME    judge model (default: the judge endpoint's only model)
-  --judge-j N           judge requests in flight (default: 32)
+TXT
+	ifkit_judge_help "else --base-url"
+	cat <<'TXT'
   --judge MODE          llm (default) or lexical (offline approximation, labelled)
   --version V           short (16K-token outputs, default) or long (32K)
   --scenarios LIST      diary,menu,skyscraper,urban (default: all)
   --count N             tasks per scenario (default: 100)
   --seed S              generator seed (default: 0)
-  --official FILE       import the official Dataset_short.json/Dataset_long.json instead
+  --official FILE|DIR   import the official Dataset_short.json/Dataset_long.json instead; or,
+                        from the folder of official files DIR (gen-context fetch-official), the
+                        one of --version, verified
   --max-tokens N        cap the generation (default 16000 short, 32000 long; lower it for
                         models whose context cannot hold prompt + 16K/32K tokens)
 TXT
@@ -43,8 +51,6 @@ model="" judge_model="" judge_mode=llm version=short scenarios=diary,menu,skyscr
 count=100 seed=0 official="" max_tokens="" jobs=16 judge_jobs=32 out=out/longgenbench max_failures=10%
 while [ $# -gt 0 ]; do
 	case $1 in
-	--judge-base-url) ifkit_value "$@"; judge_url=$2; shift 2 ;;
-	--judge-model) ifkit_value "$@"; judge_model=$2; shift 2 ;;
 	--judge) ifkit_value "$@"; judge_mode=$2; shift 2 ;;
 	--version) ifkit_value "$@"; version=$2; shift 2 ;;
 	--scenarios) ifkit_value "$@"; scenarios=$2; shift 2 ;;
@@ -52,25 +58,26 @@ while [ $# -gt 0 ]; do
 	--seed) ifkit_value "$@"; seed=$2; shift 2 ;;
 	--official) ifkit_value "$@"; official=$2; shift 2 ;;
 	--max-tokens) ifkit_value "$@"; max_tokens=$2; shift 2 ;;
-	--judge-j) ifkit_value "$@"; judge_jobs=$2; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
-	*) ifkit_common_flag "$@" || { echo "longgenbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
+	*) ifkit_judge_flag "$@" || ifkit_common_flag "$@" || { echo "longgenbench.sh: unknown argument $1 (see --help)" >&2; exit 2; }; shift "$ifkit_shift" ;;
 	esac
 done
 ifkit_start
 judge_url=${judge_url:-$base_url}
 
-if [ -n "$official" ]; then
+if [ -d "$official" ]; then
+	ifkit_stage items.jsonl.zst gen-context longgenbench --official "$official" --version "$version"
+elif [ -n "$official" ]; then
 	ifkit_stage items.jsonl.zst gen-context longgenbench --official "$official"
 else
 	ifkit_stage items.jsonl.zst gen-context longgenbench --version "$version" --scenarios "$scenarios" --count "$count" --seed "$seed"
 fi
 expand=(expand-templates)
 [ -n "$max_tokens" ] && expand+=(--max-tokens "$max_tokens")
-ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_expand "${expand[@]}"
 
 ifkit_infer
-ifkit_stage checks.jsonl.zst split-subtasks "$out/responses.jsonl.zst"
+ifkit_split
 
 judge=(judge --judge "$judge_mode")
 if [ "$judge_mode" != lexical ]; then

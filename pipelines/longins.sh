@@ -14,6 +14,11 @@
 # for infer-batch: INFER_ARGS (e.g. "--max-model-len 32768"). Rerun with the
 # same --out to resume: the replies already there are kept while the
 # requests, the model and INFER_ARGS stay the same.
+#
+# Size: by default 3 modes × 7 lengths (256 ... 16384 tokens) × the project's 11 tasks: 231
+# requests, about 1.1 million prompt tokens (o200k_base); the official GIST_256.json alone:
+# 1,419 requests, about 550,000 prompt tokens. --limit 1, one exam per mode × length: 21
+# requests, about 100,000 prompt tokens.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -27,8 +32,10 @@ Flags:
   --seed S              seed for question order and wrong answers (default: 0)
   --error-rate R        share of wrongly answered questions (default: 0.1)
   --tasks FILE          task source (Super-NaturalInstructions layout; repeatable)
-  --official FILE       official exam file, e.g. GIST_256.json (repeatable); replaces generation
-  --max-tokens N        reply budget (default: the endpoint's; the official runs allowed 10000)
+  --official FILE|DIR   official exam file, e.g. GIST_256.json (repeatable); replaces generation;
+                        or the folder of official files DIR (gen-context fetch-official): the
+                        exams of --modes × --lengths there, by default every one there
+  --max-tokens N        reply budget (default: 10000, the official runs')
   --temperature T       sampling temperature (default: the endpoint's, as the official runs)
 TXT
 	ifkit_common_help
@@ -51,7 +58,7 @@ while [ $# -gt 0 ]; do
 done
 ifkit_start
 ifkit_stage items.jsonl.zst "${gen[@]}"
-ifkit_stage requests.jsonl.zst "${expand[@]}" "$out/items.jsonl.zst"
+ifkit_expand "${expand[@]}"
 ifkit_infer
 ifkit_stage judged.jsonl.zst judge "${ifkit_judge_args[@]}" "$out/responses.jsonl.zst"
 ifkit_report

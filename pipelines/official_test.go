@@ -15,18 +15,78 @@ import (
 	"github.com/ifkit/ifkit/lib/testbin"
 )
 
+// referenceCopies are the workspace's copies of whole official files, by
+// the id of their pin (<bench>/<path in the authors' repository>).
+var referenceCopies = map[string]string{
+	"lifbench/data/meta/tasks.json":           "lifbench/tasks.json",
+	"longgenbench/Dataset/Dataset_short.json": "longgenbench/Dataset_short.json",
+	"longins/data/GIST/256.json":              "longins/GIST_256.json",
+	"ifscale/src/inputs/pruned_rules.csv":     "ifscale/pruned_rules.csv",
+}
+
+// officialFolder puts the workspace's copies of official files in a folder
+// laid out as gen-context fetch-official lays it out, as a user who fetched
+// them would have it (the test skips when the copies are absent). It lacks
+// LIFBench's contexts and EifBench's files, of which the workspace has no
+// whole copy.
+func officialFolder(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for id, copy := range referenceCopies {
+		data, err := os.ReadFile(testbin.Reference(t, copy))
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, filepath.FromSlash(id))
+		os.MkdirAll(filepath.Dir(file), 0o755)
+		if err := os.WriteFile(file, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// The scripts take --official DIR (issue 28): the official files a run needs
+// from the folder, each verified, and the report says "official data" with
+// their names and sizes; where the folder lacks them the script stops
+// (exit 3) saying how to get them.
+func TestScriptsTakeTheOfficialFolder(t *testing.T) {
+	dir := officialFolder(t)
+	url := StartSim(t, "--skill", "1")
+	run := func(script string, args ...string) (string, int) {
+		cmd := exec.Command("bash", append([]string{script + ".sh", "--base-url", url, "--out", filepath.Join(t.TempDir(), script), "--official", dir, "--limit", "1"}, args...)...)
+		cmd.Env = Env()
+		out, _ := cmd.CombinedOutput()
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	for _, c := range []struct {
+		script string
+		args   []string
+		items  string
+	}{
+		{"ifscale", []string{"--densities", "10,20"}, "official data: src/inputs/pruned_rules.csv, 4841 bytes, verified; keyword lists in numpy's order, as the official runner draws them; limited to the first item of each density (--limit 1)."},
+		{"longgenbench", []string{"--version", "short", "--judge-base-url", url}, "official data: Dataset/Dataset_short.json, 1474710 bytes, verified; limited to the first item of each version × scenario (--limit 1)."},
+	} {
+		out, code := run(c.script, c.args...)
+		if code != 0 || !strings.Contains(out, "\nItems: "+c.items) {
+			t.Errorf("%s.sh --official DIR: exit %d, want 0 and a report saying %q:\n%s", c.script, code, c.items, out)
+		}
+	}
+	// LIFBench's contexts are not in the folder: the script says how to get
+	// them, and its templates would be the folder's, verified.
+	out, code := run("lifbench")
+	if code != 3 || !strings.Contains(out, "lifbench/data/meta/list_input.json: not there: `gen-context fetch-official --official "+dir+" --bench lifbench`") {
+		t.Errorf("lifbench.sh --official DIR without the contexts: exit %d, want 3 and what to fetch:\n%s", code, out)
+	}
+}
+
 // gen-context fetch-official against a mirror on 127.0.0.1 that serves the
 // workspace's copies of official files, one corrupted, and lacks the rest:
 // the good ones land in DIR/<bench>/<path>, the corrupted one is deleted and
 // reported, the missing ones say where they come from and where they go, the
 // run exits 4; a second run with --check verifies what is there offline.
 func TestFetchOfficial(t *testing.T) {
-	copies := map[string]string{ // pin id: the workspace's copy
-		"lifbench/data/meta/tasks.json":           "lifbench/tasks.json",
-		"longgenbench/Dataset/Dataset_short.json": "longgenbench/Dataset_short.json",
-		"longins/data/GIST/256.json":              "longins/GIST_256.json",
-		"ifscale/src/inputs/pruned_rules.csv":     "ifscale/pruned_rules.csv", // served corrupted
-	}
+	copies := referenceCopies // pruned_rules.csv is served corrupted
 	served := map[string][]byte{}
 	for _, p := range official.Pins() {
 		if c, ok := copies[p.ID()]; ok {

@@ -3,14 +3,20 @@ package pipelines
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -115,7 +121,7 @@ func TestServerTruncationFlagged(t *testing.T) {
 			t.Fatalf("record %s: %+v", r.ID(), resp)
 		}
 	}
-	if !strings.Contains(stderr, "it truncated the prompt") || !strings.Contains(stderr, "server_truncated="+strconv.Itoa(len(recs))) {
+	if !strings.Contains(stderr, "the server cut the prompt") || !strings.Contains(stderr, "server_truncated="+strconv.Itoa(len(recs))) {
 		t.Errorf("stderr does not count the truncated records:\n%s", stderr)
 	}
 	md, stderr, code := sh(t, "judge "+replies+" | aggregate-ifs")
@@ -237,7 +243,8 @@ func TestLongGenBenchChatForm(t *testing.T) {
 }
 
 // A benchmark split into checks (LongGenBench) reports the cut prompt once,
-// as the record it is, in every table and in n_truncated.
+// as the record it is, in every table's note, and every row counts what
+// came of it among what its n counts: here everything.
 func TestServerTruncationSplitBench(t *testing.T) {
 	url := StartSim(t, "--max-model-len", "200", "--overflow", "truncate")
 	out, stderr, code := sh(t, "gen-context longgenbench --count 1 --scenarios menu | expand-templates | infer-batch --base-url "+url+
@@ -245,8 +252,20 @@ func TestServerTruncationSplitBench(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(out, "Server-truncated: 1 of 1 records") || !strings.Contains(out, `"n_truncated":1`) || strings.Contains(out, `"n_truncated":0`) {
-		t.Errorf("the cut prompt is not reported once everywhere:\n%s", out)
+	if !strings.Contains(out, "Server-truncated: 1 of 1 records") {
+		t.Errorf("the cut prompt is not reported once in the tables:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		var r struct {
+			N          *int `json:"n"`
+			NTruncated *int `json:"n_truncated"`
+		}
+		if !strings.HasPrefix(line, `{"bench"`) {
+			continue
+		}
+		if err := record.Unmarshal([]byte(line), &r); err != nil || r.N == nil || r.NTruncated == nil || *r.NTruncated != *r.N {
+			t.Errorf("a row does not count everything as cut: %s", line)
+		}
 	}
 }
 
@@ -274,4 +293,103 @@ func TestTokenizerFile(t *testing.T) {
 			t.Errorf("--tokenizer %s: exit %d: %s", bad, code, stderr)
 		}
 	}
+}
+
+// TestRealServerCuts runs the cut checks of TestLongInsOllamaCutsFlagged
+// against a real Ollama, when REALSERVER_URL names one (e.g.
+// REALSERVER_URL=http://127.0.0.1:11434/v1 REALSERVER_MODEL=qwen2.5:0.5b):
+// LongIns exams shorter and longer than the context the model is loaded
+// with (/api/ps), sent with default flags; the truth is each prompt's whole
+// count, asked of Ollama's own /api/chat with a context four times larger.
+// Every record Ollama cut is flagged, and no other one.
+func TestRealServerCuts(t *testing.T) {
+	base := os.Getenv("REALSERVER_URL")
+	if base == "" {
+		t.Skip("REALSERVER_URL is not set: no real server to check against (e.g. REALSERVER_URL=http://127.0.0.1:11434/v1 REALSERVER_MODEL=qwen2.5:0.5b)")
+	}
+	base, err := oai.NormalizeBase(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := os.Getenv("REALSERVER_MODEL")
+	ctx := context.Background()
+	c := oai.New(1, 10*time.Second, os.Getenv("OPENAI_API_KEY"))
+	defer c.Close()
+	ms, err := c.Models(ctx, base, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if model == "" && len(ms) == 1 {
+		model = ms[0].ID
+	}
+	if model == "" {
+		t.Fatalf("%s serves %d models: give REALSERVER_MODEL", base, len(ms))
+	}
+	if srv := c.Identify(ctx, base, model, ms, time.Minute); !srv.Ollama() {
+		t.Skipf("%s is %s: the real-server cut check is Ollama's", base, srv.Name())
+	}
+	// One request loads the model; /api/ps then says its context.
+	dir := t.TempDir()
+	if _, stderr, code := sh(t, `echo '{"id":"warm","request":{"messages":[{"role":"user","content":"Say yes."}],"max_tokens":2}}' | infer-batch --model `+model+` --base-url `+base); code != 0 {
+		t.Fatalf("warming up: exit %d: %s", code, stderr)
+	}
+	ctxLen := c.LoadedContext(ctx, base, model, time.Minute)
+	if ctxLen < 512 {
+		t.Skipf("%s does not report the loaded model's context in /api/ps (an Ollama before context_length), or it is too short (%d)", base, ctxLen)
+	}
+	lengths := fmt.Sprintf("%d,%d,%d", ctxLen/2, ctxLen*9/10, ctxLen*5/4)
+	req := filepath.Join(dir, "requests.jsonl")
+	if _, stderr, code := sh(t, "gen-context longins --modes gist --lengths "+lengths+" | expand-templates --max-tokens 16 > "+req); code != 0 {
+		t.Fatalf("requests: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(dir, "responses.jsonl")
+	if _, stderr, code := sh(t, "infer-batch -j 2 --model "+model+" --base-url "+base+" -o "+out+" "+req); code != 0 {
+		t.Fatalf("infer-batch: exit %d: %s", code, stderr)
+	}
+	requests := map[string]json.RawMessage{}
+	for _, r := range readAll(t, req) {
+		var q struct {
+			Messages json.RawMessage `json:"messages"`
+		}
+		r.Decode("request", &q)
+		requests[r.ID()] = q.Messages
+	}
+	cut, kept := 0, 0
+	for _, r := range readAll(t, out) {
+		resp := response(t, r)
+		whole := ollamaPromptCount(t, base, model, requests[r.ID()], 4*ctxLen)
+		truth := whole > ctxLen || whole+resp.Usage.CompletionTokens > ctxLen
+		if resp.ServerTruncated != truth {
+			t.Errorf("%s: server_truncated %v, but the prompt has %d tokens for a %d context (Ollama counted %d, reply %d; ifkit sent %d by %s, cut_check %s)",
+				r.ID(), resp.ServerTruncated, whole, ctxLen, resp.Usage.PromptTokens, resp.Usage.CompletionTokens, resp.PromptTokensSent, resp.Tokenizer, resp.CutCheck)
+		}
+		if truth {
+			cut++
+		} else {
+			kept++
+		}
+	}
+	t.Logf("%s, context %d: %d prompts cut, %d kept", model, ctxLen, cut, kept)
+	if cut == 0 || kept == 0 {
+		t.Errorf("%d prompts cut, %d kept: the lengths do not bracket the context, the test shows nothing", cut, kept)
+	}
+}
+
+// ollamaPromptCount is Ollama's count of a chat prompt with a context of
+// numCtx: its native /api/chat, one token generated.
+func ollamaPromptCount(t *testing.T, base, model string, messages json.RawMessage, numCtx int) int {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"model": model, "messages": messages, "stream": false, "options": map[string]int{"num_ctx": numCtx, "num_predict": 1}})
+	resp, err := http.Post(oai.Root(base)+"/api/chat", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v struct {
+		PromptEvalCount int `json:"prompt_eval_count"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || v.PromptEvalCount == 0 {
+		t.Fatalf("/api/chat: %v, %d prompt tokens", err, v.PromptEvalCount)
+	}
+	return v.PromptEvalCount
 }

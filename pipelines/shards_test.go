@@ -2,7 +2,6 @@ package pipelines
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/record"
-	"github.com/ifkit/ifkit/lib/stream"
 )
 
 // The xargs recipe and every scheduler's array template split one request
@@ -122,29 +120,13 @@ func parts(t *testing.T, dir string, n int, want []string) [][]string {
 // ids lists the sorted ids of a JSONL file, failing on records without a response.
 func ids(t *testing.T, path string) []string {
 	t.Helper()
-	in, err := stream.Open(path, os.Stdin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
 	var out []string
-	for {
-		line, _, err := in.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := record.Parse(line)
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachRecord(t, path, func(rec *record.Record) {
 		if filepath.Base(path) != "requests.jsonl.zst" && !rec.Has("response") {
 			t.Errorf("%s: record %s has no response", path, rec.ID())
 		}
 		out = append(out, rec.ID())
-	}
+	})
 	slices.Sort(out)
 	return out
 }

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/cuts"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 	"github.com/ifkit/ifkit/lib/sim"
@@ -33,6 +35,10 @@ type Result struct {
 	// Notes go under the tables of the result's benchmark: by table title,
 	// "" for every table.
 	Notes map[string][]string
+	// Counted gives the notes that count the records a table is made from
+	// (report.Table.Scope: one mode, one model), asked once per table; nil
+	// for none.
+	Counted func(scope map[string]string) []string
 }
 
 // Note adds a note under the table titled title ("" for every table).
@@ -164,7 +170,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				}
 				a = f(opt)
 				aggs[key] = a
-				seen[key] = newMarks(opt.ExcludeTruncated)
+				seen[key] = newMarks(f, opt)
 			}
 			if seen[key].add(rec) {
 				return nil
@@ -205,7 +211,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 				return fmt.Errorf("%s: %w", b, err)
 			}
 			seen[k].mark(res)
-			if c := seen[k].cut; c.excluded && len(c.cut) == len(c.sent) && len(res.Rows) == 0 {
+			if c := seen[k].cut; c.excluded && c.allCut() && len(res.Rows) == 0 {
 				r.Log.Warn("every record was left out (--exclude-truncated): the server cut every prompt; no table", "bench", b, "records", len(c.sent))
 			}
 			results = append(results, res)
@@ -341,16 +347,30 @@ func fromSimulator(rec *record.Record) bool {
 // truncation counts one benchmark's records whose prompt the server cut
 // (ServerTruncated): their replies answer a shorter prompt than the
 // benchmark's, so every table of the benchmark says how many there were and
-// whether they are in it. A table with none says nothing. The children
-// split-subtasks makes of one reply count once, as their parent: the count is
-// of prompts sent.
+// whether they are in it, among the records the table is made from
+// (report.Table.Scope: a per-mode table counts its own). It also says how
+// well the others were checked (CutCheck): where a cut could not have been
+// seen, every table's note and every row's cut_check say "cuts not checked"
+// or "cuts under N % not detectable", never a plain count of none. A table
+// whose records were all checked exactly and none cut says nothing. The
+// children split-subtasks makes of one reply count once, as their parent:
+// the count is of prompts sent.
 type truncation struct {
-	sent, cut map[string]bool
-	excluded  bool
+	sent     map[string]*sent
+	excluded bool
+}
+
+// sent is what a table's note needs of one prompt sent.
+type sent struct {
+	model  string
+	group  map[string]string
+	cut    bool
+	check  cuts.Check // "" when the record has no reply
+	margin float64
 }
 
 func newTruncation(excluded bool) *truncation {
-	return &truncation{sent: map[string]bool{}, cut: map[string]bool{}, excluded: excluded}
+	return &truncation{sent: map[string]*sent{}, excluded: excluded}
 }
 
 // add counts a record and reports whether it is to be left out.
@@ -359,25 +379,113 @@ func (t *truncation) add(rec *record.Record) bool {
 	if id == "" {
 		id = rec.ID()
 	}
-	t.sent[id] = true
+	s := t.sent[id]
+	if s == nil {
+		s = &sent{model: ModelOf(rec)}
+		rec.Decode("group", &s.group)
+		s.check, s.margin = CutCheck(rec)
+		t.sent[id] = s
+	}
 	if !ServerTruncated(rec) {
 		return false
 	}
-	t.cut[id] = true
+	s.cut = true
 	return t.excluded
 }
 
+// in reports whether a prompt is among a table's records.
+func (s *sent) in(scope map[string]string) bool {
+	for k, v := range scope {
+		if k == "model" && s.model != v || k != "model" && s.group[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// checks sums up the prompts in scope: how many, how many cut, and of the
+// replies not found cut, how many were not checked and how many only
+// against a calibrated margin (the widest of which is margin).
+type checks struct {
+	n, replies, cut, unchecked, calibrated int
+	margin                                 float64
+}
+
+func (t *truncation) count(scope map[string]string) checks {
+	var c checks
+	for _, s := range t.sent {
+		if !s.in(scope) {
+			continue
+		}
+		c.n++
+		if s.check != "" || s.cut {
+			c.replies++
+		}
+		switch {
+		case s.cut:
+			c.cut++
+		case s.check == cuts.Unchecked:
+			c.unchecked++
+		case s.check == cuts.Calibrated:
+			c.calibrated++
+			c.margin = max(c.margin, s.margin)
+		}
+	}
+	return c
+}
+
+// label is what a row says of the checks (report.Row.CutCheck).
+func (c checks) label() string {
+	switch {
+	case c.unchecked > 0:
+		return "cuts not checked"
+	case c.calibrated > 0:
+		return fmt.Sprintf("cuts under %.0f %% not detectable", math.Ceil(100*c.margin))
+	case c.replies > 0:
+		return string(cuts.Exact)
+	}
+	return ""
+}
+
+// mark says, on every row, how well its model's records were checked, and
+// has each table count the cuts among its own records (notes).
 func (t *truncation) mark(res *Result) {
-	if len(t.cut) == 0 {
-		return
+	res.Counted = t.notes
+	for i := range res.Rows {
+		res.Rows[i].CutCheck = t.count(map[string]string{"model": res.Rows[i].Model}).label()
 	}
-	note := fmt.Sprintf("Server-truncated: %d of %d records had their prompt cut by the server (response.server_truncated); ", len(t.cut), len(t.sent))
-	if t.excluded {
-		note += "they are left out of this table (--exclude-truncated)."
-	} else {
-		note += "they are counted here as answered, though they answer a shorter prompt (--exclude-truncated leaves them out)."
+}
+
+// notes are what a table made from the records in scope says of their cuts.
+func (t *truncation) notes(scope map[string]string) []string {
+	var out []string
+	c := t.count(scope)
+	if c.cut > 0 {
+		note := fmt.Sprintf("Server-truncated: %d of %d records had their prompt cut by the server (response.server_truncated); ", c.cut, c.n)
+		if t.excluded {
+			note += "they are left out of this table (--exclude-truncated)."
+		} else {
+			note += "they are counted here as answered, though they answer a shorter prompt (--exclude-truncated leaves them out)."
+		}
+		out = append(out, note)
 	}
-	res.Note("", note)
+	switch {
+	case c.unchecked > 0:
+		out = append(out, fmt.Sprintf("Server-truncated: cuts not checked on %d of %d records (the server reported no usage, or infer-batch's estimate of the prompts was not calibrated against its counts): a prompt cut by less than a quarter may be among them; infer-batch's summary says how to check exactly.", c.unchecked, c.n))
+	case c.calibrated > 0:
+		out = append(out, fmt.Sprintf("Server-truncated: cuts under %.0f %% of a prompt not detectable on %d of %d records (infer-batch's estimate, calibrated against the server's counts); an exact count (--tokenizer server, or the model's tokenizer.json) detects any.", math.Ceil(100*c.margin), c.calibrated, c.n))
+	}
+	return out
+}
+
+// allCut reports whether the server cut every prompt sent.
+func (t *truncation) allCut() bool {
+	for _, s := range t.sent {
+		if !s.cut {
+			return false
+		}
+	}
+	return len(t.sent) > 0
 }
 
 func contains(xs []string, x string) bool {

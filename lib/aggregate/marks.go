@@ -11,21 +11,24 @@ import (
 // aggregator), what every table and row made from them must say beside the
 // scores: where the items came from (record.SourceField), how many prompts
 // the server cut, that the replies came from llm-sim, which shards were
-// missing (--allow-partial), and the replies' tokens and how many the cache
-// gave (replies.go). Kept per key, so one run's note never lands on
-// another run's tables: the first three as dimensions of its rows (the
-// tables' notes name the models they concern, rowNotes), the others as
-// notes of its result.
+// missing (--allow-partial), the replies' tokens and how many the cache
+// gave (replies.go), and their reasoning traces, those that never ended
+// counted in every row (thinking.go). Kept per key, so one run's note
+// never lands on another run's tables: the sources, llm-sim and the shards
+// as dimensions of its rows (the tables' notes name the models they
+// concern, rowNotes), the others as notes of its result. f makes another
+// aggregator of the bench, for thinking.
 type marks struct {
 	sources   []string
 	cut       *truncation
 	simulated bool
 	partial   partialSets
 	replies   replies
+	thinking  *thinking
 }
 
-func newMarks(excludeTruncated bool) *marks {
-	return &marks{cut: newTruncation(excludeTruncated)}
+func newMarks(f Factory, opt Options) *marks {
+	return &marks{cut: newTruncation(opt.ExcludeTruncated), thinking: newThinking(f, opt)}
 }
 
 // add notes the record and reports whether it is to be left out
@@ -39,10 +42,15 @@ func (m *marks) add(rec *record.Record) bool {
 	}
 	m.partial.add(rec)
 	m.replies.add(rec)
-	return m.cut.add(rec)
+	if m.cut.add(rec) {
+		return true
+	}
+	m.thinking.add(rec)
+	return false
 }
 
 func (m *marks) mark(res *Result) {
+	m.thinking.count(res.Rows)
 	if len(m.sources) > 0 {
 		// Sorted: the dimension is the same whatever order the records came in.
 		slices.Sort(m.sources)
@@ -54,6 +62,7 @@ func (m *marks) mark(res *Result) {
 	}
 	m.partial.mark(res)
 	m.replies.mark(res)
+	m.thinking.mark(res)
 }
 
 // annotate sets the dimension dim=value on every row; the tables say it in a

@@ -2,7 +2,9 @@ package aggregate
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/ifkit/ifkit/lib/cuts"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -56,4 +58,33 @@ func JudgeModelOf(rec *record.Record) string {
 		return ""
 	}
 	return j.Judge.Model
+}
+
+// CutCheck says how well infer-batch checked the record's reply for a cut
+// (response.cut_check, and cut_margin for a calibrated estimate); "" when the
+// record has no reply, or failed (a trace that never ended keeps its reply):
+// it is counted failed, not answered. A reply written before infer-batch said so was
+// checked exactly when its count was the model's (tokenizer "server" or
+// "hf:FILE") and the server reported usage, else only against a quarter's
+// margin: unchecked.
+func CutCheck(rec *record.Record) (cuts.Check, float64) {
+	if !rec.Has("response") || rec.Errored() {
+		return "", 0
+	}
+	var resp struct {
+		Check     cuts.Check   `json:"cut_check"`
+		Margin    float64      `json:"cut_margin"`
+		Tokenizer string       `json:"tokenizer"`
+		Usage     record.Usage `json:"usage"`
+	}
+	if rec.Decode("response", &resp) != nil {
+		return cuts.Unchecked, 0
+	}
+	switch {
+	case resp.Check != "":
+		return resp.Check, resp.Margin
+	case resp.Usage.PromptTokens > 0 && (resp.Tokenizer == "server" || strings.HasPrefix(resp.Tokenizer, "hf:")):
+		return cuts.Exact, 0
+	}
+	return cuts.Unchecked, 0
 }

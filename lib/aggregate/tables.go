@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -58,6 +59,44 @@ func layOut(tablers map[string]Tabler, rows []report.Row, results []*Result, run
 			}
 			return n.text
 		}
+		// Who each model of the tables is: a model named apart by run is
+		// one run's (report.ApartByRun).
+		type who struct{ model, run string }
+		named := map[string]who{}
+		for i, r := range labelled {
+			if r.Model != byBench[b][i].Model {
+				named[r.Model] = who{byBench[b][i].Model, r.Run}
+			}
+		}
+		// counted are the notes that count a table's own records, each
+		// run's (Result.Counted).
+		counted := func(scope map[string]string) []string {
+			var out []string
+			for i, res := range results {
+				if res.Counted == nil || len(res.Rows) == 0 || res.Rows[0].Bench != b {
+					continue
+				}
+				run := ""
+				if i < len(runs) {
+					run = runs[i]
+				}
+				sc := scope
+				if w, ok := named[scope["model"]]; ok {
+					if w.run != run {
+						continue
+					}
+					sc = maps.Clone(scope)
+					sc["model"] = w.model
+				}
+				for _, s := range res.Counted(sc) {
+					if len(benchRuns) > 1 {
+						s = "Run " + run + ": " + s
+					}
+					out = append(out, s)
+				}
+			}
+			return out
+		}
 		// Under each table: its own notes, those of its rows, then those of
 		// every table of the benchmark.
 		fromRows := rowNotes(labelled)
@@ -77,6 +116,9 @@ func layOut(tablers map[string]Tabler, rows []report.Row, results []*Result, run
 			}
 			if n := ciNote(labelled, opt); n != "" {
 				add(n)
+			}
+			for _, s := range counted(tables[i].Scope) {
+				add(s)
 			}
 			for _, n := range order {
 				if n.title == "" {

@@ -60,7 +60,8 @@ type Run struct {
 	reading    atomic.Pointer[stream.Input]
 	doneBytes  atomic.Int64 // the sizes of the inputs read to the end
 	summary    []any
-	usage      any // SetUsage: the manifests' "usage"
+	usage      any                                // SetUsage: the manifests' "usage"
+	emitOnly   func(*record.Record) (bool, error) // EmitOnly
 
 	// Counters, read by the progress line and the summary.
 	Read, Written, Failed, Invalid, Skipped atomic.Int64
@@ -405,8 +406,19 @@ func redactTail(dst []byte, appendLine func([]byte) []byte) []byte {
 	return dst
 }
 
-// Emit writes a generated record if its id belongs to this shard.
+// EmitOnly makes Emit write only the records keep accepts (it may change
+// them), before the shard takes its own: every shard sees the same choice
+// (gen-context --limit).
+func (r *Run) EmitOnly(keep func(*record.Record) (bool, error)) { r.emitOnly = keep }
+
+// Emit writes a generated record if EmitOnly's function keeps it and its id
+// belongs to this shard.
 func (r *Run) Emit(rec *record.Record) error {
+	if r.emitOnly != nil {
+		if ok, err := r.emitOnly(rec); !ok || err != nil {
+			return err
+		}
+	}
 	if !r.Shard.Keep(rec.ID()) {
 		r.Skipped.Add(1)
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/judge"
 	"github.com/ifkit/ifkit/lib/plot"
+	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 	"github.com/ifkit/ifkit/lib/sim"
 	"github.com/ifkit/ifkit/lib/split"
@@ -28,6 +29,12 @@ type Bench struct {
 
 	// Generate is gen-context's subcommand; its Name is set from Name.
 	Generate app.Command
+	// Cells says what a cell of the benchmark's tables is ("length ×
+	// task"), and Cell which cell a record counts in, read from fields an
+	// item and the requests made from it both carry: --limit N keeps the
+	// first N of each cell (limit.go), so a small run fills every cell.
+	Cells string
+	Cell  func(*record.Record) string
 	// Expand turns an item into requests (expand-templates).
 	Expand Plug[expand.Factory]
 	// Split cuts a reply into one child record per check (split-subtasks);
@@ -153,6 +160,8 @@ func Check(bs []Bench) error {
 			return fmt.Errorf("bench: %s is listed twice", b.Name)
 		case b.Generate.Action == nil || b.Expand.Open == nil || b.Judge.Open == nil || b.Aggregate == nil || b.Tables == nil:
 			return fmt.Errorf("bench: %s lacks a generator, expander, scorer, aggregator or tables", b.Name)
+		case b.Cell == nil || b.Cells == "":
+			return fmt.Errorf("bench: %s does not say what its cells are (Cell, Cells), which --limit needs", b.Name)
 		}
 		seen[b.Name] = true
 		for _, k := range slices.Sorted(maps.Keys(b.Importers)) {

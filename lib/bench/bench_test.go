@@ -15,6 +15,7 @@ import (
 func toy(name string) Bench {
 	return Bench{
 		Name: name, Title: strings.ToUpper(name),
+		Cells: "task", Cell: CellOf("task"),
 		Generate:  app.Command{Action: func(*app.Run) error { return nil }},
 		Expand:    Fixed[expand.Factory](nil),
 		Judge:     Fixed[judge.Factory](nil),

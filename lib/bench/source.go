@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/official"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -40,3 +41,48 @@ func FileSource(kind string, paths []string) string {
 
 // OfficialSource is the source of items imported from official files.
 func OfficialSource(paths ...string) string { return FileSource("official file", paths) }
+
+// OfficialDir is the folder of official files that --official names (laid
+// out by gen-context fetch-official: docs/official.md), or "" when it names
+// files. A folder given beside other values is a usage error.
+func OfficialDir(r *app.Run) (string, error) {
+	vals := r.StringSlice("official")
+	for _, v := range vals {
+		if st, err := os.Stat(v); err == nil && st.IsDir() {
+			if len(vals) > 1 {
+				return "", app.Usagef("--official %s is a folder of official files: give it alone, or name the files", v)
+			}
+			return v, nil
+		}
+	}
+	return "", nil
+}
+
+// OfficialData is the source of items made from official files found in
+// the folder of official files.
+func OfficialData(files ...official.Local) string { return "official data: " + OfficialNames(files...) }
+
+// OfficialNames names official files as reports show them: each by its path
+// in the authors' repository, with its size and whether it was verified
+// against its pin.
+func OfficialNames(files ...official.Local) string {
+	names := make([]string, len(files))
+	for i, f := range files {
+		check := "verified"
+		if !f.Verified {
+			check = "unverified (no pin covers it)"
+		}
+		names[i] = fmt.Sprintf("%s, %d bytes, %s", f.Path, f.Size, check)
+	}
+	return strings.Join(names, "; ")
+}
+
+// AddToSource appends note to the record's source: what a later choice
+// (--limit, the official templates) made of the items.
+func AddToSource(rec *record.Record, note string) error {
+	src := rec.String(record.SourceField)
+	if src != "" {
+		src += "; "
+	}
+	return rec.Set(record.SourceField, src+note)
+}

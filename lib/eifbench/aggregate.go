@@ -164,7 +164,9 @@ type cell struct {
 	failedTasks   int // tasks with no judged check: left out
 	nFailed       int // tasks with a failed check
 	markers       int // tasks whose markers were not trusted
-	truncated     int // tasks whose prompt the server cut
+	// Whose prompt the server cut: of the n tasks (or sub-instructions),
+	// of every task (failed ones too), and their checks.
+	truncated, cutTasks, cutChecks int
 }
 
 func (c *cell) add(cla, ila, all float64) {
@@ -181,7 +183,8 @@ func (c *cell) mean(v float64) float64 {
 	return v / float64(c.n)
 }
 
-// count adds a task's failure counts to the cell.
+// count adds a task's failure counts to the cell, and whether its prompt
+// was cut to those of the n it counts.
 func (c *cell) count(t *taskScore) {
 	if t.failed() > 0 {
 		c.nFailed++
@@ -230,13 +233,20 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		judged, _ := t.judged()
 		for _, sub := range []string{t.subset, All} {
 			c := get(cellKey{model, sub, "", 0})
-			c.checks += judged + t.judgeFailed + t.sentinel
+			checks := judged + t.judgeFailed + t.sentinel
 			if a.opt.ExcludeFailed() {
-				c.checks += t.inferFailed
+				checks += t.inferFailed
 			}
+			c.checks += checks
 			c.failed += t.failed()
 			c.sentinel += t.sentinel
-			c.count(t)
+			if t.failed() > 0 {
+				c.nFailed++
+			}
+			if t.truncated {
+				c.cutTasks++
+				c.cutChecks += checks
+			}
 			if t.markers != "" {
 				c.markers++
 			}
@@ -246,6 +256,9 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			}
 			cla, ila, all := t.levels()
 			c.add(cla, ila, all)
+			if t.truncated {
+				c.truncated++
+			}
 			bs := get(cellKey{model, sub, "sub_instructions", len(t.bySub)})
 			bs.add(cla, ila, all)
 			bs.count(t)
@@ -276,17 +289,19 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			metrics = metrics[:2] // a task level has no meaning per sub-instruction
 		}
 		vals := map[string]float64{"CLA": c.mean(c.cla), "ILA": c.mean(c.ila), "task_level": c.mean(c.all)}
-		row := func(metric, unit string, v float64, n int) {
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: metric, Dims: dims, Nums: nums, Value: v, Unit: unit, N: n, NFailed: c.nFailed, NTruncated: c.truncated})
+		// n_truncated counts among what n counts: tasks (or
+		// sub-instructions), checks, or every task.
+		row := func(metric, unit string, v float64, n, cut int) {
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: metric, Dims: dims, Nums: nums, Value: v, Unit: unit, N: n, NFailed: c.nFailed, NTruncated: cut})
 		}
 		for _, m := range metrics {
-			row(m, "ratio", vals[m], c.n)
+			row(m, "ratio", vals[m], c.n, c.truncated)
 		}
 		if k.dim == "" {
-			row("sentinel_replies", "count", float64(c.sentinel), c.checks)
-			row("markers_ignored", "count", float64(c.markers), c.n+c.failedTasks)
-			row("failed_checks", "count", float64(c.failed), c.checks)
-			row("failed_tasks", "count", float64(c.failedTasks), c.n+c.failedTasks)
+			row("sentinel_replies", "count", float64(c.sentinel), c.checks, c.cutChecks)
+			row("markers_ignored", "count", float64(c.markers), c.n+c.failedTasks, c.cutTasks)
+			row("failed_checks", "count", float64(c.failed), c.checks, c.cutChecks)
+			row("failed_tasks", "count", float64(c.failedTasks), c.n+c.failedTasks, c.cutTasks)
 		}
 	}
 	if a.opt.ExcludeFailed() {
@@ -351,7 +366,7 @@ func Tables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
 		for _, s := range append(subsets, All) {
 			cla := whole(m, "CLA", s)
 			levels.Rows = append(levels.Rows, []string{m, title(s), strconv.Itoa(cla.N), strconv.Itoa(whole(m, "sentinel_replies", s).N), count(m, "failed_checks", s), count(m, "sentinel_replies", s),
-				count(m, "failed_tasks", s), count(m, "markers_ignored", s), strconv.Itoa(cla.NTruncated), report.Cell(cla, f), report.Cell(whole(m, "ILA", s), f), report.Cell(whole(m, "task_level", s), f)})
+				count(m, "failed_tasks", s), count(m, "markers_ignored", s), strconv.Itoa(whole(m, "markers_ignored", s).NTruncated), report.Cell(cla, f), report.Cell(whole(m, "ILA", s), f), report.Cell(whole(m, "task_level", s), f)})
 		}
 	}
 

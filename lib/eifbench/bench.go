@@ -7,6 +7,7 @@ import (
 	"github.com/ifkit/ifkit/lib/bench"
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/official"
 	"github.com/ifkit/ifkit/lib/sim"
 	"github.com/ifkit/ifkit/lib/split"
 	"github.com/urfave/cli/v2"
@@ -17,6 +18,8 @@ var Benchmark = bench.Bench{
 	Name:         Bench,
 	Title:        "EifBench",
 	Generate:     genCommand,
+	Cells:        "subset",
+	Cell:         bench.CellOf("group.subset"),
 	Expand:       bench.Plug[expand.Factory]{Open: openExpand},
 	Split:        bench.Fixed[split.Splitter](Split),
 	Judge:        bench.Fixed[judge.Factory](NewScorer),
@@ -40,11 +43,25 @@ Example:
   gen-context eifbench --official data/sorted_party100.json | expand-templates \
     | infer-batch --model m | split-subtasks | judge --judge-model j | aggregate-ifs`,
 	Flags: []cli.Flag{
-		&cli.StringSliceFlag{Name: "official", Usage: "import the official EifBench `FILE` (repeatable)"},
+		&cli.StringSliceFlag{Name: "official", Usage: "import the official EifBench `FILE` (repeatable); or a folder of official files (gen-context fetch-official), whose three files (or the one of --subset) are verified and imported"},
 		&cli.StringFlag{Name: "subset", Usage: "`NAME`: plain_text, dyadic or multi_party; with --official, the subset of the files (default: from each file's name); without, emit only this subset of the sample set"},
 	},
 	Action: func(r *app.Run) error {
 		opt := GenOptions{Official: r.StringSlice("official"), Subset: r.String("subset")}
+		dir, err := bench.OfficialDir(r)
+		if err != nil {
+			return err
+		}
+		var found []official.Local
+		if dir != "" {
+			if found, err = officialFiles(dir, opt.Subset); err != nil {
+				return err
+			}
+			opt.Official = nil
+			for _, l := range found {
+				opt.Official = append(opt.Official, l.File)
+			}
+		}
 		// The sample set's size goes into every item, so the tasks are
 		// loaded before the first is emitted.
 		tasks, err := LoadTasks(opt)
@@ -52,9 +69,44 @@ Example:
 			return err
 		}
 		source := fmt.Sprintf("ifkit's own English sample set, %d tasks (not the official data)", len(tasks))
-		if len(opt.Official) > 0 {
+		switch {
+		case dir != "":
+			source = bench.OfficialData(found...)
+		case len(opt.Official) > 0:
 			source = bench.OfficialSource(opt.Official...)
 		}
 		return EmitTasks(tasks, bench.EmitFrom(r, source))
 	},
+}
+
+// OfficialFiles are the official files of each subset, by their path in the
+// authors' repository, in the paper's order.
+var OfficialFiles = []struct{ Subset, Path string }{
+	{PlainText, "data/sorted_single450.json"},
+	{Dyadic, "data/sorted_dialogue450.json"},
+	{MultiParty, "data/sorted_party100.json"},
+}
+
+// officialFiles finds the official files of every subset, or of subset
+// alone, in the folder of official files dir, each verified.
+func officialFiles(dir, subset string) ([]official.Local, error) {
+	want := ""
+	if subset != "" {
+		var err error
+		if want, err = ParseSubset(subset); err != nil {
+			return nil, app.Usagef("--subset: %v", err)
+		}
+	}
+	var out []official.Local
+	for _, f := range OfficialFiles {
+		if want != "" && f.Subset != want {
+			continue
+		}
+		l, err := official.Find(dir, Bench, f.Path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
 }

@@ -91,6 +91,23 @@ func (AnswerSolver) Solve(req *sim.Request, p sim.Params) (string, bool) {
 	return b.String(), true
 }
 
+// Think implements sim.Thinker: the model sketches every answer between
+// its markers, with the evidence of every constraint. Scored, the sketch
+// would be taken for the answers, each meeting every constraint.
+func (AnswerSolver) Think(req *sim.Request, _ sim.Params) string {
+	subs, _ := parsePrompt(req.Text())
+	var b strings.Builder
+	b.WriteString("Sketch:\n")
+	for i, s := range subs {
+		b.WriteString(StartMarker(i+1) + "\n")
+		for _, c := range s.constraints {
+			b.WriteString(tag(c) + "\n")
+		}
+		b.WriteString(EndMarker(i+1) + "\n")
+	}
+	return b.String()
+}
+
 // JudgeSolver answers the eifbench judge prompt by looking for the tag.
 type JudgeSolver struct{}
 

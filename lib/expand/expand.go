@@ -2,6 +2,7 @@ package expand
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/app"
@@ -16,6 +17,10 @@ type Options struct {
 	TopP        *float64
 	MaxTokens   *int
 	Seed        uint64
+	// ReasoningBudget is added to every request's max_tokens, after the
+	// benchmark (or --max-tokens) set it: room for the trace of a model
+	// that thinks before it answers (--reasoning-budget; 0: none).
+	ReasoningBudget int
 }
 
 // Expander emits the requests for one item.
@@ -47,8 +52,34 @@ func Run(r *app.Run, reg map[string]Factory, opt Options) error {
 			}
 			built[bench] = e
 		}
+		if n := opt.ReasoningBudget; n > 0 {
+			write := emit
+			emit = func(rec *record.Record) error {
+				if err := addBudget(rec, n); err != nil {
+					return err
+				}
+				return write(rec)
+			}
+		}
 		return e.Expand(item, emit)
 	})
+}
+
+// addBudget raises a request's max_tokens by n (every request has one: the
+// benchmark's) and says so in the record (record.BudgetField). The request's other
+// fields keep their bytes: a 455 KB prompt is not decoded.
+func addBudget(rec *record.Record, n int) error {
+	req, err := record.Object(rec.Raw("request"))
+	if err != nil {
+		return app.Invalidf("request: %v", err)
+	}
+	mt, err := strconv.Atoi(string(req.Raw("max_tokens")))
+	if err != nil {
+		return app.Invalidf("request.max_tokens %s: --reasoning-budget adds to an integer", req.Raw("max_tokens"))
+	}
+	req.Set("max_tokens", mt+n)
+	rec.SetRaw("request", req.AppendJSON(nil))
+	return rec.Set(record.BudgetField, n)
 }
 
 func names[V any](m map[string]V) string {

@@ -69,6 +69,47 @@ func TestRunRoutesByBench(t *testing.T) {
 	}
 }
 
+// budgeted emits one request with the max_tokens of the item, or a
+// request whose max_tokens is not a number.
+type budgeted struct{}
+
+func (budgeted) Expand(item *record.Record, emit func(*record.Record) error) error {
+	item.SetRaw("request", []byte(`{"messages":[{"role":"user","content":"a \u00e9 <b>"}],"max_tokens":`+item.String("mt")+`,"temperature":0.0}`))
+	return emit(item)
+}
+
+// --reasoning-budget N adds N to every request's max_tokens, whatever the
+// benchmark set, keeps the request's other bytes, and says so in the
+// record; a max_tokens it cannot add to is bad input.
+func TestReasoningBudget(t *testing.T) {
+	reg := map[string]Factory{"b": func(Options) (Expander, error) { return budgeted{}, nil }}
+	for _, tc := range []struct {
+		name, input, want string
+		budget, code      int
+	}{
+		{"raised", `{"id":"i","bench":"b","mt":"100"}` + "\n",
+			`{"id":"i","bench":"b","mt":"100","request":{"messages":[{"role":"user","content":"a \u00e9 <b>"}],"max_tokens":2148,"temperature":0.0},"reasoning_budget":2048}` + "\n", 2048, 0},
+		{"none asked", `{"id":"i","bench":"b","mt":"100"}` + "\n",
+			`{"id":"i","bench":"b","mt":"100","request":{"messages":[{"role":"user","content":"a \u00e9 <b>"}],"max_tokens":100,"temperature":0.0}}` + "\n", 0, 0},
+		{"not a number", `{"id":"i","bench":"b","mt":"null"}` + "\n", "", 2048, app.ExitBadInput},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			tool := app.Tool{Name: "expand-templates", Action: func(r *app.Run) error { return Run(r, reg, Options{ReasoningBudget: tc.budget}) }}
+			code := app.RunTool(tool, []string{"expand-templates"}, app.Env{Stdin: strings.NewReader(tc.input), Stdout: out, Stderr: &stderr})
+			out.Close()
+			got, _ := os.ReadFile(out.Name())
+			if code != tc.code || string(got) != tc.want {
+				t.Errorf("exit %d, output:\n%s\nwant exit %d, output:\n%s\nstderr: %s", code, got, tc.code, tc.want, stderr.String())
+			}
+		})
+	}
+}
+
 func TestOrdinal(t *testing.T) {
 	for n, want := range map[int]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd", 31: "31st", 101: "101st", 111: "111th", 112: "112th"} {
 		if got := Ordinal(n); got != want {

@@ -26,6 +26,7 @@ type Sample struct {
 	RecencyRatio float64 // error rate of the last bucket / the first; NaN if the first has none
 	Latency      float64 // seconds; NaN when unknown
 	Rejected     string  // why the official runner would have retried it; "" if accepted
+	Cut          bool    // the server cut its prompt (response.server_truncated)
 	// Seed and ID order the samples of a group (Reduce): the seed as
 	// written ("" when unknown), the record id ("" for official rows).
 	Seed, ID string
@@ -88,7 +89,9 @@ type Stats struct {
 	AccuracyAll       float64 // over every judged reply, rejected ones included
 	Judged, Rejected  int
 	Failed            int // records that carry an error from an earlier stage
-	Truncated         int // replies to a prompt the server cut
+	// Judged replies to a prompt the server cut, and those of them accepted:
+	// each row counts them among the replies its n counts.
+	Truncated, TruncatedAccepted int
 }
 
 type groupKey struct {
@@ -98,7 +101,7 @@ type groupKey struct {
 
 // Reduce groups samples by model and density (sorted, as pandas groupby
 // does) and computes the published metrics. failed counts errored records
-// per group, truncated the replies to prompts the server cut.
+// per group.
 //
 // The sums follow pandas' float rounding (lib/pandas), which depends on the
 // order of the terms; pandas takes a group's rows in file order, and the
@@ -106,7 +109,7 @@ type groupKey struct {
 // each group is reduced in seed order (then record id), whatever order the
 // samples came in: the same records give the same bits, and the official
 // files give the published ones.
-func Reduce(samples []Sample, failed, truncated map[groupKey]int) []Stats {
+func Reduce(samples []Sample, failed map[groupKey]int) []Stats {
 	groups := map[groupKey][]Sample{}
 	for _, s := range samples {
 		k := groupKey{s.Model, s.N}
@@ -135,13 +138,19 @@ func Reduce(samples []Sample, failed, truncated map[groupKey]int) []Stats {
 	out := make([]Stats, 0, len(keys))
 	for _, k := range keys {
 		var acc, om, mod, rec, lat, accAll []float64
-		st := Stats{Model: k.model, N: k.n, Failed: failed[k], Truncated: truncated[k]}
+		st := Stats{Model: k.model, N: k.n, Failed: failed[k]}
 		for _, s := range groups[k] {
 			st.Judged++
 			accAll = append(accAll, s.Accuracy)
+			if s.Cut {
+				st.Truncated++
+			}
 			if s.Rejected != "" {
 				st.Rejected++
 				continue
+			}
+			if s.Cut {
+				st.TruncatedAccepted++
 			}
 			acc = append(acc, s.Accuracy)
 			om = append(om, s.OmissionPct)
@@ -183,19 +192,19 @@ func Result(stats []Stats) *aggregate.Result {
 	res := &aggregate.Result{}
 	for _, s := range stats {
 		nums := map[string]float64{"density": float64(s.N)}
-		add := func(metric, unit string, v float64, n int) {
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: s.Model, Metric: metric, Nums: nums, Value: v, Unit: unit, N: n, NFailed: s.Failed, NTruncated: s.Truncated})
+		add := func(metric, unit string, v float64, n, cut int) {
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: s.Model, Metric: metric, Nums: nums, Value: v, Unit: unit, N: n, NFailed: s.Failed, NTruncated: cut})
 		}
-		add("accuracy", "percent", s.Accuracy, s.Samples)
-		add("stdev", "percent", s.Stdev, s.Samples)
-		add("omission_share", "percent", s.OmissionShare, s.Samples)
-		add("modification_share", "percent", s.ModificationShare, s.Samples)
-		add("om_ratio", "ratio", s.OMRatio, s.Samples)
-		add("primacy_ratio", "ratio", s.PrimacyRatio, s.Samples)
-		add("latency_s", "seconds", s.Latency, s.Samples)
-		add("accuracy_per_latency", "percent_per_second", s.AccPerLatency, s.Samples)
-		add("accuracy_all", "percent", s.AccuracyAll, s.Judged)
-		add("rejected", "count", float64(s.Rejected), s.Judged)
+		add("accuracy", "percent", s.Accuracy, s.Samples, s.TruncatedAccepted)
+		add("stdev", "percent", s.Stdev, s.Samples, s.TruncatedAccepted)
+		add("omission_share", "percent", s.OmissionShare, s.Samples, s.TruncatedAccepted)
+		add("modification_share", "percent", s.ModificationShare, s.Samples, s.TruncatedAccepted)
+		add("om_ratio", "ratio", s.OMRatio, s.Samples, s.TruncatedAccepted)
+		add("primacy_ratio", "ratio", s.PrimacyRatio, s.Samples, s.TruncatedAccepted)
+		add("latency_s", "seconds", s.Latency, s.Samples, s.TruncatedAccepted)
+		add("accuracy_per_latency", "percent_per_second", s.AccPerLatency, s.Samples, s.TruncatedAccepted)
+		add("accuracy_all", "percent", s.AccuracyAll, s.Judged, s.Truncated)
+		add("rejected", "count", float64(s.Rejected), s.Judged, s.Truncated)
 	}
 	return res
 }
@@ -308,14 +317,14 @@ func leaderboard(keys []densityKey, cells map[densityKey]map[string]report.Row) 
 
 // aggregator collects judged IFScale records.
 type aggregator struct {
-	opt               aggregate.Options
-	samples           []Sample
-	failed, truncated map[groupKey]int
+	opt     aggregate.Options
+	samples []Sample
+	failed  map[groupKey]int
 }
 
 // NewAggregator is the aggregate-ifs factory for IFScale.
 func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
-	return &aggregator{opt: opt, failed: map[groupKey]int{}, truncated: map[groupKey]int{}}
+	return &aggregator{opt: opt, failed: map[groupKey]int{}}
 }
 
 func (a *aggregator) Add(rec *record.Record) error {
@@ -324,9 +333,6 @@ func (a *aggregator) Add(rec *record.Record) error {
 		return err
 	}
 	model := aggregate.ModelOf(rec)
-	if aggregate.ServerTruncated(rec) {
-		a.truncated[groupKey{model, n}]++
-	}
 	// Under either --failed policy a failed sample is left out: the official
 	// runner drops a sample whose attempts all failed (runner.py
 	// process_model_task returns before write_result), so no score exists.
@@ -391,7 +397,7 @@ func sampleOfRecord(rec *record.Record) (Sample, error) {
 		}
 	}
 	s := SampleOf(classes)
-	s.Rejected, s.ID = j.Detail.Rejected, rec.ID()
+	s.Rejected, s.ID, s.Cut = j.Detail.Rejected, rec.ID(), aggregate.ServerTruncated(rec)
 	var err error
 	if s.Seed, err = record.Unquote(group.Seed); err != nil {
 		s.Seed = string(group.Seed)
@@ -408,5 +414,5 @@ func sampleOfRecord(rec *record.Record) (Sample, error) {
 }
 
 func (a *aggregator) Result() (*aggregate.Result, error) {
-	return Result(Reduce(a.samples, a.failed, a.truncated)), nil
+	return Result(Reduce(a.samples, a.failed)), nil
 }

@@ -125,9 +125,9 @@ func TestReduceIgnoresSampleOrder(t *testing.T) {
 			}
 		}
 	}
-	want := fmt.Sprintf("%v", Reduce(samples, nil, nil))
+	want := fmt.Sprintf("%v", Reduce(samples, nil))
 	for p, other := range testbin.Orders(samples, 6) {
-		if got := fmt.Sprintf("%v", Reduce(other, nil, nil)); got != want {
+		if got := fmt.Sprintf("%v", Reduce(other, nil)); got != want {
 			t.Fatalf("order %d (0 is reversed):\n%s\nwant\n%s", p, got, want)
 		}
 	}

@@ -93,6 +93,18 @@ func (Solver) Solve(req *sim.Request, p sim.Params) (string, bool) {
 	return simReport(used), true
 }
 
+// Think implements sim.Thinker: the model plans its report by listing
+// every keyword, and the plurals it might use instead. Scored, the trace
+// would make every keyword present, those the report left out too.
+func (Solver) Think(req *sim.Request, _ sim.Params) string {
+	kws, _ := ParseKeywords(req.Text())
+	plurals := make([]string, len(kws))
+	for i, kw := range kws {
+		plurals[i] = kw + "s"
+	}
+	return "I must use each of these words: " + strings.Join(kws, ", ") + ". Maybe plurals instead: " + strings.Join(plurals, ", ") + "."
+}
+
 // simReport writes the words into a short report, five to a part.
 func simReport(used []string) string {
 	var sb strings.Builder

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/batchapi"
+	"github.com/ifkit/ifkit/lib/cuts"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/urfave/cli/v2"
@@ -84,8 +85,9 @@ func (o *Options) validateBatch() error {
 
 // processBatch is Process for the three batch modes.
 func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, error), apply func(*record.Record, *Result) error) error {
-	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats(), model: opt.Model,
-		lim: newLimiter(1, false), eps: newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)}
+	e := newEngine(r, opt, prepare, apply)
+	e.model = opt.Model
+	e.lim, e.eps = newLimiter(1, false), newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)
 	// Batches do not stream: the request's own "stream" is dropped below.
 	e.opt.Stream = false
 	if err := e.openCache(); err != nil {
@@ -132,6 +134,10 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 	default:
 		err = e.batchAPI()
 	}
+	// The records held back for the cut check (cutcheck.go).
+	if ferr := e.out.flush(); err == nil {
+		err = ferr
+	}
 	if err == nil {
 		err = e.finishResume()
 	}
@@ -172,7 +178,7 @@ func (e *engine) withEarlier(each func(func(*record.Record) error) error) func(f
 				return fn(rec)
 			}
 			e.st.resumed.Add(1)
-			return e.r.Write(it.rec)
+			return e.out.put(it.rec, it.sample)
 		})
 	}
 }
@@ -302,30 +308,30 @@ func (e *engine) importResults(each func(func(*record.Record) error) error, res 
 					// --max-model-len than the export's), but the batch
 					// sent it and its answer is paid for: kept.
 					refused++
-					e.applyOutput(rec, c, out, ep)
-					return e.r.Write(rec)
+					return e.out.put(rec, e.applyOutput(rec, c, out, ep))
 				}
 				if pre {
 					e.st.preflight()
 				}
 				e.fail(rec, re)
-				return e.r.Write(rec)
+				return e.out.put(rec, nil)
 			}
 			if c == nil {
 				e.st.passed.Add(1)
-				return e.r.Write(rec)
+				return e.out.put(rec, nil)
 			}
 		}
 		out, ok := res.Take(rec.ID())
-		switch {
-		case ok:
-			e.applyOutput(rec, c, out, ep)
-		case e.fromCache(rec, c):
-		default:
+		var s *cuts.Sample
+		if ok {
+			s = e.applyOutput(rec, c, out, ep)
+		} else if hit, cs := e.fromCache(rec, c); hit {
+			s = cs
+		} else {
 			missing++
 			e.fail(rec, &record.Error{Kind: KindNoBatchResult, Message: "no batch result has this custom_id", Attempts: 0})
 		}
-		return e.r.Write(rec)
+		return e.out.put(rec, s)
 	})
 	if refused > 0 {
 		e.r.Log.Warn("records this run's pre-flight refuses have batch results: their answers are kept (the batch sent them)", "records", refused)
@@ -341,13 +347,13 @@ func (e *engine) importResults(each func(func(*record.Record) error) error, res 
 
 // fromCache answers a record without a batch result from the cache: an
 // export left it out because the cache held its reply.
-func (e *engine) fromCache(rec *record.Record, c *call) bool {
+func (e *engine) fromCache(rec *record.Record, c *call) (bool, *cuts.Sample) {
 	if e.cache == nil {
-		return false
+		return false, nil
 	}
 	it := &item{rec: rec, call: c}
 	e.lookup(it)
-	return it.hit != nil && e.serveHit(it)
+	return it.hit != nil && e.serveHit(it), it.sample
 }
 
 // KindNoBatchResult is the error kind of a record whose request has no line
@@ -355,15 +361,17 @@ func (e *engine) fromCache(rec *record.Record, c *call) bool {
 // another run's).
 const KindNoBatchResult = "no_batch_result"
 
-func (e *engine) applyOutput(rec *record.Record, c *call, out *batchapi.Output, ep *endpoint) {
+// applyOutput writes a batch result into the record; it returns the
+// reply's counts for the cut check (nil when the record failed).
+func (e *engine) applyOutput(rec *record.Record, c *call, out *batchapi.Output, ep *endpoint) *cuts.Sample {
 	if msg := out.ErrorMessage(); msg != "" && (out.Response == nil || out.Response.StatusCode/100 == 2) {
 		e.fail(rec, &record.Error{Kind: "batch_error", Message: msg, Attempts: 1})
-		return
+		return nil
 	}
 	comp, oe := oai.ParseResult(out.Response.StatusCode, bytes.TrimSpace(out.Response.Body))
 	if oe != nil {
 		e.fail(rec, &record.Error{Kind: oe.Kind, Status: oe.Status, Message: oe.Message, Attempts: 1})
-		return
+		return nil
 	}
 	// Without --model, the record names the model that answered.
 	model := e.model
@@ -376,8 +384,11 @@ func (e *engine) applyOutput(rec *record.Record, c *call, out *batchapi.Output, 
 	}
 	// A batch answers once: a reply apply would ask again for (an empty
 	// judge reply) fails the record, as an online run's last try does.
-	if again := e.succeed(&item{rec: rec, call: c}, comp, ep, 1); again != nil {
+	it := &item{rec: rec, call: c}
+	if again := e.succeed(it, comp, ep, 1); again != nil {
 		e.fail(rec, &record.Error{Kind: again.Kind, Message: again.Message, Attempts: 1})
+		it.sample = nil
 	}
 	e.model = model
+	return it.sample
 }

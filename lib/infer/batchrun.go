@@ -173,7 +173,8 @@ func (e *engine) writeBatchFiles(work string, saved []*batchState) (*batchPlan, 
 			return err
 		}
 		// importResults applies the result to this call: not built twice.
-		plan.built[rec.ID()] = &call{path: c.path, maxTokens: c.maxTokens, cut: c.cut, promptTokens: c.promptTokens, tokenizer: c.tokenizer, exact: c.exact, key: c.key}
+		plan.built[rec.ID()] = &call{path: c.path, maxTokens: c.maxTokens, cut: c.cut, promptTokens: c.promptTokens, tokenizer: c.tokenizer, exact: c.exact, key: c.key,
+			n: c.n, completionOnly: c.completionOnly, droppable: c.droppable}
 		if e.cached(rec, c) {
 			return nil // importResults answers it from the cache
 		}
@@ -474,7 +475,7 @@ func (e *engine) writeKept(plan *batchPlan, res *batchapi.Results) error {
 			}
 			if plan.kept[rec.ID()] {
 				e.st.resumed.Add(1)
-				err = e.r.Write(rec)
+				err = e.out.put(rec, e.sampleOf(rec))
 			} else {
 				err = fn(rec)
 			}

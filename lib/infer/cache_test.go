@@ -89,7 +89,7 @@ func withoutCacheMarks(t *testing.T, rec *record.Record) string {
 // records are those of the first run but for where their answer came from
 // (the first run's time and run id), and the accounting says so.
 func TestCacheSecondRunPaysNothing(t *testing.T) {
-	s := startSim(t, sim.Options{Models: []string{"m"}, Skill: 1, Reasoning: true, PrefixCacheTokens: 1 << 20})
+	s := startSim(t, sim.Options{Models: []string{"m"}, Skill: 1, Reasoning: sim.ReasoningField, ReasoningLen: 4, PrefixCacheTokens: 1 << 20})
 	dir, tmp := t.TempDir(), t.TempDir()
 	in := sampled(t, 30, "")
 	run := func(name string) ([]*record.Record, Summary, string) {

@@ -122,8 +122,12 @@ func (e *engine) serveHit(it *item) bool {
 	e.countWhileSent(c)
 	c.awaitCount()
 	resp.PromptTokensSent, resp.Tokenizer, resp.ContextCutTokens = c.promptTokens, c.tokenizer, c.cut
+	resp.ServerTruncated, resp.CutCheck, resp.CutMargin = false, "", 0 // the gate decides (cutcheck.go)
 	resp.FromCache = record.FromCache{Cached: true, CachedTime: ent.Time.UTC().Format(time.RFC3339), CachedRun: ent.Run}
-	if err := e.apply(it.rec, &Result{Model: e.model, Response: resp}); err != nil {
+	res := &Result{Model: e.model, Response: resp}
+	// A trace that never ended fails the record here too (an entry a run
+	// with --reasoning keep stored): it was served all the same.
+	if _, err := e.applyReply(it, res); err != nil {
 		if oe := (*oai.Error)(nil); errors.As(err, &oe) && oe.Retryable {
 			e.missed(it, rejected)
 			return false
@@ -137,14 +141,18 @@ func (e *engine) serveHit(it *item) bool {
 	}
 	e.cache.Served()
 	e.st.servedFromCache(&resp)
+	it.sample = c.sampleUsage(resp.Usage, resp.Usage.PromptTokens > 0)
 	return true
 }
 
-// store keeps a reply the record kept. In readwrite mode only a miss gets
-// here, so an entry is written once; refresh writes every reply.
-func (e *engine) store(it *item, res *Result) {
+// store keeps a reply the record kept, as it was received (before the
+// reasoning rule, which a run that takes it applies its own way). In
+// readwrite mode only a miss gets here, so an entry is written once;
+// refresh writes every reply. A record that failed (a trace that never
+// ended among them) is never stored.
+func (e *engine) store(it *item, resp record.Response) {
 	c := it.call
-	if c == nil || c.key == nil || !e.cache.Mode().Writes() || res.Response.ServerTruncated || it.rec.Errored() {
+	if c == nil || c.key == nil || !e.cache.Mode().Writes() || resp.ServerTruncated || it.rec.Errored() {
 		return
 	}
 	k := *c.key
@@ -154,9 +162,9 @@ func (e *engine) store(it *item, res *Result) {
 	if k.Model == "" {
 		return
 	}
-	resp := res.Response
 	// This run's count and cut are given again to whoever takes the entry.
 	resp.PromptTokensSent, resp.Tokenizer, resp.ContextCutTokens = 0, "", 0
+	resp.CutCheck, resp.CutMargin = "", 0
 	b, err := record.Marshal(resp)
 	if err == nil {
 		err = e.cache.Put(k, b)

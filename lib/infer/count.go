@@ -15,35 +15,6 @@ import (
 // TokenizerServer is the --tokenizer value that asks the endpoint to count.
 const TokenizerServer = "server"
 
-// Tolerances of the silent-truncation check: the server's usage.prompt_tokens
-// may fall below the client's count by this much before the record is
-// flagged server_truncated. An exact count (the server's own tokenize API, or
-// the model's tokenizer.json) differs from the server's only by the chat
-// template's tokens, which perMessageTokens estimates: a few tokens per
-// message, so 16 + 1 %. An estimate (o200k_base for a model with another
-// vocabulary) can count a quarter more than the server does (o200k's vocabulary
-// is among the largest, so other tokenizers count the same text higher, not
-// lower), so 25 % + 16: Ollama's cut of a 4,096-token prompt to its
-// 2,048-token context is caught with room to spare.
-const (
-	exactSlack    = 16
-	exactShare    = 0.01
-	estimateShare = 0.25
-)
-
-// serverTruncated says whether a server that counted got prompt tokens cut
-// a prompt the client counted as sent.
-func serverTruncated(sent, got int, exact bool) bool {
-	if sent <= 0 || got <= 0 {
-		return false // no count, or a server that reports no usage
-	}
-	share := estimateShare
-	if exact {
-		share = exactShare
-	}
-	return float64(got) < float64(sent)-share*float64(sent)-exactSlack
-}
-
 // templated says whether a server counted far more tokens than a raw
 // /v1/completions prompt has: it put the prompt into a chat template (Ollama
 // does), so the model answered a chat turn, not a continuation. With an
@@ -55,7 +26,7 @@ func templated(sent, got int, exact bool) bool {
 	if exact {
 		return got > sent+8 // a BOS or two, never a template
 	}
-	return float64(got) > 1.5*float64(sent)+exactSlack
+	return float64(got) > 1.5*float64(sent)+16
 }
 
 // encoder is the local tokenizer of --tokenizer, which --truncate-context
@@ -154,6 +125,11 @@ func (e *engine) serverCount(ctx context.Context, c *call, messages json.RawMess
 func (e *engine) detectTokenizer() error {
 	if e.opt.Tokenizer != TokenizerServer {
 		return nil
+	}
+	if e.server().Known() && !e.server().TokenizeAPI() {
+		// Say what the server is: the user may not know that this kind has
+		// no tokenize API at all.
+		return fmt.Errorf("--%stokenizer server: the endpoint is %s, which has no tokenize API. Give %s, or leave the default o200k_base estimate (calibrated against the server's counts)", e.opt.Role, e.server().Name(), e.exactHint())
 	}
 	var errs []string
 	for _, base := range e.opt.BaseURLs {

@@ -25,7 +25,8 @@
 // after Retry-After (retry-after-ms preferred; capped by --retry-after-max)
 // or a full-jitter exponential back-off. 400, 401, 403, 404, 413, 422 are
 // final, and 400s that say the context is too long get kind context_length.
-// A reply cut at max_tokens is a success with finish_reason "length". A
+// A reply cut at max_tokens is a success with finish_reason "length"; one
+// the server's own limit stopped is flagged runaway (cutcheck.go). A
 // record's final error has stage (the tool), kind, status, message and
 // attempts. A retry goes to another endpoint when there is one.
 //
@@ -98,8 +99,10 @@
 // from --resume; tokens; --price) is the summary's, --stats' and, through
 // app.Run.SetUsage, the manifests'; --dry-run (dryrun.go) computes it ahead.
 //
-// Silent truncation. When the server reports fewer prompt tokens than were
-// counted, beyond the tokenizer's tolerance (count.go), the response gets
-// server_truncated; the first five are logged, the summary and --stats count
-// and name them.
+// Silent truncation. Every reply passes the cut check on its way out
+// (cutcheck.go; lib/cuts decides): server_truncated when the server counted
+// fewer prompt tokens than were sent beyond the count's margin (calibrated
+// within the run for an estimate), or as many as its context holds; the
+// first five are logged, the summary and --stats count and name them, and
+// cut_check says how well each record was checked.
 package infer

@@ -55,8 +55,9 @@ func (o *Options) validateDryRun() error {
 // only for what is free: /v1/models (the model, when --model is not
 // given) and, with --tokenizer server, the counts.
 func dryRun(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, error), apply func(*record.Record, *Result) error) error {
-	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats(), model: opt.Model,
-		lim: newLimiter(1, false), eps: newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)}
+	e := newEngine(r, opt, prepare, apply)
+	e.model = opt.Model
+	e.lim, e.eps = newLimiter(1, false), newBalancer(opt.BaseURLs, opt.PauseAfter, opt.PauseFor, r.Log)
 	e.opt.Stream = false
 	e.client = oai.New(1, opt.ConnectTimeout, opt.APIKey)
 	defer e.client.Close()

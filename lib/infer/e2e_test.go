@@ -569,8 +569,8 @@ func TestPreflightEndToEnd(t *testing.T) {
 	recs := parseLines(t, stdout)
 	var e record.Error
 	recs[0].Decode("error", &e)
-	if code != 0 || e.Kind != "context_length" || s.Stats().Requests > 1 { // the one request is /v1/models
-		t.Fatalf("exit %d, error %+v, server saw %d requests", code, e, s.Stats().Requests)
+	if sent := s.Stats().ByPath["/v1/chat/completions"]; code != 0 || e.Kind != "context_length" || sent > 0 {
+		t.Fatalf("exit %d, error %+v, server saw %d completion requests", code, e, sent)
 	}
 	code, stdout, stderr := runBatch(t, nil, "--base-url", s.BaseURL(), "--max-model-len", "500", "--truncate-context", p)
 	var resp record.Response
@@ -622,7 +622,7 @@ func TestSilentTruncationFlagged(t *testing.T) {
 	code, stdout, stderr := runBatch(t, nil, "--base-url", proxy, "--model", sim.DefaultModel, "--stats", stats, p)
 	var resp record.Response
 	parseLines(t, stdout)[0].Decode("response", &resp)
-	if code != 0 || !strings.Contains(stderr, "it truncated the prompt") || !strings.Contains(stderr, "server_truncated=1") {
+	if code != 0 || !strings.Contains(stderr, "the server cut the prompt (it counted fewer prompt tokens than were sent)") || !strings.Contains(stderr, "server_truncated=1") {
 		t.Fatalf("exit %d, no warning: %s", code, stderr)
 	}
 	if !resp.ServerTruncated || resp.Tokenizer != "o200k_base~" || resp.PromptTokensSent < 4000 || resp.Usage.PromptTokens != 100 {

@@ -13,7 +13,9 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/cache"
+	"github.com/ifkit/ifkit/lib/cuts"
 	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/reasoning"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/ifkit/ifkit/lib/tokens"
@@ -44,11 +46,23 @@ type engine struct {
 	countWarn sync.Once
 	tmplWarn  sync.Once
 	tpmWarn   sync.Once
-	st        *stats
-	jr        *journal
-	earlier   *earlier // --resume: the earlier records, by id
-	prepare   func(*record.Record) ([]byte, error)
-	apply     func(*record.Record, *Result) error
+	nWarn     sync.Once
+	mctWarn   sync.Once
+
+	// The cut check (cutcheck.go): what the endpoint is (nil until the
+	// start-up check), the checker, the gate every record passes on its way
+	// out, and the one lookup of Ollama's loaded context. identified is
+	// atomic: a deferred start-up check (checkBeforeSending) sets it while
+	// builders read it (fit).
+	identified atomic.Pointer[oai.Server]
+	checker    *cuts.Checker
+	out        *outGate
+	ctxOnce    sync.Once
+	st         *stats
+	jr         *journal
+	earlier    *earlier // --resume: the earlier records, by id
+	prepare    func(*record.Record) ([]byte, error)
+	apply      func(*record.Record, *Result) error
 
 	// --cache (cached.go); cache is nil without it.
 	cache      *cache.Cache
@@ -76,6 +90,7 @@ type item struct {
 	built    chan struct{}
 	buildErr *record.Error
 	fp       uint64        // the record's fingerprint (resume.go), for the journal
+	sample   *cuts.Sample  // its reply's counts, for the cut check (cutcheck.go)
 	hit      *cache.Entry  // the cache's reply to call, found by the builder
 	done     chan struct{} // closed when the record is ready (ordered mode)
 	drop     bool          // interrupted before it had an answer: not written; --resume sends it
@@ -101,7 +116,7 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 	if opt.DryRun {
 		return dryRun(r, opt, prepare, apply)
 	}
-	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats()}
+	e := newEngine(r, opt, prepare, apply)
 	if err := e.openCache(); err != nil {
 		return err
 	}
@@ -137,6 +152,14 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 		err = serr
 	}
 	return err
+}
+
+// newEngine makes the engine every mode starts from.
+func newEngine(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, error), apply func(*record.Record, *Result) error) *engine {
+	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats()}
+	e.checker = cuts.New(e.checkerServer())
+	e.out = newOutGate(e)
+	return e
 }
 
 // graceOnSignal lets requests in flight finish for --grace after a signal,
@@ -202,14 +225,22 @@ func (e *engine) resolveModel() error {
 	}
 	var errs []string
 	up := 0
+	var first string // the first endpoint that answered, and its models
+	var firstModels []oai.Model
 	for _, base := range e.opt.BaseURLs {
 		ms, err := e.client.Models(e.r.Ctx, base, max(e.opt.ConnectTimeout, 10*time.Second))
 		var oe *oai.Error
 		switch {
 		case err == nil:
 			up++
+			if first == "" {
+				first, firstModels = base, ms
+			}
 		case e.model != "" && errors.As(err, &oe) && oe.Status != 0 && oe.Kind != oai.KindAuth:
 			up++ // it answered; /v1/models is optional when --model names the model
+			if first == "" {
+				first = base
+			}
 			continue
 		default:
 			errs = append(errs, fmt.Sprintf("%s: %v", oai.Label(base), err))
@@ -243,6 +274,7 @@ func (e *engine) resolveModel() error {
 		e.r.Log.Warn("endpoint does not answer at start-up; requests go to the others while it fails", "error", msg)
 	}
 	e.eps.answered()
+	e.identify(first, firstModels)
 	return e.detectTokenizer()
 }
 
@@ -252,7 +284,8 @@ func (e *engine) resolveModel() error {
 // writes them (writer.go).
 func (e *engine) run() error {
 	var senders sync.WaitGroup
-	p := &pipeline{w: newRecordWriter(e.opt.window(), e.opt.Concurrency, e.opt.Unordered, e.r.Write, func(err error) {
+	put := func(it *item) error { return e.out.put(it.rec, it.sample) }
+	p := &pipeline{w: newRecordWriter(e.opt.window(), e.opt.Concurrency, e.opt.Unordered, put, func(err error) {
 		e.stopWith(err)
 		e.cancelReq()
 	})}
@@ -286,6 +319,11 @@ func (e *engine) run() error {
 	senders.Wait()
 	<-built
 	if werr := p.w.close(); werr != nil {
+		return werr
+	}
+	// The records held back for the cut check (cutcheck.go), judged with
+	// all the run saw, also after a signal: they were answered.
+	if werr := e.out.flush(); werr != nil {
 		return werr
 	}
 	if err == nil {
@@ -699,11 +737,20 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 		PromptTokensSent: c.promptTokens,
 		Tokenizer:        c.tokenizer,
 	}}
+	sample := c.sample(comp)
 	if comp.HasUsage {
-		res.Response.ServerTruncated = e.checkTruncation(it.rec, c, comp, ep)
+		e.loadedContext(ep)
+		e.checkTemplated(it.rec, c, comp, ep)
+		// This moment's verdict, for the journal and the cache; the gate
+		// decides the record's own when it is written (cutcheck.go).
+		res.Response.ServerTruncated = e.checker.Judge(*sample).Cut
 	}
+	res.Response.Runaway = runaway(c, comp)
+	e.ignored(c, comp, it.rec.ID())
 	e.st.success(comp, c)
-	if err := e.apply(it.rec, res); err != nil {
+	received := res.Response // the cache keeps the reply as received
+	unfinished, err := e.applyReply(it, res)
+	if err != nil {
 		if oe := (*oai.Error)(nil); errors.As(err, &oe) && oe.Retryable {
 			return oe
 		}
@@ -714,39 +761,71 @@ func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts 
 		e.fail(it.rec, re)
 		return nil
 	}
+	if unfinished {
+		return nil // failed: not counted ok, never stored
+	}
 	e.st.ok.Add(1)
-	if res.Response.ServerTruncated {
-		e.noteTruncated(it.rec, c, comp, ep)
+	it.sample = sample
+	if res.Response.Runaway {
+		if n := e.st.runaway(it.rec.ID()); n <= 3 {
+			e.r.Log.Warn("the reply stopped at the server's own limit, not the request's (finish_reason length): flagged response.runaway", "id", it.rec.ID(), "max_tokens", c.maxTokens, "completion_tokens", comp.Usage.CompletionTokens)
+		}
 	}
 	if e.cache != nil {
-		e.store(it, res)
+		e.store(it, received)
 	}
 	return nil
 }
 
-// checkTruncation compares the server's usage.prompt_tokens with the count
-// sent. Fewer, beyond the tokenizer's tolerance, means the server cut the
-// prompt (Ollama and llama.cpp keep the end of a prompt longer than their
-// context, silently): the record is flagged. Far more on /v1/completions
-// means the server wrapped the raw prompt in a chat template: one warning.
-func (e *engine) checkTruncation(rec *record.Record, c *call, comp *oai.Completion, ep *endpoint) bool {
+// applyReply applies the reasoning rule (lib/reasoning) to a reply, then
+// hands it to apply. A reply whose trace never ended has no answer: the
+// record fails with reasoning_unfinished, after apply for the model under
+// test (its record keeps the trace and what it cost) and without it for a
+// judge's (there is no verdict to read). The failure is set here, before
+// the caller could store the reply in the cache, which keeps only records
+// without an error.
+func (e *engine) applyReply(it *item, res *Result) (unfinished bool, err error) {
+	reasoning.Apply(e.opt.Reasoning, &res.Response, traceCounter{e})
+	e.st.reasoned(&res.Response)
+	if !res.Response.ReasoningUnfinished {
+		return false, e.apply(it.rec, res)
+	}
+	if e.opt.Role == "" {
+		if err := e.apply(it.rec, res); err != nil {
+			return false, err
+		}
+	}
+	maxTokens := 0
+	if it.call != nil {
+		maxTokens = it.call.maxTokens
+	}
+	re := reasoning.Unfinished(&res.Response, maxTokens)
+	re.Attempts = res.Response.Attempts
+	e.fail(it.rec, re)
+	return true, nil
+}
+
+// traceCounter counts a trace the server did not count with the run's
+// tokenizer (o200k_base under --tokenizer server, whose API counts prompts),
+// loaded only when a trace needs it.
+type traceCounter struct{ e *engine }
+
+func (t traceCounter) CountContext(ctx context.Context, s string) (int, error) {
+	return t.e.encoder().CountContext(ctx, s)
+}
+
+func (t traceCounter) Label() string { return t.e.encoder().Label() }
+
+// checkTemplated warns, once, when the server counted far more tokens than
+// a raw /v1/completions prompt has: it wrapped the prompt in a chat
+// template (Ollama does).
+func (e *engine) checkTemplated(rec *record.Record, c *call, comp *oai.Completion, ep *endpoint) {
 	got := comp.Usage.PromptTokens
 	if c.path == oai.PathCompletions && templated(c.promptTokens, got, c.exact) {
 		e.tmplWarn.Do(func() {
 			e.r.Log.Warn("the server counted far more prompt tokens than a raw /v1/completions prompt has: it applied a chat template (Ollama does), so the model answered a chat turn instead of continuing the text (LongGenBench's official setup continues raw text). Use a server that serves raw completions (vLLM, SGLang, llama.cpp, TGI), or expand-templates --chat to send the chat form on purpose",
 				"id", rec.ID(), "endpoint", ep.label, "prompt_tokens", got, "prompt_tokens_sent", c.promptTokens, "tokenizer", c.tokenizer)
 		})
-	}
-	return serverTruncated(c.promptTokens, got, c.exact)
-}
-
-// noteTruncated counts a record kept with server_truncated (a reply the
-// apply asks for again is not kept, so it is counted once, when final) and
-// logs the first five.
-func (e *engine) noteTruncated(rec *record.Record, c *call, comp *oai.Completion, ep *endpoint) {
-	if n := e.st.truncated(rec.ID()); n <= 5 {
-		e.r.Log.Warn("the server counted fewer prompt tokens than were sent: it truncated the prompt (Ollama: raise OLLAMA_CONTEXT_LENGTH or num_ctx; llama.cpp: --ctx-size is split across --parallel slots); the record is flagged server_truncated",
-			"id", rec.ID(), "endpoint", ep.label, "prompt_tokens", comp.Usage.PromptTokens, "prompt_tokens_sent", c.promptTokens, "tokenizer", c.tokenizer)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/ifkit/ifkit/lib/cache"
 	"github.com/ifkit/ifkit/lib/cost"
 	"github.com/ifkit/ifkit/lib/oai"
+	"github.com/ifkit/ifkit/lib/reasoning"
 	"github.com/ifkit/ifkit/lib/redact"
 	"github.com/ifkit/ifkit/lib/stream"
 	"github.com/ifkit/ifkit/lib/tokens"
@@ -23,16 +24,17 @@ import (
 // line; a program may also build them directly.
 type Options struct {
 	// Endpoint role (flags carry the prefix, e.g. --judge-base-url).
-	Role            string   // the flag prefix, for messages: "" or "judge-"
-	BaseURLs        []string // normalized by Process; none is fine while no record needs a call
-	Model           string   // "" asks the endpoints' /v1/models for their only model
-	APIKey          string   // never written anywhere
-	Stream          bool     // SSE, to measure time to first token
-	RPM, TPM        float64  // 0 = unlimited
-	MaxModelLen     int      // 0 = no pre-flight check
-	TruncateContext bool     // cut the context part instead of failing a too-long request
-	ContextMarkers  []string // where the instruction starts (see truncate.go)
-	Tokenizer       string   // counts prompt tokens: a tiktoken encoding (estimate), a tokenizer.json, or TokenizerServer
+	Role            string         // the flag prefix, for messages: "" or "judge-"
+	BaseURLs        []string       // normalized by Process; none is fine while no record needs a call
+	Model           string         // "" asks the endpoints' /v1/models for their only model
+	APIKey          string         // never written anywhere
+	Stream          bool           // SSE, to measure time to first token
+	RPM, TPM        float64        // 0 = unlimited
+	MaxModelLen     int            // 0 = no pre-flight check
+	TruncateContext bool           // cut the context part instead of failing a too-long request
+	ContextMarkers  []string       // where the instruction starts (see truncate.go)
+	Tokenizer       string         // counts prompt tokens: a tiktoken encoding (estimate), a tokenizer.json, or TokenizerServer
+	Reasoning       reasoning.Mode // the reasoning rule for the replies (lib/reasoning); "" is Strip
 
 	// Engine.
 	Concurrency    int           // requests in flight (-j)
@@ -142,8 +144,19 @@ func EndpointFlags(prefix string) []cli.Flag {
 		&cli.StringSliceFlag{Name: prefix + "context-marker", Value: cli.NewStringSlice(d.ContextMarkers...), Category: catEndpoint,
 			Usage: "text that starts the instruction in a prompt; --" + prefix + "truncate-context cuts only before the last one"},
 		&cli.StringFlag{Name: prefix + "tokenizer", Value: d.Tokenizer, Category: catEndpoint,
-			Usage: "what counts prompt tokens (response.prompt_tokens_sent, pre-flight, --truncate-context, --tpm): \"server\" asks the endpoint's tokenize API (vLLM, SGLang, llama.cpp, TGI), a tokenizer.json `FILE` is the model's own (exact, offline), or a tiktoken encoding (" + strings.Join(tokens.Names, ", ") + "): an estimate for any model but OpenAI's"},
+			Usage: "what counts prompt tokens (response.prompt_tokens_sent, pre-flight, --truncate-context, --tpm) and a reasoning trace the server did not count: \"server\" asks the endpoint's tokenize API (vLLM, SGLang, llama.cpp, TGI; traces are counted with o200k_base), a tokenizer.json `FILE` is the model's own (exact, offline), or a tiktoken encoding (" + strings.Join(tokens.Names, ", ") + "): an estimate for any model but OpenAI's"},
+		reasoningFlag(prefix),
 	}
+}
+
+// reasoningFlag is --reasoning, or --judge-reasoning for the judge's model.
+func reasoningFlag(prefix string) cli.Flag {
+	f := reasoning.Flag(prefix+"reasoning", "the model's replies")
+	if prefix != "" {
+		f = reasoning.Flag(prefix+"reasoning", "the judge model's replies, whose verdict is read from the answer after it")
+	}
+	f.Category = catEndpoint
+	return f
 }
 
 // envName is the variable of a role: OPENAI_BASE_URL, JUDGE_API_KEY, ...
@@ -215,6 +228,11 @@ func OptionsFromFlags(r *app.Run, prefix string) (Options, error) {
 	o.TruncateContext = r.Bool(prefix + "truncate-context")
 	o.ContextMarkers = r.StringSlice(prefix + "context-marker")
 	o.Tokenizer = r.String(prefix + "tokenizer")
+	mode, err := reasoning.ParseMode(r.String(prefix + "reasoning"))
+	if err != nil {
+		return o, app.Usagef("--%sreasoning %q: %v", prefix, r.String(prefix+"reasoning"), err)
+	}
+	o.Reasoning = mode
 
 	o.Concurrency = r.Int("concurrency")
 	o.Adaptive = r.Bool("adaptive")

@@ -26,6 +26,13 @@ type call struct {
 	maxTokens int
 	cut       int        // prompt tokens removed by --truncate-context
 	key       *cache.Key // --cache: the key of body as sent (cached.go)
+	// The request's settings a server may ignore (warned about once): n,
+	// and max_completion_tokens when it is the only limit.
+	n              int
+	completionOnly bool
+	// droppable: a chat with more than one message besides its system
+	// messages, whose older ones a server may drop whole (cutcheck.go).
+	droppable bool
 
 	// The prompt's count as sent (response.prompt_tokens_sent), what counted
 	// it (response.tokenizer) and whether that count is exact.
@@ -127,13 +134,18 @@ func readPrompt(c *call) (*parsedReq, *record.Error) {
 			return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
 		}
 		p.texts = make([]string, len(msgs))
+		others := 0
 		for i, raw := range msgs {
 			msg, err := record.Object(raw)
 			if err != nil {
 				return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
 			}
 			p.texts[i] = contentString(msg.Raw("content"))
+			if msg.String("role") != "system" {
+				others++
+			}
 		}
+		c.droppable = others > 1
 	} else if raw := obj.Raw("prompt"); raw[0] == '"' {
 		p.prompt, err = record.Unquote(raw)
 		p.isString = err == nil
@@ -142,10 +154,13 @@ func readPrompt(c *call) (*parsedReq, *record.Error) {
 		if raw := obj.Raw(k); raw != nil {
 			var n int
 			if record.Unmarshal(raw, &n) == nil && n > 0 {
-				c.maxTokens = n
+				c.maxTokens, c.completionOnly = n, k == "max_completion_tokens"
 				break
 			}
 		}
+	}
+	if raw := obj.Raw("n"); raw != nil {
+		record.Unmarshal(raw, &c.n)
 	}
 	return p, nil
 }
@@ -166,19 +181,33 @@ func (p *parsedReq) decode(c *call) *record.Error {
 
 // fit checks the count against --max-model-len and, with
 // --truncate-context, cuts the longest message (or the prompt) until the
-// count fits.
+// count fits. The room a request needs follows the server's manners: the
+// prompt and all of max_tokens (vLLM, SGLang, TGI, llama.cpp, OpenAI refuse
+// less), or the prompt alone on Ollama, which answers a request whose
+// max_tokens alone exceeds its context (it shifts the context while it
+// generates; the cut check flags a reply that ran that far).
 func (e *engine) fit(ctx context.Context, c *call, p *parsedReq) *record.Error {
 	L := e.opt.MaxModelLen
-	if L <= 0 || c.promptTokens+c.maxTokens <= L {
+	reserve := c.maxTokens
+	if e.server().Ollama() {
+		reserve = 0
+	}
+	if L <= 0 || c.promptTokens+reserve <= L {
 		return nil
 	}
 	// The flags as this role spells them (judge: --judge-max-model-len).
 	mml, tc := "--"+e.opt.Role+"max-model-len", "--"+e.opt.Role+"truncate-context"
+	need := func() string {
+		if reserve == 0 {
+			return fmt.Sprintf("%s prompt tokens exceed %s %d", e.about(c), mml, L)
+		}
+		return fmt.Sprintf("%s prompt tokens + max_tokens %d exceed %s %d", e.about(c), reserve, mml, L)
+	}
 	if !e.opt.TruncateContext {
-		return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d (counted with %s); %s would cut the context", e.about(c), c.maxTokens, mml, L, c.tokenizer, tc)}
+		return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s (counted with %s); %s would cut the context", need(), c.tokenizer, tc)}
 	}
 	if c.path == oai.PathCompletions && !p.isString {
-		return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d, and a non-string prompt cannot be cut", e.about(c), c.maxTokens, mml, L)}
+		return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s, and a non-string prompt cannot be cut", need())}
 	}
 	target := 0
 	for i := range p.texts {
@@ -196,11 +225,11 @@ func (e *engine) fit(ctx context.Context, c *call, p *parsedReq) *record.Error {
 	// tokenizer (o200k_base for --tokenizer server) may count the text
 	// differently from the one that counts the prompt, so each round
 	// converts the excess with the ratio of the two counts.
-	for round := 0; c.promptTokens+c.maxTokens > L; round++ {
+	for round := 0; c.promptTokens+reserve > L; round++ {
 		if round == 5 {
-			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: after 5 cuts the prompt still has %s tokens + max_tokens %d > %s %d", e.about(c), c.maxTokens, mml, L)}
+			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: after 5 cuts %s", need())}
 		}
-		excess := c.promptTokens + c.maxTokens - L
+		excess := c.promptTokens + reserve - L
 		ratio := 1.0
 		if c.tokenizer != enc.Label() { // the server counts: convert its excess to local tokens
 			if local := enc.Count(text); local > 0 && c.promptTokens > 0 {
@@ -210,7 +239,7 @@ func (e *engine) fit(ctx context.Context, c *call, p *parsedReq) *record.Error {
 		n := int(float64(excess)*ratio) + round // a round that fell short cuts a little more
 		cutText, err := cutContext(enc, text, max(n, 1), e.opt.ContextMarkers)
 		if err != nil {
-			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s prompt tokens + max_tokens %d exceed %s %d, and %v", e.about(c), c.maxTokens, mml, L, err)}
+			return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s, and %v", need(), err)}
 		}
 		text = cutText
 		if re := p.decode(c); re != nil {

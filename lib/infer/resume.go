@@ -186,8 +186,8 @@ func (e *engine) index(sources []string) error {
 // takeEarlier gives an input record its earlier record when one answered
 // the same request (earlier.take): it.old is set and it.rec is what is
 // written in the input's position. An earlier failure of this tool that is
-// kept counts as a failure of this run, and a kept server_truncated answer
-// in the summary, which covers the whole output.
+// kept counts as a failure of this run, in the summary, which covers the
+// whole output; so does the model that answered it.
 func (e *engine) takeEarlier(it *item) error {
 	old, c, changed, err := e.earlier.take(e, it.rec)
 	if err != nil {
@@ -205,11 +205,10 @@ func (e *engine) takeEarlier(it *item) error {
 		old.Decode("error", &re)
 		e.r.CountFailure(&re)
 	}
-	var resp struct {
-		Cut bool `json:"server_truncated"`
-	}
-	if old.Decode("response", &resp) == nil && resp.Cut {
-		e.st.truncated(old.ID())
+	// Judged again on the way out, with this run's replies (cutcheck.go).
+	it.sample = e.sampleOf(old)
+	if m := old.String("model"); m != "" && e.opt.Role == "" {
+		e.st.resumedModel(m)
 	}
 	return nil
 }

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/cache"
 	"github.com/ifkit/ifkit/lib/cost"
+	"github.com/ifkit/ifkit/lib/cuts"
 	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/progress"
 	"github.com/ifkit/ifkit/lib/record"
@@ -39,15 +41,21 @@ type stats struct {
 	preflightFails int64
 	cutRecords     int64
 	cutTokens      int64
-	truncatedIDs   []string    // flagged server_truncated
+	truncatedIDs   []string // flagged server_truncated
+	checks         map[cuts.Check]int64
+	noUsage        int64       // replies without usage: not checkable at all
+	maxMargin      float64     // the widest margin of a calibrated check
+	runawayIDs     []string    // replies stopped by the server's own limit
+	resumedModels  []string    // the models of the records taken from earlier outputs
 	tokens         cost.Tokens // of every reply received: paid
 	cacheTokens    cost.Tokens // of the replies the cache answered
+	traces         traceCounts // the reasoning rule's work (lib/reasoning)
 	lowestLimit    int
 	endpoints      []endpointStats
 }
 
 func newStats() *stats {
-	s := &stats{start: time.Now(), attemptFailBy: map[string]int64{}, attemptStatus: map[int]int64{}, finishReasons: map[string]int64{}}
+	s := &stats{start: time.Now(), attemptFailBy: map[string]int64{}, attemptStatus: map[int]int64{}, finishReasons: map[string]int64{}, checks: map[cuts.Check]int64{}}
 	s.total.Store(-1)
 	return s
 }
@@ -72,6 +80,41 @@ func (s *stats) truncated(id string) int {
 	return len(s.truncatedIDs)
 }
 
+// checked counts how well a record was checked for a cut; the records
+// found cut count among those checked exactly (a cut was seen).
+func (s *stats) checked(v cuts.Verdict, got int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if got <= 0 {
+		s.noUsage++
+	}
+	if v.Cut {
+		s.checks[cuts.Exact]++
+		return
+	}
+	s.checks[v.Check]++
+	if v.Check == cuts.Calibrated {
+		s.maxMargin = max(s.maxMargin, v.Margin)
+	}
+}
+
+// runaway counts a reply the server's own limit stopped and returns how
+// many so far.
+func (s *stats) runaway(id string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runawayIDs = append(s.runawayIDs, id)
+	return len(s.runawayIDs)
+}
+
+func (s *stats) resumedModel(m string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.resumedModels, m) {
+		s.resumedModels = append(s.resumedModels, m)
+	}
+}
+
 func (s *stats) preflight() {
 	s.mu.Lock()
 	s.preflightFails++
@@ -94,6 +137,31 @@ func (s *stats) success(c *oai.Completion, cl *call) {
 		s.cutTokens += int64(cl.cut)
 	}
 	s.mu.Unlock()
+}
+
+// traceCounts are the replies the reasoning rule found a trace in, by
+// format, the trace's tokens, and those whose trace never ended.
+type traceCounts struct {
+	ByFormat   map[string]int64 `json:"by_format"`
+	Tokens     int64            `json:"tokens"`
+	Unfinished int64            `json:"unfinished"`
+}
+
+// reasoned counts what the reasoning rule found in a reply.
+func (s *stats) reasoned(resp *record.Response) {
+	if resp.ReasoningFormat == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.traces.ByFormat == nil {
+		s.traces.ByFormat = map[string]int64{}
+	}
+	s.traces.ByFormat[resp.ReasoningFormat]++
+	s.traces.Tokens += int64(resp.ReasoningTokens)
+	if resp.ReasoningUnfinished {
+		s.traces.Unfinished++
+	}
 }
 
 // servedFromCache counts an answer the cache gave.
@@ -234,6 +302,24 @@ type Summary struct {
 	// (response.server_truncated) and ServerTruncatedIDs names them.
 	ServerTruncated    int64    `json:"server_truncated"`
 	ServerTruncatedIDs []string `json:"server_truncated_ids,omitempty"`
+	// CutCheck counts the records by how well they were checked for a cut
+	// (response.cut_check; a record found cut counts as exact) and gives the
+	// widest margin of the calibrated ones.
+	CutCheck cutChecks `json:"cut_check"`
+	// Runaway counts the replies stopped by the server's own limit
+	// (response.runaway) and RunawayIDs names them.
+	Runaway    int64    `json:"runaway"`
+	RunawayIDs []string `json:"runaway_ids,omitempty"`
+	// Reasoning counts the replies that held a reasoning trace, when any did.
+	Reasoning *traceCounts `json:"reasoning,omitempty"`
+}
+
+type cutChecks struct {
+	Exact      int64   `json:"exact"`
+	Calibrated int64   `json:"calibrated"`
+	Unchecked  int64   `json:"unchecked"`
+	NoUsage    int64   `json:"no_usage"` // of the unchecked: the reply said nothing to check
+	Margin     float64 `json:"margin,omitempty"`
 }
 
 type recordCounts struct {
@@ -287,8 +373,20 @@ func (e *engine) summary() Summary {
 		cs = &st
 		acct.CacheRun = st.Run
 	}
+	model := e.model
+	if model == "" {
+		// Every answer came from earlier outputs: the model is theirs.
+		model = strings.Join(s.resumedModels, ",")
+	}
+	var traces *traceCounts
+	if len(s.traces.ByFormat) > 0 {
+		t := s.traces
+		t.ByFormat = copyCounts(t.ByFormat)
+		traces = &t
+	}
 	return Summary{
-		Tool: e.r.Tool, Model: e.model, Endpoints: s.endpoints, Started: s.start.UTC(), Account: acct, Cache: cs,
+		Reasoning: traces,
+		Tool:      e.r.Tool, Model: model, Endpoints: s.endpoints, Started: s.start.UTC(), Account: acct, Cache: cs,
 		Records: recordCounts{Read: e.r.Read.Load(), Written: e.r.Written.Load(), OK: ok, Failed: e.r.Failed.Load(), FailedByKind: copyCounts(e.r.FailuresByKind()),
 			PassedThrough: s.passed.Load(), Resumed: s.resumed.Load(), PreflightFailed: s.preflightFails, ContextCut: s.cutRecords, ContextCutTok: s.cutTokens},
 		Requests:           requestCounts{Sent: s.attempts.Load(), Retries: s.retries.Load(), FailedByKind: copyCounts(s.attemptFailBy), FailedByHTTP: byHTTP},
@@ -299,6 +397,9 @@ func (e *engine) summary() Summary {
 		Concurrency:        concurrency{Max: e.opt.Concurrency, Adaptive: e.opt.Adaptive, LowestLimit: s.lowestLimit},
 		ServerTruncated:    int64(len(s.truncatedIDs)),
 		ServerTruncatedIDs: slices.Clone(s.truncatedIDs),
+		CutCheck:           cutChecks{Exact: s.checks[cuts.Exact], Calibrated: s.checks[cuts.Calibrated], Unchecked: s.checks[cuts.Unchecked], NoUsage: s.noUsage, Margin: roundMargin(s.maxMargin)},
+		Runaway:            int64(len(s.runawayIDs)),
+		RunawayIDs:         slices.Clone(s.runawayIDs),
 	}
 }
 
@@ -334,10 +435,27 @@ func (e *engine) writeStats() error {
 	if n := sum.ServerTruncated; n > 0 {
 		attrs = append(attrs, "server_truncated", n)
 	}
+	if n := sum.Runaway; n > 0 {
+		attrs = append(attrs, "runaway", n)
+	}
+	if t := sum.Reasoning; t != nil {
+		n := int64(0)
+		for _, v := range t.ByFormat {
+			n += v
+		}
+		attrs = append(attrs, "reasoning_traces", n, "reasoning_tokens", t.Tokens, "reasoning_unfinished", t.Unfinished)
+	}
 	attrs = append(attrs, accountAttrs(&sum.Account, sum.Cache)...)
 	e.r.Log.Info("inference", attrs...)
 	if n := sum.ServerTruncated; n > 0 {
 		e.r.Log.Warn("the server truncated prompts: those replies answer a shorter prompt than the benchmark's; aggregate-ifs counts them in every table (--exclude-truncated leaves them out)", "records", n)
+	}
+	e.cutSummary(&sum)
+	if n := sum.Runaway; n > 0 {
+		e.r.Log.Warn("replies stopped at the server's own limit (finish_reason length with no max_tokens in the request, or past the one it set): they are flagged response.runaway; give every request max_tokens (expand-templates does)", "records", n)
+	}
+	if t := sum.Reasoning; t != nil && t.Unfinished > 0 {
+		e.r.Log.Warn("replies ended while the model was still reasoning: they have no answer and fail with reasoning_unfinished, scored as failed records; raise max_tokens for a reasoning model (expand-templates --reasoning-budget N, the pipeline scripts' --reasoning-budget N)", "records", t.Unfinished)
 	}
 	e.r.SetUsage(&sum.Account)
 	return writeJSON(e.opt.StatsFile, sum)

@@ -1,10 +1,6 @@
 package infer
 
-import (
-	"context"
-
-	"github.com/ifkit/ifkit/lib/record"
-)
+import "context"
 
 // recordWriter writes a run's records from one goroutine, either in input
 // order through a reorder window or, unordered, as they complete. Either
@@ -20,7 +16,7 @@ type recordWriter struct {
 	queue    chan *item    // ordered: admitted records in input order
 	finished chan *item    // unordered: completed records
 	slots    chan struct{} // unordered: one per admitted record not yet written
-	write    func(*record.Record) error
+	write    func(*item) error
 	failed   func(error) // called once, on the first failed write
 	err      error       // the first failed write; later records are not written
 	done     chan struct{}
@@ -28,7 +24,7 @@ type recordWriter struct {
 
 // newRecordWriter starts the writer goroutine. finishing is how many records
 // may complete at once (-j): the unordered writer's hand-over buffer.
-func newRecordWriter(window, finishing int, unordered bool, write func(*record.Record) error, failed func(error)) *recordWriter {
+func newRecordWriter(window, finishing int, unordered bool, write func(*item) error, failed func(error)) *recordWriter {
 	w := &recordWriter{write: write, failed: failed, done: make(chan struct{})}
 	if unordered {
 		w.finished = make(chan *item, finishing)
@@ -114,7 +110,7 @@ func (w *recordWriter) put(it *item) {
 	if it.drop || w.err != nil {
 		return
 	}
-	if err := w.write(it.rec); err != nil {
+	if err := w.write(it); err != nil {
 		w.err = err
 		w.failed(err)
 	}

@@ -25,7 +25,8 @@ type collect struct {
 
 func newCollect() *collect { return &collect{wrote: make(chan string, 1000)} }
 
-func (c *collect) write(rec *record.Record) error {
+func (c *collect) write(it *item) error {
+	rec := it.rec
 	if rec.ID() == c.failAt {
 		return c.failErr
 	}

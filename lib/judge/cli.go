@@ -6,6 +6,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/infer"
+	"github.com/ifkit/ifkit/lib/reasoning"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/urfave/cli/v2"
 )
@@ -29,6 +30,7 @@ func Flags(prompts []Prompts) []cli.Flag {
 		&cli.StringFlag{Name: "judge", Value: "llm", Usage: "LongGenBench checks: llm, or lexical (offline approximation, labelled in every record)"},
 		&cli.BoolFlag{Name: "strict-verdict", Usage: "accept only a judge reply that is a single yes or no verdict"},
 		&cli.StringFlag{Name: "judge-prompt", Usage: "judge prompt variant (" + strings.Join(each, "; ") + ")"},
+		reasoning.Flag("reasoning", "the records' replies (--judge-reasoning: in the judge model's)"),
 	}, infer.Flags("judge-")...)
 }
 
@@ -69,6 +71,10 @@ func Action(reg map[string]Factory, prompts []Prompts) func(*app.Run) error {
 		opt := Options{Mode: r.String("judge"), StrictVerdict: r.Bool("strict-verdict"), Prompt: r.String("judge-prompt")}
 		if opt.Mode != "llm" && opt.Mode != "lexical" {
 			return app.Usagef("--judge %q: want llm or lexical", opt.Mode)
+		}
+		var err error
+		if opt.Reasoning, err = reasoning.ParseMode(r.String("reasoning")); err != nil {
+			return app.Usagef("--reasoning %q: %v", r.String("reasoning"), err)
 		}
 		if err := checkPrompt(opt.Prompt, prompts); err != nil {
 			return err

@@ -92,18 +92,7 @@ func TestInferProcessor(t *testing.T) {
 	if code != app.ExitTooManyFail {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]*record.Record{}
-	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		r, err := record.Parse(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got[r.ID()] = r
-	}
+	got := readByID(t, out)
 	verdict := func(id string) (record.Judgement, bool) {
 		var j record.Judgement
 		if err := got[id].Decode("judgement", &j); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/reasoning"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -13,6 +14,9 @@ type Options struct {
 	Mode          string // LLM-judged benchmarks: "llm" or "lexical" (offline, labelled)
 	StrictVerdict bool   // accept only a reply that is exactly yes/no
 	Prompt        string // judge prompt variant
+	// Reasoning is the reasoning rule for the records' replies (the judge
+	// model's own are the engine's: --judge-reasoning).
+	Reasoning reasoning.Mode
 }
 
 // Decision is a scorer's answer for one record: a judgement now, or a chat
@@ -41,8 +45,10 @@ type Processor func(r *app.Run, prepare func(*record.Record) ([]byte, error), ap
 var ErrNoJudge = errors.New("this record needs an LLM judge: give --judge-base-url (or JUDGE_BASE_URL) and --judge-model, or --judge lexical for the offline approximation")
 
 // Run judges every record. Records carrying "error" pass through unjudged:
-// aggregate-ifs counts them as failed samples. llm may be nil when no judge
-// endpoint was configured.
+// aggregate-ifs counts them as failed samples. A reply that still holds a
+// reasoning trace is judged on the answer after it (opt.Reasoning), and one
+// whose trace never ended fails (reasoning_unfinished) and passes through.
+// llm may be nil when no judge endpoint was configured.
 func Run(r *app.Run, reg map[string]Factory, opt Options, llm Processor) error {
 	scorers := map[string]Scorer{}
 	scorerFor := func(rec *record.Record) (Scorer, error) {
@@ -64,6 +70,11 @@ func Run(r *app.Run, reg map[string]Factory, opt Options, llm Processor) error {
 	prepare := func(rec *record.Record) ([]byte, error) {
 		if rec.Errored() {
 			return nil, nil
+		}
+		if re, err := reasoning.ApplyRecord(rec, opt.Reasoning, reasoning.Estimate); err != nil {
+			return nil, app.Invalid(err)
+		} else if re != nil {
+			return nil, re
 		}
 		s, err := scorerFor(rec)
 		if err != nil {

@@ -186,8 +186,10 @@ func ifp(samples []sample) map[string]float64 {
 
 // ifs is, for one perspective, the mean over tasks of the coefficient of
 // variation of the group ARS values: stdev(group means) / mean of the
-// task's samples. Tasks with one group or a zero mean are left out.
-func ifs(samples []sample, key func(sample) string) (float64, int) {
+// task's samples. Tasks with one group or a zero mean are left out. n is
+// the tasks it averages, cut those of them with a sample whose prompt the
+// server cut: the row's n_truncated counts tasks, as its n does.
+func ifs(samples []sample, key func(sample) string) (v float64, n, cut int) {
 	by := map[*Task][]sample{}
 	for _, s := range samples {
 		by[s.task] = append(by[s.task], s)
@@ -211,9 +213,12 @@ func ifs(samples []sample, key func(sample) string) (float64, int) {
 		m := fsum.Mean(all)
 		if sd := fsum.Std(gm); !math.IsNaN(sd) && m > 0 {
 			vals = append(vals, sd/m)
+			if _, c := tally(ss); c > 0 {
+				cut++
+			}
 		}
 	}
-	return fsum.Mean(vals), len(vals)
+	return fsum.Mean(vals), len(vals), cut
 }
 
 var perspectives = []struct {
@@ -239,9 +244,11 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 	}
 	sort.Strings(models)
 	res := &aggregate.Result{}
-	// row writes one metric over the samples ss (its n_failed and
-	// n_truncated); a length label also gives its token budget as a number.
-	row := func(model, metric string, v float64, n int, ss []sample, dims ...string) {
+	// row writes one metric over n items: the samples ss (its n_failed
+	// and, unless cut says otherwise, n_truncated); a length label also
+	// gives its token budget as a number. cut >= 0 is n_truncated where
+	// the items are not samples (IFS: tasks, or perspectives).
+	row := func(model, metric string, v float64, n int, ss []sample, cut int, dims ...string) {
 		d := map[string]string{}
 		for i := 0; i+1 < len(dims); i += 2 {
 			d[dims[i]] = dims[i+1]
@@ -251,6 +258,9 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 			nums = map[string]float64{"length_tokens": tok}
 		}
 		failed, truncated := tally(ss)
+		if cut >= 0 {
+			truncated = cut
+		}
 		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: model, Metric: metric, Dims: d, Nums: nums, Value: v, Unit: "ratio", N: n, NFailed: failed, NTruncated: truncated})
 	}
 	for _, m := range models {
@@ -267,10 +277,10 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 		}
 		for _, t := range Tasks {
 			if v, ok := per[t]; ok {
-				row(m, "ARS", v, counts[t], byTask[t], "task", t.Name, "length", "all")
+				row(m, "ARS", v, counts[t], byTask[t], -1, "task", t.Name, "length", "all")
 			}
 		}
-		row(m, "ARS", overall, n, all, "task", "overall", "length", "all")
+		row(m, "ARS", overall, n, all, -1, "task", "overall", "length", "all")
 
 		byLen, allByLen := map[string][]sample{}, map[string][]sample{}
 		var lengths []string
@@ -296,36 +306,40 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 			}
 			for _, t := range Tasks {
 				if v, ok := lp[t]; ok {
-					row(m, "ARS", v, lc[t], lt[t], "task", t.Name, "length", l)
+					row(m, "ARS", v, lc[t], lt[t], -1, "task", t.Name, "length", l)
 				}
 			}
-			row(m, "ARS", lo, ln, allByLen[l], "task", "overall", "length", l)
+			row(m, "ARS", lo, ln, allByLen[l], -1, "task", "overall", "length", l)
 			byCap := ifp(byLen[l])
 			for _, c := range Capabilities {
 				if v, ok := byCap[c]; ok {
-					row(m, "IFP", v, ln, allByLen[l], "capability", c, "length", l)
+					row(m, "IFP", v, ln, allByLen[l], -1, "capability", c, "length", l)
 				}
 			}
 			for _, p := range perspectives[:2] {
-				v, nt := ifs(byLen[l], p.key)
-				row(m, "IFS", v, nt, allByLen[l], "perspective", p.name, "task", "overall", "length", l)
+				v, nt, cut := ifs(byLen[l], p.key)
+				row(m, "IFS", v, nt, allByLen[l], cut, "perspective", p.name, "task", "overall", "length", l)
 			}
 		}
 
 		var vals []float64
+		cutPerspectives := 0 // the averaged perspectives with a cut sample in them
 		for _, p := range perspectives {
-			v, nt := ifs(ss, p.key)
-			row(m, "IFS", v, nt, all, "perspective", p.name, "task", "overall", "length", "all")
+			v, nt, cut := ifs(ss, p.key)
+			row(m, "IFS", v, nt, all, cut, "perspective", p.name, "task", "overall", "length", "all")
 			if !math.IsNaN(v) {
 				vals = append(vals, v)
+				if cut > 0 {
+					cutPerspectives++
+				}
 			}
 		}
-		row(m, "IFS", fsum.Mean(vals), len(vals), all, "perspective", "avg", "task", "overall", "length", "all")
+		row(m, "IFS", fsum.Mean(vals), len(vals), all, cutPerspectives, "perspective", "avg", "task", "overall", "length", "all")
 
 		caps := ifp(ss)
 		for _, c := range Capabilities {
 			if v, ok := caps[c]; ok {
-				row(m, "IFP", v, n, all, "capability", c, "length", "all")
+				row(m, "IFP", v, n, all, -1, "capability", c, "length", "all")
 			}
 		}
 	}

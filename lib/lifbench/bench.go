@@ -2,12 +2,15 @@ package lifbench
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/bench"
+	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/official"
 	"github.com/ifkit/ifkit/lib/sim"
 	"github.com/ifkit/ifkit/lib/tokens"
 	"github.com/urfave/cli/v2"
@@ -18,7 +21,9 @@ var Benchmark = bench.Bench{
 	Name:     Bench,
 	Title:    "LIFBench",
 	Generate: genCommand,
-	Expand:   bench.FilePlug(&cli.StringFlag{Name: "templates", Usage: "LIFBench: load templates from `FILE` (the official tasks.json layout) instead of the embedded ones"}, NewExpander),
+	Cells:    "length × task",
+	Cell:     bench.CellOf("group.length", "task"),
+	Expand:   bench.Plug[expand.Factory]{Flags: templatesPlug.Flags, Open: openTemplates},
 	Judge: bench.Plug[judge.Factory]{
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "rubric", Value: "official", Usage: "LIFBench: official (the official scorer, quirks included) or strict (known bugs fixed)"},
@@ -54,7 +59,7 @@ Example:
 		&cli.Uint64Flag{Name: "seed", Value: 0, Usage: "seed of every random choice (ids, texts, tags)"},
 		&cli.StringFlag{Name: "tokenizer", Value: tokens.Default, Usage: "what counts the budget: a tiktoken encoding (" + strings.Join(tokens.Names, ", ") + ") or a model's tokenizer.json `FILE`, for budgets exact for that model"},
 		&cli.StringFlag{Name: "corpus", Usage: "draw list lines, essay sentences and document bodies from `FILE` (JSONL with \"text\", or lines)"},
-		&cli.StringSliceFlag{Name: "official", Usage: "import an official context `FILE` (data/meta/*_input.json; repeatable) instead of generating"},
+		&cli.StringSliceFlag{Name: "official", Usage: "import an official context `FILE` (data/meta/*_input.json; repeatable) instead of generating; or a folder of official files (gen-context fetch-official), whose three context files are verified and imported"},
 	},
 	Action: func(r *app.Run) error {
 		opt := GenOptions{Seed: r.Uint64("seed"), Tokenizer: r.String("tokenizer")}
@@ -63,6 +68,13 @@ Example:
 				if r.IsSet(g) {
 					return app.Usagef("--%s does not apply to --official: the official contexts are imported as they are", g)
 				}
+			}
+			dir, err := bench.OfficialDir(r)
+			if err != nil {
+				return err
+			}
+			if dir != "" {
+				return importOfficialDir(dir, opt, r)
 			}
 			for _, f := range files {
 				if err := ImportOfficial(f, opt, bench.EmitFrom(r, bench.OfficialSource(f))); err != nil {
@@ -94,4 +106,56 @@ Example:
 		}
 		return Generate(opt, bench.EmitFrom(r, source))
 	},
+}
+
+// OfficialContexts are the official context files, by their path in the
+// authors' repository.
+var OfficialContexts = []string{"data/meta/list_input.json", "data/meta/multidoc_input.json", "data/meta/onedoc_input.json"}
+
+// OfficialTemplates is the official tasks.json, by its path in the authors'
+// repository.
+const OfficialTemplates = "data/meta/tasks.json"
+
+// importOfficialDir imports the three official context files from the
+// folder of official files dir, each verified against its pin.
+func importOfficialDir(dir string, opt GenOptions, r *app.Run) error {
+	files := make([]official.Local, len(OfficialContexts))
+	for i, p := range OfficialContexts {
+		var err error
+		if files[i], err = official.Find(dir, Bench, p); err != nil {
+			return err
+		}
+	}
+	emit := bench.EmitFrom(r, bench.OfficialData(files...))
+	for _, f := range files {
+		if err := ImportOfficial(f.File, opt, emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var templatesPlug = bench.FilePlug(&cli.StringFlag{Name: "templates", Usage: "LIFBench: load templates from `FILE` (the official tasks.json layout) instead of the embedded ones; or from a folder of official files (gen-context fetch-official): its data/meta/tasks.json, verified, which the requests' source names"}, NewExpander)
+
+// openTemplates reads --templates: a file as FilePlug does, or a folder of
+// official files, whose tasks.json must be the official one; the requests
+// made with it say so in their source.
+func openTemplates(r *app.Run) (expand.Factory, error) {
+	dir := r.String("templates")
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return templatesPlug.Open(r)
+	}
+	l, err := official.Find(dir, Bench, OfficialTemplates)
+	if err != nil {
+		return nil, err
+	}
+	note := "official templates: " + bench.OfficialNames(l)
+	return func(opt expand.Options) (expand.Expander, error) {
+		e, err := NewExpander(opt, l.File)
+		if err != nil {
+			return nil, err
+		}
+		e.(*Expander).note = note
+		return e, nil
+	}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/bench"
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/record"
 )
@@ -20,6 +21,9 @@ import (
 type Expander struct {
 	tpl *Templates
 	opt expand.Options
+	// note is added to every request's source: the official templates it
+	// was made with (--templates DIR).
+	note string
 }
 
 // NewExpander is the expand-templates expander of the embedded templates,
@@ -95,6 +99,11 @@ func (e *Expander) Expand(item *record.Record, emit func(*record.Record) error) 
 	}
 	base := item.Clone()
 	base.Delete("context")
+	if e.note != "" {
+		if err := bench.AddToSource(base, e.note); err != nil {
+			return err
+		}
+	}
 	ctxEsc := record.Quote(c.Text)
 	ctxEsc = ctxEsc[1 : len(ctxEsc)-1]
 	n := 0

@@ -138,6 +138,15 @@ func (s Solver) Solve(req *sim.Request, p sim.Params) (string, bool) {
 	return "", false
 }
 
+// Think implements sim.Thinker: the model drafts a wrong answer first, as
+// is and as JSON. Scored, the draft would be read as (part of) the answer
+// and the reply would break the task's format.
+func (s Solver) Think(req *sim.Request, p sim.Params) string {
+	draft, _ := s.Solve(req, sim.Params{Skill: 0, Rand: p.Rand, PromptTokens: p.PromptTokens})
+	j, _ := record.Marshal(map[string]any{"draft": draft, "label": "unsure", "ids": []int{1, 2, 3}})
+	return "A first draft, probably wrong:\n" + draft + "\nAs JSON: " + string(j)
+}
+
 // matchers are compiled once per template set.
 func (s Solver) matchers() []scenarioMatcher {
 	if s.Templates != nil {

@@ -30,15 +30,24 @@ const positionBuckets = 10
 
 // tally counts checks; failed ones (their judge call or their record's
 // inference failed) are in failed, and in checks only when they are scored.
-type tally struct{ checks, judged, yes, failed int }
+// tally counts checks; cutChecks and cutJudged are the checks (and the
+// judged ones) of records whose prompt the server cut, so a row counts its
+// n_truncated among what its n counts.
+type tally struct{ checks, judged, yes, failed, cutChecks, cutJudged int }
 
-func (t *tally) add(verdict string) {
+func (t *tally) add(verdict string, cut bool) {
 	t.checks++
 	if verdict != judge.VerdictMissing {
 		t.judged++
 	}
 	if verdict == judge.VerdictYes {
 		t.yes++
+	}
+	if cut {
+		t.cutChecks++
+		if verdict != judge.VerdictMissing {
+			t.cutJudged++
+		}
 	}
 }
 
@@ -166,9 +175,10 @@ func (a *aggregator) Add(rec *record.Record) error {
 	default:
 		return fmt.Errorf("record %q: verdict %q: want yes, no or missing", rec.ID(), j.Verdict)
 	}
-	t.add(j.Verdict)
-	c.all.add(j.Verdict)
-	pos.add(j.Verdict)
+	cut := aggregate.ServerTruncated(rec)
+	t.add(j.Verdict, cut)
+	c.all.add(j.Verdict, cut)
+	pos.add(j.Verdict, cut)
 	if j.Verdict != judge.VerdictMissing {
 		mode, _ := j.Detail["mode"].(string)
 		model := ""
@@ -192,6 +202,7 @@ func ratio(num, den int, scale float64) float64 {
 type Metrics struct {
 	Records, Checks, Judged, Missing, JudgeFailed, InferFailed, Truncated int
 	Excluded, ServerCut                                                   int // failed records left out (--failed exclude); records whose prompt the server cut
+	WordsCut                                                              int // of the WordsN outputs, those whose prompt the server cut
 	CR, STIC1, STIC2, WAvg                                                float64
 	Accuracy                                                              map[string]float64 // by type, plus "average" (mean of the three)
 	Words                                                                 float64
@@ -216,6 +227,9 @@ func (c *cell) metrics() Metrics {
 		if p.Blocks > wordRuleBlocks && p.Words > wordRuleWords {
 			words += float64(p.Words)
 			m.WordsN++
+			if c.truncated[id] {
+				m.WordsCut++
+			}
 		}
 	}
 	m.CR = 100 * crSum / float64(len(c.parents))
@@ -255,6 +269,7 @@ func (c *cell) judgeLabel() string {
 
 func (t *tally) merge(o tally) {
 	t.checks, t.judged, t.yes, t.failed = t.checks+o.checks, t.judged+o.judged, t.yes+o.yes, t.failed+o.failed
+	t.cutChecks, t.cutJudged = t.cutChecks+o.cutChecks, t.cutJudged+o.cutJudged
 }
 
 func (c *cell) merge(o *cell) {
@@ -328,28 +343,30 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		// Record-level rows count failed records, check-level rows failed
 		// checks (a failed judge call, or a record whose inference failed).
 		failedRecs := m.InferFailed + m.Excluded
-		row := func(metric, unit string, v float64, n, failed int, nums map[string]float64, extra ...string) {
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: c.model, Metric: metric, Dims: dims(extra...), Nums: nums, Value: v, Unit: unit, N: n, NFailed: failed, NTruncated: m.ServerCut})
+		// n_truncated counts among what n counts: records, checks or
+		// judged checks of the records whose prompt the server cut.
+		row := func(metric, unit string, v float64, n, failed, cut int, nums map[string]float64, extra ...string) {
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: c.model, Metric: metric, Dims: dims(extra...), Nums: nums, Value: v, Unit: unit, N: n, NFailed: failed, NTruncated: cut})
 		}
-		row("CR", "percent", m.CR, m.Records, failedRecs, nil)
-		row("STIC-1", "percent", m.STIC1, m.Judged, c.all.failed, nil)
-		row("STIC-2", "percent", m.STIC2, m.Checks, c.all.failed, nil)
-		row("wAvg", "percent", m.WAvg, m.Records, failedRecs, nil)
-		row("words", "words", m.Words, m.WordsN, failedRecs, nil)
-		row("cut_off", "count", float64(m.Truncated), m.Records, failedRecs, nil)
-		row("judge_failed", "count", float64(m.JudgeFailed), m.Checks, c.all.failed, nil)
+		row("CR", "percent", m.CR, m.Records, failedRecs, m.ServerCut, nil)
+		row("STIC-1", "percent", m.STIC1, m.Judged, c.all.failed, c.all.cutJudged, nil)
+		row("STIC-2", "percent", m.STIC2, m.Checks, c.all.failed, c.all.cutChecks, nil)
+		row("wAvg", "percent", m.WAvg, m.Records, failedRecs, m.ServerCut, nil)
+		row("words", "words", m.Words, m.WordsN, failedRecs, m.WordsCut, nil)
+		row("cut_off", "count", float64(m.Truncated), m.Records, failedRecs, m.ServerCut, nil)
+		row("judge_failed", "count", float64(m.JudgeFailed), m.Checks, c.all.failed, c.all.cutChecks, nil)
 		for _, t := range append(append([]string{}, CheckTypes...), "average") {
-			n, failed := m.Judged, c.all.failed
+			n, failed, cut := m.Judged, c.all.failed, c.all.cutJudged
 			if t != "average" {
-				n, failed = c.byType[t].judged, c.byType[t].failed
+				n, failed, cut = c.byType[t].judged, c.byType[t].failed, c.byType[t].cutJudged
 			}
-			row("accuracy", "ratio", m.Accuracy[t], n, failed, nil, "type", t)
+			row("accuracy", "ratio", m.Accuracy[t], n, failed, cut, nil, "type", t)
 		}
 		for i, t := range c.byPos {
 			label := fmt.Sprintf("%d-%d%%", i*100/positionBuckets, (i+1)*100/positionBuckets)
 			pos := map[string]float64{"position": float64(i) / positionBuckets}
-			row("accuracy", "ratio", ratio(t.yes, t.judged, 1), t.judged, t.failed, pos, "type", "all", "position_range", label)
-			row("present", "ratio", ratio(t.judged, t.checks, 1), t.checks, t.failed, pos, "type", "all", "position_range", label)
+			row("accuracy", "ratio", ratio(t.yes, t.judged, 1), t.judged, t.failed, t.cutJudged, pos, "type", "all", "position_range", label)
+			row("present", "ratio", ratio(t.judged, t.checks, 1), t.checks, t.failed, t.cutChecks, pos, "type", "all", "position_range", label)
 		}
 	}
 	note := func(s string) { res.Note(titleMain, s) }

@@ -71,7 +71,7 @@ func TestImportOfficialShort(t *testing.T) {
 	if err := ImportOfficial(path, func(r *record.Record) error { recs = append(recs, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	var raw []official
+	var raw []officialRecord
 	b, _ := os.ReadFile(path)
 	if err := record.Unmarshal(b, &raw); err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
-// official is one record of Dataset_short.json / Dataset_long.json.
-type official struct {
+// officialRecord is one record of Dataset_short.json / Dataset_long.json.
+type officialRecord struct {
 	Prompt         string            `json:"prompt"`
 	ChecksOnce     map[string]string `json:"checks_once"`
 	ChecksRange    map[string]string `json:"checks_range"`
@@ -53,7 +53,7 @@ func ImportOfficial(path string, emit func(*record.Record) error) error {
 	if err != nil {
 		return err
 	}
-	var recs []official
+	var recs []officialRecord
 	if err := record.Unmarshal(b, &recs); err != nil {
 		return fmt.Errorf("%s: not a LongGenBench dataset (a JSON array of records): %w", path, err)
 	}

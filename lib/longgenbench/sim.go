@@ -139,6 +139,29 @@ func (w WriterSolver) Solve(req *sim.Request, p sim.Params) (string, bool) {
 	return b.String(), true
 }
 
+// Think implements sim.Thinker: the model outlines every entry with every
+// event it requires, in the entries' own format. Scored, the outline
+// would be read as entries that hold every event.
+func (WriterSolver) Think(req *sim.Request, _ sim.Params) string {
+	s, reqs, _ := parseTask(req.Text())
+	events := map[int][]string{}
+	for _, q := range reqs {
+		for _, e := range q.entries(s) {
+			events[e] = append(events[e], q.Event)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("Outline:\n")
+	for n := 1; n <= s.number; n++ {
+		b.WriteString(Separator + " " + s.heading(n))
+		for _, ev := range events[n] {
+			fmt.Fprintf(&b, " This entry includes the %s.", ev)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 func simBody(rng *rand.Rand) string {
 	parts := make([]string, 3)
 	for i := range parts {

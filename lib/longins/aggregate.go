@@ -23,9 +23,10 @@ type cell struct {
 type cellStats struct {
 	f1             fsum.Sum // correctly rounded: the mean does not depend on the records' order
 	exams, failed  int      // exams counts the failed ones when they are scored (--failed official)
-	truncated      int
+	truncated      int      // exams whose prompt the server cut
 	depthHit       [10]int
 	depthTotal     [10]int
+	depthCut       [10]int // wrong answers at the depth in exams the server cut
 	emptyGoldExams int
 	overLimit      int // exams whose reply the official eval.py cannot read (Predicted)
 }
@@ -51,7 +52,8 @@ func (a *aggregator) Add(rec *record.Record) error {
 		c = &cellStats{}
 		a.cells[k] = c
 	}
-	if aggregate.ServerTruncated(rec) {
+	cut := aggregate.ServerTruncated(rec)
+	if cut {
 		c.truncated++
 	}
 	if e.failed {
@@ -72,6 +74,9 @@ func (a *aggregator) Add(rec *record.Record) error {
 		c.depthTotal[h.Depth]++
 		if h.Hit {
 			c.depthHit[h.Depth]++
+		}
+		if cut {
+			c.depthCut[h.Depth]++
 		}
 	}
 	return nil
@@ -172,7 +177,7 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 				continue
 			}
 			dn := map[string]float64{"length_tokens": float64(k.length), "depth": float64(d)}
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "depth_accuracy", Dims: dims, Nums: dn, Value: 100 * float64(c.depthHit[d]) / float64(c.depthTotal[d]), Unit: "percent", N: c.depthTotal[d], NFailed: c.failed, NTruncated: c.truncated})
+			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "depth_accuracy", Dims: dims, Nums: dn, Value: 100 * float64(c.depthHit[d]) / float64(c.depthTotal[d]), Unit: "percent", N: c.depthTotal[d], NFailed: c.failed, NTruncated: c.depthCut[d]})
 		}
 	}
 	for _, mode := range Modes {
@@ -216,7 +221,7 @@ func Tables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
 			continue
 		}
 		slices.Sort(ls)
-		t := report.Table{Title: f1Title(mode), Columns: []string{"model"}}
+		t := report.Table{Title: f1Title(mode), Columns: []string{"model"}, Scope: map[string]string{"mode": mode}}
 		for _, l := range ls {
 			t.Columns = append(t.Columns, report.Fmt(l, -1))
 		}
@@ -252,7 +257,8 @@ func Tables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
 	}
 	for _, p := range pairs {
 		ls := lengths[p.mode]
-		t := report.Table{Title: fmt.Sprintf("LongIns %s, %s: wrong answers found (%%) by depth and exam length", strings.ToUpper(p.mode), p.model), Columns: []string{"depth"}}
+		t := report.Table{Title: fmt.Sprintf("LongIns %s, %s: wrong answers found (%%) by depth and exam length", strings.ToUpper(p.mode), p.model), Columns: []string{"depth"},
+			Scope: map[string]string{"mode": p.mode, "model": p.model}}
 		for _, l := range ls {
 			t.Columns = append(t.Columns, report.Fmt(l, -1))
 		}

@@ -1,13 +1,19 @@
 package longins
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/bench"
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/official"
 	"github.com/ifkit/ifkit/lib/sim"
 	"github.com/ifkit/ifkit/lib/tokens"
 	"github.com/urfave/cli/v2"
@@ -18,6 +24,8 @@ var Benchmark = bench.Bench{
 	Name:      Bench,
 	Title:     "LongIns",
 	Generate:  genCommand,
+	Cells:     "mode × length",
+	Cell:      bench.CellOf("group.mode", "group.length"),
 	Expand:    bench.Fixed[expand.Factory](NewExpander),
 	Judge:     bench.Fixed[judge.Factory](NewScorer),
 	Aggregate: NewAggregator,
@@ -50,14 +58,24 @@ Example:
 		&cli.Float64Flag{Name: "error-rate", Value: 0.1, Usage: "share of questions answered wrongly (at least one per exam)"},
 		&cli.StringSliceFlag{Name: "tasks", Usage: "task source `FILE` (repeatable) instead of the embedded checkable tasks"},
 		&cli.StringFlag{Name: "tokenizer", Value: Tokenizer, Usage: "what counts the lengths: a tiktoken encoding (" + strings.Join(tokens.Names, ", ") + ") or a model's tokenizer.json `FILE`"},
-		&cli.StringSliceFlag{Name: "official", Usage: "import official exam `FILE`s (object keyed by task id) instead of generating"},
+		&cli.StringSliceFlag{Name: "official", Usage: "import official exam `FILE`s (object keyed by task id) instead of generating; or a folder of official files (gen-context fetch-official): the exams of --modes × --lengths there, by default every one there, the pinned ones verified"},
 	},
 	Action: func(r *app.Run) error {
 		if files := r.StringSlice("official"); len(files) > 0 {
+			dir, err := bench.OfficialDir(r)
+			if err != nil {
+				return err
+			}
 			for _, g := range []string{"lengths", "modes", "seed", "error-rate", "tasks", "tokenizer"} {
+				if dir != "" && (g == "lengths" || g == "modes") {
+					continue // they choose the exams in the folder
+				}
 				if r.IsSet(g) {
 					return app.Usagef("--%s does not apply to --official: the official exams are imported as they are", g)
 				}
+			}
+			if dir != "" {
+				return importOfficialDir(r, dir)
 			}
 			for _, f := range files {
 				mode, length, ok := ModeLengthOf(f)
@@ -88,4 +106,85 @@ Example:
 		}
 		return Generate(opt, bench.EmitFrom(r, source))
 	},
+}
+
+// OfficialExam is the official exam file of a mode and length, by its path
+// in the authors' data (data/GIST/256.json).
+func OfficialExam(mode string, length int) string {
+	return fmt.Sprintf("data/%s/%d.json", strings.ToUpper(mode), length)
+}
+
+// importOfficialDir imports official exams from the folder of official
+// files dir: those of --modes × --lengths, each of which must be there, or
+// by default every exam of the paper's modes and lengths that is there
+// (the full data is not fetched: official.Unpinned), saying which are not.
+func importOfficialDir(r *app.Run, dir string) error {
+	modes, lengths := Modes, DefaultLengths()
+	chosen := r.IsSet("modes") || r.IsSet("lengths")
+	if r.IsSet("modes") {
+		modes = nil
+		for _, m := range r.StringSlice("modes") {
+			modes = append(modes, strings.ToLower(strings.TrimSpace(m)))
+		}
+	}
+	if r.IsSet("lengths") {
+		lengths = r.IntSlice("lengths")
+	}
+	type exam struct {
+		mode   string
+		length int
+		file   official.Local
+	}
+	var found []exam
+	var absent []string
+	for _, m := range modes {
+		if !slices.Contains(Modes, m) {
+			return app.Usagef("--modes: unknown %q (want gist, list, limt)", m)
+		}
+		for _, n := range lengths {
+			path := OfficialExam(m, n)
+			if _, err := os.Stat(filepath.Join(dir, Bench, filepath.FromSlash(path))); !chosen && errors.Is(err, fs.ErrNotExist) {
+				absent = append(absent, path)
+				continue
+			}
+			l, err := official.Find(dir, Bench, path)
+			if err != nil {
+				return err
+			}
+			found = append(found, exam{m, n, l})
+		}
+	}
+	if len(found) == 0 {
+		return &official.NotUsable{File: filepath.Join(dir, Bench, "data"), Why: "no official exam there: `" + official.FetchCommand(dir, Bench) +
+			"` fetches the GIST exams of 256 to 4096 tokens; " + official.Advice(dir, Bench)}
+	}
+	// Say what is left out, and how to get it: fetch-official for a pinned
+	// file, the authors' data.zip for the rest.
+	var fetchable, byHand []string
+	for _, p := range absent {
+		if _, ok := official.PinOf(Bench, p); ok {
+			fetchable = append(fetchable, p)
+		} else {
+			byHand = append(byHand, p)
+		}
+	}
+	if len(fetchable) > 0 {
+		r.Log.Warn(fmt.Sprintf("LongIns: official exams not in %s, left out: %s: `%s` fetches them",
+			filepath.Join(dir, Bench), strings.Join(fetchable, ", "), official.FetchCommand(dir, Bench)))
+	}
+	if len(byHand) > 0 {
+		r.Log.Warn(fmt.Sprintf("LongIns: official exams not in %s, left out: %s: %s",
+			filepath.Join(dir, Bench), strings.Join(byHand, ", "), official.Advice(dir, Bench)))
+	}
+	files := make([]official.Local, len(found))
+	for i, e := range found {
+		files[i] = e.file
+	}
+	emit := bench.EmitFrom(r, bench.OfficialData(files...))
+	for _, e := range found {
+		if err := ImportOfficial(e.file.File, e.mode, e.length, emit); err != nil {
+			return err
+		}
+	}
+	return nil
 }

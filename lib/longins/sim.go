@@ -112,3 +112,15 @@ func (Solver) Solve(req *sim.Request, p sim.Params) (string, bool) {
 	}
 	return "[" + strings.Join(named, ", ") + "]", true
 }
+
+// Think implements sim.Thinker: the model goes through the questions,
+// naming every ID as a candidate. Scored, the trace would name every
+// question wrong.
+func (Solver) Think(req *sim.Request, _ sim.Params) string {
+	qs, _ := ParsePrompt(req.Text())
+	ids := make([]string, len(qs))
+	for i, q := range qs {
+		ids[i] = strconv.Itoa(q.ID)
+	}
+	return "Candidates to check: [" + strings.Join(ids, ", ") + "]. Let me go through each."
+}

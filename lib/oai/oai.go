@@ -176,8 +176,12 @@ type Completion struct {
 	FinishReason string
 	Usage        Usage
 	HasUsage     bool
-	Latency      time.Duration // request start to the end of the body
-	TTFT         time.Duration // streaming only: to the first text or reasoning
+	// Choices is how many choices the reply held, counted up to 2: only the
+	// first is read, and a server that ignores the request's n (Ollama)
+	// answers with one.
+	Choices int
+	Latency time.Duration // request start to the end of the body
+	TTFT    time.Duration // streaming only: to the first text or reasoning
 }
 
 // Error is a failed attempt. It is the only error type Complete returns

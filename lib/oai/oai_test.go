@@ -86,6 +86,12 @@ func TestStream(t *testing.T) {
 			`{"choices":[{"delta":{"content":"lo"},"finish_reason":"stop"}]}`,
 			`{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}`,
 			`[DONE]`}, "Hello", "hm", "stop", "", true},
+		{"chat, the trace in \"reasoning\" (Ollama, OpenRouter, vLLM 0.10+)", []string{
+			`{"choices":[{"delta":{"role":"assistant","content":""}}]}`,
+			`{"choices":[{"delta":{"reasoning":"We need"}}]}`,
+			`{"choices":[{"delta":{"reasoning":" [3]."}}]}`,
+			`{"choices":[{"delta":{"content":"[3]"},"finish_reason":"stop"}]}`,
+			`[DONE]`}, "[3]", "We need [3].", "stop", "", false},
 		{"completions", []string{`{"choices":[{"text":"a"}]}`, `{"choices":[{"text":"b","finish_reason":"length"}]}`, `[DONE]`}, "ab", "", "length", "", false},
 		{"ended without finish_reason", []string{`{"choices":[{"delta":{"content":"Hel"}}]}`}, "", "", "", KindAborted, false},
 		{"[DONE] without finish_reason", []string{`{"choices":[{"delta":{"content":"Hel"}}]}`, `[DONE]`}, "", "", "", KindAborted, false},
@@ -416,5 +422,34 @@ func TestManyChoicesBoundedMemory(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(body))/4 {
 		t.Fatalf("parsing a %d MB reply allocated %d MB", len(body)>>20, alloc>>20)
+	}
+}
+
+// A reply says how many choices it held (up to 2), so that a server that
+// ignored the request's n is seen; streamed, another choice's events do not
+// run into the first one's text.
+func TestChoicesCounted(t *testing.T) {
+	c := &Client{}
+	for body, want := range map[string]int{
+		`{"choices":[{"message":{"content":"a"},"finish_reason":"stop"}]}`:                                             1,
+		`{"choices":[{"message":{"content":"a"},"finish_reason":"stop"},{"index":1,"message":{"content":"b"}}]}`:       2,
+		`{"choices":[{"message":{"content":"a"},"finish_reason":"stop"} , {"index":1,"message":{"content":"b"}}, {}]}`: 2,
+	} {
+		comp, err := c.parseBody([]byte(body))
+		if err != nil || comp.Choices != want {
+			t.Errorf("%s: %v, %+v", body, err, comp)
+		}
+	}
+	stream := "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"one\"}}]}\n\n" +
+		"data: {\"choices\":[{\"index\":1,\"delta\":{\"content\":\"two\"}}]}\n\n" +
+		"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: {\"choices\":[{\"index\":1,\"delta\":{},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n"
+	comp, err := c.readStream(strings.NewReader(stream), time.Now(), func(bool) {})
+	if err != nil || comp.Choices != 2 || comp.Text != "one" || comp.FinishReason != "stop" {
+		t.Fatalf("%v, %+v", err, comp)
+	}
+	comp, err = c.readStream(strings.NewReader("data: {\"choices\":[{\"delta\":{\"content\":\"one\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"), time.Now(), func(bool) {})
+	if err != nil || comp.Choices != 1 {
+		t.Fatalf("%v, %+v", err, comp)
 	}
 }

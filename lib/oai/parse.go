@@ -26,6 +26,7 @@ type message struct {
 }
 
 type choice struct {
+	Index        int      `json:"index"`
 	Text         *string  `json:"text"`
 	Message      *message `json:"message"`
 	Delta        *message `json:"delta"`
@@ -38,6 +39,7 @@ type choice struct {
 type body struct {
 	Fingerprint string
 	Choice      *choice // nil: no choices
+	More        bool    // another choice follows the first
 	Usage       *Usage
 	Error       json.RawMessage
 }
@@ -49,7 +51,7 @@ func readBody(b []byte) (*body, error) {
 		return nil, err
 	}
 	v := &body{Fingerprint: obj.String("system_fingerprint"), Error: obj.Raw("error")}
-	if obj.Has("usage") {
+	if raw := obj.Raw("usage"); raw != nil && string(raw) != "null" {
 		var u Usage
 		if err := obj.Decode("usage", &u); err != nil {
 			return nil, err
@@ -57,10 +59,11 @@ func readBody(b []byte) (*body, error) {
 		v.Usage = &u
 	}
 	if raw := obj.Raw("choices"); raw != nil && string(raw) != "null" {
-		first, ok, err := record.First(raw)
+		first, ok, more, err := record.First(raw)
 		if err != nil {
 			return nil, err
 		}
+		v.More = more
 		if ok {
 			v.Choice = new(choice)
 			if err := unmarshal(first, v.Choice); err != nil {
@@ -116,7 +119,10 @@ func (c *Client) parseBody(b []byte) (*Completion, error) {
 		return nil, &Error{Kind: KindBadResponse, Message: "response has no choices: " + shorten(b), Retryable: true}
 	}
 	ch := *v.Choice
-	comp := &Completion{Fingerprint: v.Fingerprint}
+	comp := &Completion{Fingerprint: v.Fingerprint, Choices: 1}
+	if v.More {
+		comp.Choices = 2
+	}
 	if ch.Message != nil {
 		comp.Text = contentText(ch.Message.Content)
 		comp.Reasoning = ch.Message.reasoning()
@@ -186,8 +192,13 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 			if v.Usage != nil {
 				comp.Usage, comp.HasUsage = *v.Usage, true
 			}
-			if v.Choice != nil {
+			if v.More || v.Choice != nil && v.Choice.Index != 0 {
+				// Another choice's events (n > 1): its text is not this one's.
+				comp.Choices = 2
+			}
+			if v.Choice != nil && v.Choice.Index == 0 {
 				ch := *v.Choice
+				comp.Choices = max(comp.Choices, 1)
 				n := text.Len() + reasoning.Len()
 				if ch.Delta != nil {
 					text.WriteString(contentText(ch.Delta.Content))
@@ -217,10 +228,12 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 	return comp, nil
 }
 
-// Model is one entry of /v1/models. MaxModelLen is vLLM's max_model_len
+// Model is one entry of /v1/models. OwnedBy names the server for some
+// (vllm, sglang, llamacpp); MaxModelLen is vLLM's and SGLang's max_model_len
 // (0 when the server does not say).
 type Model struct {
 	ID          string `json:"id"`
+	OwnedBy     string `json:"owned_by"`
 	MaxModelLen int    `json:"max_model_len"`
 }
 

@@ -5,4 +5,5 @@ var (
 	HasData    = hasData
 	Document   = document
 	RoundTicks = roundTicks
+	Caption    = caption
 )

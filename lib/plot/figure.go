@@ -89,6 +89,9 @@ type Count struct {
 	N         int    `json:"n"`
 	Failed    int    `json:"failed"`
 	Truncated int    `json:"truncated"`
+	// CutCheck is how well the model's records were checked for cuts
+	// (report.Row.CutCheck; the weakest of its rows').
+	CutCheck  string `json:"cut_check,omitempty"`
 	Simulated bool   `json:"simulated,omitempty"`
 }
 
@@ -289,6 +292,7 @@ func Tally(own, ref []report.Row, summary func(report.Row) bool, failedFallback 
 					c.N += r.N
 					c.Failed += r.NFailed
 					c.Truncated += r.NTruncated
+					c.CutCheck = weakerCheck(c.CutCheck, r.CutCheck)
 				}
 			}
 			if c.Failed == 0 && failedFallback != nil {
@@ -298,6 +302,31 @@ func Tally(own, ref []report.Row, summary func(report.Row) bool, failedFallback 
 		}
 	}
 	return out
+}
+
+// weakerCheck is the weaker of two rows' cut checks: "cuts not checked",
+// then the widest "cuts under N % not detectable", then "exact"; "" (no
+// reply checked) gives way to any.
+func weakerCheck(a, b string) string {
+	rank := func(c string) (int, int) {
+		var n int
+		switch {
+		case c == "cuts not checked":
+			return 0, 0
+		case strings.HasPrefix(c, "cuts under "):
+			fmt.Sscanf(c, "cuts under %d", &n)
+			return 1, -n
+		case c == "":
+			return 3, 0
+		}
+		return 2, 0
+	}
+	ra, na := rank(a)
+	rb, nb := rank(b)
+	if rb < ra || rb == ra && nb < na {
+		return b
+	}
+	return a
 }
 
 // SumMetric adds the values of a count metric (e.g. "failed") over rows

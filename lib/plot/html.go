@@ -111,6 +111,19 @@ func simulatedModels(rows []report.Row) []string {
 	return out
 }
 
+// cutCaption is what a caption says of the prompts the server cut: their
+// number when every record was checked exactly, else also how far that
+// number can be trusted, never "0 cut" where a cut could not have been seen.
+func cutCaption(c Count) string {
+	switch {
+	case c.CutCheck == "" || c.CutCheck == "exact":
+		return fmt.Sprintf("%d cut by the server", c.Truncated)
+	case c.Truncated > 0:
+		return fmt.Sprintf("%d cut by the server (%s)", c.Truncated, c.CutCheck)
+	}
+	return c.CutCheck
+}
+
 // caption says what was measured, how much data is behind each model and
 // how much of it failed or was cut by the server, and where replies came from.
 func caption(f Figure) string {
@@ -118,7 +131,7 @@ func caption(f Figure) string {
 	sb.WriteString(escape(upperFirst(f.Measured)) + ". ")
 	var own, refs, sim []string
 	for _, c := range f.Counts {
-		s := fmt.Sprintf("%s: n = %d %s, %d failed, %d cut by the server", c.Model, c.N, f.NUnit, c.Failed, c.Truncated)
+		s := fmt.Sprintf("%s: n = %d %s, %d failed, %s", c.Model, c.N, f.NUnit, c.Failed, cutCaption(c))
 		if c.Reference {
 			refs = append(refs, c.Model)
 			continue

@@ -324,3 +324,36 @@ func TestRunsOfOneModelApart(t *testing.T) {
 		}
 	}
 }
+
+// A caption counts the prompts the server cut, and where a cut could not
+// have been seen it says so (the weakest check among the model's rows),
+// never "0 cut by the server".
+func TestCaptionSaysWhatWasChecked(t *testing.T) {
+	rows := func(checks ...string) []report.Row {
+		var out []report.Row
+		for i, c := range checks {
+			out = append(out, report.Row{Model: "m", Metric: "x", N: 10, NTruncated: i, CutCheck: c})
+		}
+		return out
+	}
+	all := func(report.Row) bool { return true }
+	for _, tc := range []struct {
+		rows []report.Row
+		want string
+	}{
+		{rows("exact", "exact"), "1 cut by the server"},
+		{rows("exact", "cuts under 4 % not detectable", "cuts under 12 % not detectable"), "3 cut by the server (cuts under 12 % not detectable)"},
+		{rows("cuts not checked"), "cuts not checked"},
+		{rows("cuts under 4 % not detectable", "cuts not checked"), "1 cut by the server (cuts not checked)"},
+		{rows(""), "0 cut by the server"}, // rows from before the column: as they said
+	} {
+		c := plot.Tally(tc.rows, nil, all, nil)
+		got := plot.Caption(plot.Figure{Measured: "x", NUnit: "items", Counts: c})
+		if !strings.Contains(got, "n = ") || !strings.Contains(got, ", "+tc.want+".") {
+			t.Errorf("%v: caption %q, want %q", tc.rows, got, tc.want)
+		}
+		if tc.want == "cuts not checked" && strings.Contains(got, "0 cut") {
+			t.Errorf("caption %q claims 0 cut", got)
+		}
+	}
+}

@@ -92,8 +92,8 @@ func fetchOfficial(r *app.Run) error {
 		}
 	}
 	for _, b := range official.Benches() {
-		if note := official.Unpinned[b]; note != "" && (len(benches) == 0 || slices.Contains(benches, b)) {
-			r.Log.Warn(b + ": not pinned: " + strings.ReplaceAll(note, "DIR/", strings.TrimSuffix(dir, "/")+"/"))
+		if note := official.Advice(dir, b); note != "" && (len(benches) == 0 || slices.Contains(benches, b)) {
+			r.Log.Warn(b + ": not pinned: " + note)
 		}
 	}
 	for _, s := range []official.Status{official.Verified, official.Downloaded, official.Missing, official.Corrupt} {

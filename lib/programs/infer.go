@@ -10,8 +10,13 @@ const inferDescription = `Sends each record's "request" (the body of an OpenAI-c
 "model") to /v1/chat/completions when it has "messages", to /v1/completions when it
 has "prompt", forwarding every field. The record gets "model" and "response"
 {text, reasoning, finish_reason, usage, latency_ms, ttft_ms (--stream), attempts,
-endpoint, prompt_tokens_sent, tokenizer, server_truncated}, or "error" {stage, kind, status, message, attempts}: no record is dropped.
+endpoint, prompt_tokens_sent, tokenizer, server_truncated, cut_check, cut_margin, runaway}, or "error" {stage, kind, status, message, attempts}: no record is dropped.
 Records that already carry "error" pass through.
+
+A reply whose text holds a reasoning trace (<think>…</think>, gpt-oss harmony
+channels) gets the answer after it as "text", the trace in "reasoning" and the text
+as received in "raw_text"; one that ended inside its trace fails with
+reasoning_unfinished (--reasoning keep: the text as received; docs/records.md).
 
 -j N requests are in flight across all --base-url endpoints (least in flight first; an
 endpoint that keeps failing is paused and probed again later). Network errors,
@@ -35,9 +40,11 @@ Token counts: every prompt is counted (response.prompt_tokens_sent) by --tokeniz
 o200k_base by default (response.tokenizer "o200k_base~", an estimate for non-OpenAI
 models), a model's tokenizer.json FILE (exact, offline), or "server" (the endpoint's
 tokenize API: vLLM, SGLang, llama.cpp, TGI). When the server's usage.prompt_tokens falls
-short of that count by more than the tokenizer's tolerance (exact: 16 + 1 %; estimate:
-16 + 25 %), the server cut the prompt (Ollama, llama.cpp truncate silently): the
-response gets server_truncated, and the summary and --stats count them.
+short of that count beyond its margin (exact: 16 + 1 %; an estimate is calibrated against
+the server's counts within the run), or fills the server's context (Ollama keeps exactly
+num_ctx tokens), the server cut the prompt: the response gets server_truncated, cut_check
+says how well it was checked, and the summary and --stats count them. A reply stopped at
+finish_reason length by the server's own limit, not the request's, gets runaway.
 
 Pre-flight: with --max-model-len L a request whose prompt tokens plus max_tokens exceed
 L is not sent and gets an error record; with --truncate-context its context part (the

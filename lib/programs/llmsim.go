@@ -7,6 +7,7 @@ import (
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/bench"
 	"github.com/ifkit/ifkit/lib/sim"
+	"github.com/ifkit/ifkit/lib/tokens"
 	"github.com/urfave/cli/v2"
 )
 
@@ -25,6 +26,12 @@ equal to the effective skill
 20-60 words of deterministic filler. The same request (model, messages, seed) always gets
 the same reply. max_tokens (or max_completion_tokens) cuts the reply (finish_reason
 "length"); stop sequences end it (finish_reason "stop").
+
+--reasoning inline|harmony|field: the model thinks first, as thinking models do, and the same
+request still gets the same answer after the trace. The trace names what the benchmark's
+scorer counts (its keywords, every question ID, a wrong draft in JSON, every entry with its
+events, every answer marker with its evidence), so a run shows whether traces are scored;
+--reasoning-len N makes it N tokens long, and max_tokens cuts trace and answer together.
 
 Tokens are estimated, not counted with a real tokenizer (a one-pass approximation within
 ~15% of o200k on prose): words up to 9 letters, numbers by 3 digits, one per symbol.
@@ -54,8 +61,11 @@ Context: --max-model-len N is the context (prompt + reply, as vLLM counts it: a 
 max_tokens needs room for all of it, one without for a token, and its reply ends where the
 context is full). A longer request gets --overflow: error (400 "This model's maximum context
 length is N tokens. However, you requested M tokens (...)" in the profile's error body) or
-truncate (the last N prompt tokens are answered, whole messages dropped first, and
-usage.prompt_tokens says N: Ollama's silent cut, no room kept for the reply).
+truncate (Ollama's silent cut, no room kept for the reply: a chat first loses whole older
+messages, never a system message nor the last, and what still does not fit loses its front,
+so that usage.prompt_tokens says N). --token-scale F multiplies every prompt count (a model
+whose tokenizer counts F times llm-sim's tokens); --tokenizer FILE counts them with a model's
+tokenizer.json instead; --no-usage leaves usage out of every reply.
 
 POST /tokenize (at the root, not under /v1) counts exactly what usage.prompt_tokens reports
 for the same request: vLLM's shape {"model","prompt"} or {"model","messages",
@@ -74,7 +84,8 @@ Profiles (--profile) switch a server's manners on together:
               max_completion_tokens and n ignored, max_tokens 0 = no limit; /v1/completions
               applies the chat template (+26 prompt tokens: 9 raw -> 35), and its stream,
               with include_usage, has a zeroed usage on every chunk; overflow truncate;
-              no /tokenize.
+              a request without max_tokens stops at 10 x --max-model-len; no /tokenize;
+              GET /api/version and /api/ps (context_length: --max-model-len).
     llamacpp  llama.cpp's llama-server: errors {"error":{"code":400,"message","type"}}; any
               model name is served; the stream's finish chunk carries usage, asked or not;
               overflow error (exceed_context_size_error); llama.cpp's /tokenize and
@@ -120,9 +131,13 @@ func LLMSim(bs []bench.Bench) app.Tool {
 			&cli.DurationFlag{Name: "stall-for", Value: d.StallFor, Usage: "how long a stalled request hangs before its reply"},
 			&cli.IntFlag{Name: "max-model-len", Usage: "context length `N` in tokens, prompt and reply (0: no limit); longer requests get --overflow"},
 			&cli.StringFlag{Name: "overflow", Usage: "what a request longer than --max-model-len gets: `error` (400 \"maximum context length\") or truncate (the last N prompt tokens are answered, usage says so); default: the profile's"},
+			&cli.Float64Flag{Name: "token-scale", Value: 1, Usage: "multiply every prompt count (usage, /tokenize, the context) by `F`, 0.1 to 10: a model whose tokenizer counts F times llm-sim's tokens"},
+			&cli.BoolFlag{Name: "no-usage", Usage: "leave usage out of every reply (as some servers and proxies do)"},
+			&cli.StringFlag{Name: "tokenizer", Usage: "count prompts with a model's tokenizer.json `FILE` (as a server running that model does) instead of llm-sim's estimate"},
 			&cli.StringFlag{Name: "profile", Usage: "behave like `SERVER`: vllm, ollama, llamacpp or openai (see above); default: llm-sim's own"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for replies and faults"},
-			&cli.BoolFlag{Name: "reasoning", Usage: "add reasoning_content to chat replies (counted in completion_tokens)"},
+			&cli.StringFlag{Name: "reasoning", Usage: "think before answering: `MODE` inline (<think>…</think> in the text), harmony (gpt-oss channels in the text) or field (reasoning_content, chat only); the trace names what the benchmark's scorer would count (keywords, IDs, labels, JSON), and max_tokens cuts trace and answer together"},
+			&cli.IntFlag{Name: "reasoning-len", Usage: "make each --reasoning trace `N` tokens long (0: its natural length: what the solver names and a line on how it answered)"},
 		}, bs, simPlug),
 		Action: func(r *app.Run) error { return serve(r, bs) },
 	}
@@ -141,6 +156,14 @@ func serve(r *app.Run, bs []bench.Bench) error {
 		return app.Usagef("--profile %v", err)
 	}
 	opt.MaxModelLen = r.Int("max-model-len")
+	opt.TokenScale, opt.NoUsage = r.Float64("token-scale"), r.Bool("no-usage")
+	if f := r.String("tokenizer"); f != "" {
+		enc, err := tokens.Get(f)
+		if err != nil {
+			return app.Usagef("--tokenizer: %v", err)
+		}
+		opt.CountText = enc.Count
+	}
 	if o := r.String("overflow"); o != "" {
 		if opt.Overflow, err = sim.ParseOverflow(o); err != nil {
 			return app.Usagef("--overflow %v", err)
@@ -164,7 +187,7 @@ func serve(r *app.Run, bs []bench.Bench) error {
 	for _, b := range bs {
 		opt.Solvers = append(opt.Solvers, solvers[b.Name]...)
 	}
-	opt.Seed, opt.Reasoning, opt.Log = r.Uint64("seed"), r.Bool("reasoning"), r.Log
+	opt.Seed, opt.Reasoning, opt.ReasoningLen, opt.Log = r.Uint64("seed"), r.String("reasoning"), r.Int("reasoning-len"), r.Log
 	if err := opt.Validate(); err != nil {
 		return app.Usagef("%v", err)
 	}
@@ -178,6 +201,6 @@ func serve(r *app.Run, bs []bench.Bench) error {
 	<-r.Ctx.Done()
 	err = s.Close()
 	st := s.Stats()
-	r.Log.Info("stopped", "requests", st.Requests, "ok", st.OK, "faults", fmt.Sprint(st.Faults), "context_errors", st.ContextErrors, "prompts_cut", st.PromptsCut, "max_concurrent", st.MaxConcurrent, "queue_peak", st.QueuePeak)
+	r.Log.Info("stopped", "requests", st.Requests, "ok", st.OK, "faults", fmt.Sprint(st.Faults), "context_errors", st.ContextErrors, "prompts_cut", st.PromptsCut, "context_shifts", st.ContextShifts, "max_concurrent", st.MaxConcurrent, "queue_peak", st.QueuePeak)
 	return err
 }

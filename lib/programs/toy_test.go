@@ -26,6 +26,8 @@ import (
 var toy = bench.Bench{
 	Name:  "toy",
 	Title: "ToyBench",
+	Cells: "task",
+	Cell:  bench.CellOf("task"),
 	Generate: app.Command{
 		Usage: "toy items: words to repeat",
 		Flags: []cli.Flag{&cli.IntFlag{Name: "count", Value: 3, Usage: "items"}},

@@ -72,14 +72,23 @@ type FromCache struct {
 
 // Response is the `response` field written by infer-batch.
 type Response struct {
-	Text         string  `json:"text"`
-	Reasoning    string  `json:"reasoning,omitempty"`
-	FinishReason string  `json:"finish_reason"`
-	Usage        Usage   `json:"usage"`
-	LatencyMS    float64 `json:"latency_ms"`
-	TTFTMS       float64 `json:"ttft_ms,omitempty"`
-	Attempts     int     `json:"attempts"`
-	Endpoint     string  `json:"endpoint"`
+	Text      string `json:"text"`
+	Reasoning string `json:"reasoning,omitempty"`
+	// What the reasoning rule did (lib/reasoning): the format of the trace
+	// it found (moved from the text to Reasoning, RawText keeping the text
+	// as received), the trace's tokens and who counted them ("usage": the
+	// server), and whether the trace never ended (the record then fails).
+	ReasoningFormat     string  `json:"reasoning_format,omitempty"`
+	ReasoningTokens     int     `json:"reasoning_tokens,omitempty"`
+	ReasoningTokensFrom string  `json:"reasoning_tokens_from,omitempty"`
+	ReasoningUnfinished bool    `json:"reasoning_unfinished,omitempty"`
+	RawText             string  `json:"raw_text,omitempty"`
+	FinishReason        string  `json:"finish_reason"`
+	Usage               Usage   `json:"usage"`
+	LatencyMS           float64 `json:"latency_ms"`
+	TTFTMS              float64 `json:"ttft_ms,omitempty"`
+	Attempts            int     `json:"attempts"`
+	Endpoint            string  `json:"endpoint"`
 	// ContextCutTokens is how many context tokens infer-batch's
 	// --truncate-context removed before sending (estimated with --tokenizer).
 	ContextCutTokens int `json:"context_cut_tokens,omitempty"`
@@ -88,12 +97,22 @@ type Response struct {
 	Fingerprint string `json:"system_fingerprint,omitempty"`
 	// PromptTokensSent is the client's count of the prompt it sent and
 	// Tokenizer what counted it ("server", "hf:FILE", "o200k_base~" for an
-	// estimate); ServerTruncated is set when the server's usage.prompt_tokens
-	// fell short of that count by more than the tokenizer's tolerance: the
-	// server cut the prompt and the reply answers something else (issue 11).
+	// estimate); ServerTruncated is set when the server cut the prompt
+	// (lib/cuts: its usage.prompt_tokens fell short of that count beyond the
+	// count's uncertainty, filled its context, or the prompt cannot have
+	// fitted), so the reply answers something else.
 	PromptTokensSent int    `json:"prompt_tokens_sent,omitempty"`
 	Tokenizer        string `json:"tokenizer,omitempty"`
 	ServerTruncated  bool   `json:"server_truncated,omitempty"`
+	// CutCheck says how well the reply was checked for a cut ("exact",
+	// "calibrated", "unchecked": lib/cuts), and CutMargin, for a calibrated
+	// estimate, the share of the prompt a cut had to exceed to be seen.
+	CutCheck  string  `json:"cut_check,omitempty"`
+	CutMargin float64 `json:"cut_margin,omitempty"`
+	// Runaway: the reply stopped at finish_reason "length" by the server's
+	// own limit, not the request's (no max_tokens in the request, or a
+	// server that ignored it).
+	Runaway bool `json:"runaway,omitempty"`
 	FromCache
 }
 
@@ -107,10 +126,13 @@ type Point struct {
 
 // JudgeCall records which model judged and what it said.
 type JudgeCall struct {
-	Model    string `json:"model"`
-	Reply    string `json:"reply"`
-	Attempts int    `json:"attempts,omitempty"`
-	Endpoint string `json:"endpoint,omitempty"`
+	Model string `json:"model"`
+	// Reply is what the verdict was read from: the judge model's answer,
+	// after the reasoning trace it may have given first (Reasoning).
+	Reply     string `json:"reply"`
+	Reasoning string `json:"reasoning,omitempty"`
+	Attempts  int    `json:"attempts,omitempty"`
+	Endpoint  string `json:"endpoint,omitempty"`
 	FromCache
 }
 
@@ -137,3 +159,15 @@ func (r *Record) Fail(e *Error) { _ = r.Set("error", e) }
 // size, or the project's generator and what it drew from. aggregate-ifs
 // notes it under every table and as the "source" dimension of every row.
 const SourceField = "source"
+
+// BudgetField is the field expand-templates sets to the tokens its
+// --reasoning-budget added to the request's max_tokens, room for a
+// thinking model's trace; split-subtasks copies it into every check and
+// aggregate-ifs notes it under every table.
+const BudgetField = "reasoning_budget"
+
+// LimitField is the item field gen-context --limit N sets to N on the items
+// it keeps (the first N of each cell of the benchmark's tables); the source
+// says so too, for the reports. expand-templates keeps, of the requests made
+// from such an item, the first N of each cell.
+const LimitField = "limit"

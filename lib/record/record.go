@@ -146,21 +146,23 @@ func Elements(b []byte) ([][]byte, error) {
 
 // First returns the first element of a JSON array as raw bytes (ok false
 // for an empty array) without reading the rest: a reply that holds millions
-// of elements costs nothing more than one.
-func First(b []byte) (elem []byte, ok bool, err error) {
+// of elements costs nothing more than one. more says whether another element
+// follows it.
+func First(b []byte) (elem []byte, ok, more bool, err error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
-		return nil, false, errors.New("not a JSON array")
+		return nil, false, false, errors.New("not a JSON array")
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == ']' {
-		return nil, false, nil
+		return nil, false, false, nil
 	}
 	end, err := skipValue(b, i, 1)
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
-	return b[i:end], true, nil
+	next := skipSpace(b, end)
+	return b[i:end], true, next < len(b) && b[next] == ',', nil
 }
 
 func unquote(raw []byte) (string, error) {

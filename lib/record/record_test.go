@@ -347,18 +347,20 @@ func TestAppendChanges(t *testing.T) {
 
 func TestFirst(t *testing.T) {
 	for _, tc := range []struct {
-		in, want string
-		ok, err  bool
+		in, want      string
+		ok, more, err bool
 	}{
-		{`[{"a":[1,2]},{"b":2}]`, `{"a":[1,2]}`, true, false},
-		{` [ "x" , 1`, `"x"`, true, false}, // the rest is not read
-		{`[]`, ``, false, false},
-		{`{"a":1}`, ``, false, true},
-		{`[{"a":`, ``, false, true},
+		{`[{"a":[1,2]},{"b":2}]`, `{"a":[1,2]}`, true, true, false},
+		{` [ "x" , 1`, `"x"`, true, true, false}, // the rest is not read
+		{`["x"]`, `"x"`, true, false, false},
+		{`[ "x" ] `, `"x"`, true, false, false},
+		{`[]`, ``, false, false, false},
+		{`{"a":1}`, ``, false, false, true},
+		{`[{"a":`, ``, false, false, true},
 	} {
-		got, ok, err := First([]byte(tc.in))
-		if string(got) != tc.want || ok != tc.ok || (err != nil) != tc.err {
-			t.Errorf("First(%s) = %s, %v, %v", tc.in, got, ok, err)
+		got, ok, more, err := First([]byte(tc.in))
+		if string(got) != tc.want || ok != tc.ok || more != tc.more || (err != nil) != tc.err {
+			t.Errorf("First(%s) = %s, %v, %v, %v", tc.in, got, ok, more, err)
 		}
 	}
 }

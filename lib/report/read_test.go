@@ -17,7 +17,7 @@ func TestParseRow(t *testing.T) {
 		{line: `{"bench":"lifbench","model":"m","metric":"ARS","length":"all","task":"overall","value":0.758,"n":2802}`,
 			want: Row{Bench: "lifbench", Model: "m", Metric: "ARS", Dims: map[string]string{"length": "all", "task": "overall"}, Value: 0.758, N: 2802}},
 		// the schema's fields, numeric dimensions as numbers
-		{line: `{"bench":"ifscale","model":"m","metric":"accuracy","density":50,"seed":1,"value":90,"unit":"percent","n":5,"n_failed":1,"n_truncated":2,"run":"r1","ifkit_version":"v1","created":"2026-01-01T00:00:00Z"}`,
+		{line: `{"bench":"ifscale","model":"m","metric":"accuracy","density":50,"seed":1,"value":90,"unit":"percent","n":5,"n_failed":1,"n_truncated":2,"n_reasoning_unfinished":0,"run":"r1","ifkit_version":"v1","created":"2026-01-01T00:00:00Z"}`,
 			want: Row{Bench: "ifscale", Model: "m", Metric: "accuracy", Nums: map[string]float64{"density": 50, "seed": 1}, Value: 90, Unit: "percent", N: 5, NFailed: 1, NTruncated: 2, Run: "r1", Version: "v1", Created: "2026-01-01T00:00:00Z"}},
 		{line: `{"bench":"b","metric":"x","value":null,"n":0}`, want: Row{Bench: "b", Metric: "x", Value: math.NaN()}},
 		{line: `{"bench":"b","metric":"x","value":1,"ci_low":0.5,"ci_high":null,"ci_level":0.95,"ci_method":"bootstrap","ci_unit":"exam","n_units":7}`,

@@ -21,10 +21,11 @@ import (
 // numbers (length_tokens, density, depth, position, seed); Unit says what
 // Value is in (ratio|percent|count|tokens|words: the papers' own units);
 // NFailed and NTruncated count the records behind the row that failed or
-// were cut by the server; Run, Version and Created are the provenance that
-// aggregate-ifs stamps on every row. CILow and CIHigh are the value's
-// confidence interval at CILevel, found by CIMethod resampling NUnits units
-// of what CIUnit names (docs/metrics.md); nil where none was computed.
+// were cut by the server, NReasoningUnfinished those of NFailed whose reply
+// ended inside its reasoning trace; Run, Version and Created are the
+// provenance that aggregate-ifs stamps on every row. CILow and CIHigh are the
+// value's confidence interval at CILevel, found by CIMethod resampling NUnits
+// units of what CIUnit names (docs/metrics.md); nil where none was computed.
 type Row struct {
 	Bench      string
 	Model      string
@@ -38,13 +39,21 @@ type Row struct {
 	N          int
 	NFailed    int
 	NTruncated int
-	Run        string
-	Version    string
-	Created    string
-	CILevel    *float64
-	CIMethod   string
-	CIUnit     string
-	NUnits     *int
+	// CutCheck says how well the records behind the row were checked for
+	// cuts, so that an n_truncated of 0 is never read as a count nobody
+	// could make: "exact", "cuts under N % not detectable", "cuts not
+	// checked", or "" (no reply checked: official scores imported).
+	CutCheck string
+	// NReasoningUnfinished is set by aggregate-ifs for every benchmark
+	// (lib/aggregate, thinking.go), not by the benchmarks.
+	NReasoningUnfinished int
+	Run                  string
+	Version              string
+	Created              string
+	CILevel              *float64
+	CIMethod             string
+	CIUnit               string
+	NUnits               *int
 }
 
 // The values of CIMethod besides a bootstrap's (lib/aggregate writes them).
@@ -74,6 +83,8 @@ var coreColumns = []column{
 	{Column{"n", BigInt, true}, func(r *Row) any { return &r.N }},
 	{Column{"n_failed", BigInt, true}, func(r *Row) any { return &r.NFailed }},
 	{Column{"n_truncated", BigInt, true}, func(r *Row) any { return &r.NTruncated }},
+	{Column{"cut_check", Text, false}, func(r *Row) any { return &r.CutCheck }},
+	{Column{"n_reasoning_unfinished", BigInt, true}, func(r *Row) any { return &r.NReasoningUnfinished }},
 	{Column{"run", Text, true}, func(r *Row) any { return &r.Run }},
 	{Column{"ifkit_version", Text, true}, func(r *Row) any { return &r.Version }},
 	{Column{"created", Timestamp, false}, func(r *Row) any { return &r.Created }},
@@ -163,6 +174,11 @@ type Table struct {
 	Columns []string
 	Rows    [][]string
 	Notes   []string // printed under the table
+	// Scope narrows the records a table is made from, for the notes that
+	// count them (lib/aggregate): "model" the model that answered, any other
+	// key a value of the records' group ("mode": "gist"). Empty: all of the
+	// benchmark's records.
+	Scope map[string]string
 }
 
 // Fmt formats a metric value with the given decimals; NaN prints as "nan",
@@ -241,10 +257,11 @@ func WriteJSONL(w io.Writer, rows []Row) error {
 // WriteJSON prints {"rows": [...], "tables": [...]} as one document.
 func WriteJSON(w io.Writer, rows []Row, tables []Table) error {
 	type jt struct {
-		Title   string     `json:"title"`
-		Columns []string   `json:"columns"`
-		Rows    [][]string `json:"rows"`
-		Notes   []string   `json:"notes,omitempty"`
+		Title   string            `json:"title"`
+		Columns []string          `json:"columns"`
+		Rows    [][]string        `json:"rows"`
+		Notes   []string          `json:"notes,omitempty"`
+		Scope   map[string]string `json:"-"`
 	}
 	doc := struct {
 		Rows   []Row `json:"rows"`

@@ -156,7 +156,11 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		done = s.writeWhole(ctx, w, req, rep, seq, ttft, fault == FaultTruncate)
 	}
 	if done && fault != FaultAbort {
+		shifted := s.opt.Overflow == OverflowTruncate && s.opt.MaxModelLen > 0 && pt+rep.usage.CompletionTokens > s.opt.MaxModelLen
 		s.count(func(st *Stats) {
+			if shifted {
+				st.ContextShifts++
+			}
 			st.OK++
 			st.PromptTokens += int64(rep.usage.PromptTokens)
 			st.CompletionTokens += int64(rep.usage.CompletionTokens)
@@ -215,6 +219,10 @@ func (s *Server) generate(req *Request, co callOptions, pt int, hash uint64) rep
 	limit := req.MaxTokens
 	if L := s.opt.MaxModelLen; limit == 0 && L > 0 && s.opt.Overflow == OverflowError {
 		limit = max(1, L-pt)
+	} else if limit == 0 && L > 0 && s.quirks.ollamaFields {
+		// Ollama bounds a request without a limit at 10 × num_ctx
+		// (llm/server.go: "to avoid the model running on forever").
+		limit = 10 * L
 	}
 	skill := s.opt.Skill
 	if v, ok := s.opt.ModelSkill[req.Model]; ok {
@@ -226,23 +234,25 @@ func (s *Server) generate(req *Request, co callOptions, pt int, hash uint64) rep
 	newRand := func() *rand.Rand { return rand.New(rand.NewPCG(s.opt.Seed, seed)) }
 	var rep reply
 	text, found := "", false
+	var solver Solver
 	for _, sv := range s.opt.Solvers {
 		if text, found = sv.Solve(req, Params{Skill: skill, Rand: newRand(), PromptTokens: pt}); found {
-			rep.solver = sv.Name()
+			rep.solver, solver = sv.Name(), sv
 			break
 		}
 	}
 	if !found {
 		text = filler(newRand())
 	}
-	rep.text, rep.finish = applyLimits(text, req.Stop, limit)
-	rep.usage = usage{PromptTokens: pt, CompletionTokens: EstimateTokens(rep.text)}
-	if s.opt.Reasoning && req.Chat {
-		rng := rand.New(rand.NewPCG(s.opt.Seed^1, seed))
-		rep.reasoning = reasoning(rng, rep.solver, pt, skill)
-		n := EstimateTokens(rep.reasoning)
-		rep.usage.CompletionTokens += n
-		rep.usage.Details = &usageDetails{ReasoningTokens: n}
+	rep.usage = usage{PromptTokens: pt}
+	if mode := s.opt.Reasoning; mode != "" && (req.Chat || mode != ReasoningField) {
+		// The trace draws from an RNG of its own: the answer is the one
+		// the same request gets without --reasoning.
+		p := Params{Skill: skill, Rand: rand.New(rand.NewPCG(s.opt.Seed^1, seed)), PromptTokens: pt}
+		rep.think(mode, s.trace(req, solver, p, rep.solver), text, req.Stop, limit)
+	} else {
+		rep.text, rep.finish = applyLimits(text, req.Stop, limit)
+		rep.usage.CompletionTokens = EstimateTokens(rep.text)
 	}
 	rep.usage.TotalTokens = rep.usage.PromptTokens + rep.usage.CompletionTokens
 	return rep
@@ -386,7 +396,7 @@ type completion struct {
 	Model             string   `json:"model"`
 	SystemFingerprint string   `json:"system_fingerprint"`
 	Choices           []choice `json:"choices"`
-	Usage             usage    `json:"usage"`
+	Usage             *usage   `json:"usage,omitempty"`
 }
 
 func completionID(chat bool, seq uint64) string {
@@ -413,7 +423,10 @@ func (s *Server) writeWhole(ctx context.Context, w http.ResponseWriter, req *Req
 	}
 	c := completion{
 		ID: completionID(req.Chat, seq), Created: time.Now().Unix(), Model: req.Model,
-		SystemFingerprint: Fingerprint, Usage: rep.usage,
+		SystemFingerprint: Fingerprint,
+	}
+	if !s.opt.NoUsage {
+		c.Usage = &rep.usage
 	}
 	ch := choice{}
 	if rep.finish != "" {
@@ -568,7 +581,7 @@ func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req *Re
 		abortStream()
 		return false
 	}
-	c := newChunker(bw, req, co, seq, s.quirks.zeroUsageChunks)
+	c := newChunker(bw, req, co, seq, s.quirks.zeroUsageChunks && !s.opt.NoUsage)
 	type tok struct{ field, text string }
 	var toks []tok
 	for _, p := range Pieces(rep.reasoning) {
@@ -602,12 +615,12 @@ func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, req *Re
 		flush()
 		return false
 	}
-	if s.quirks.usageOnFinish {
+	if s.quirks.usageOnFinish && !s.opt.NoUsage {
 		c.finishWithUsage(rep.finish, rep.usage)
 	} else {
 		c.delta("", "", rep.finish)
 	}
-	if co.includeUsage {
+	if co.includeUsage && !s.opt.NoUsage {
 		c.usage(rep.usage)
 	}
 	bw.WriteString("data: [DONE]\n\n")

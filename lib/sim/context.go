@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 )
@@ -87,50 +88,64 @@ func (s *Server) contextError(w http.ResponseWriter, req *Request, promptTokens 
 	}
 }
 
-// truncatePrompt keeps the last MaxModelLen tokens of the prompt, as Ollama
-// does with a prompt longer than its context (num_ctx): the front goes,
-// whole messages first, then the leading pieces of the first message that
-// stays; each message kept keeps its template framing. No room is kept for
-// the reply: Ollama shifts its context while it generates. It returns a
-// copy of req and the new prompt token count (<= MaxModelLen).
+// truncatePrompt cuts a prompt longer than MaxModelLen as Ollama does, and
+// says so only in usage.prompt_tokens. A chat first loses whole older
+// messages, oldest first, never a system message nor the last message,
+// until the rendered prompt fits (Ollama's chatPrompt, which logs nothing
+// above debug level); what still does not fit (a completions prompt, or
+// the messages kept) is cut by the runner to exactly MaxModelLen tokens,
+// the front going (Ollama keeps the first num_keep tokens, 4, and the last
+// num_ctx − 4: its "truncating input prompt"). No room is kept for the
+// reply: Ollama shifts its context while it generates. It returns a copy of
+// req and the new prompt token count: below MaxModelLen when whole messages
+// were enough, else MaxModelLen.
 func (s *Server) truncatePrompt(req *Request, promptTokens int) (*Request, int) {
+	L := s.opt.MaxModelLen
 	cut, pt := *req, promptTokens
-	cut.Messages = slices.Clone(req.Messages)
-	// One pass is exact where a message costs its content plus
-	// messageFraming; under llama.cpp's template a cut can merge with the
-	// text around it and save less, so it goes on, a piece more each time
-	// it saved nothing, until the count fits or nothing is left to cut.
-	more := 0
-	for pt > s.opt.MaxModelLen {
-		excess := pt - s.opt.MaxModelLen + more
+	if req.Chat {
+		for start := 1; pt > L && start < len(req.Messages); start++ {
+			var kept []Message
+			for _, m := range req.Messages[:start] {
+				if m.Role == "system" {
+					kept = append(kept, m)
+				}
+			}
+			cut.Messages = append(kept, req.Messages[start:]...)
+			pt = s.promptTokens(&cut)
+		}
+		if pt <= L {
+			return &cut, pt
+		}
+		cut.Messages = slices.Clone(cut.Messages)
+	}
+	// The runner's cut. One pass drops the excess where a piece costs one
+	// token; a scaled count (TokenScale) or llama.cpp's template, where a cut
+	// can merge with the text around it, may leave some over, so it goes on,
+	// a piece more each time, until the text fits or nothing is left. The
+	// count is the context, as Ollama's runner keeps exactly num_ctx tokens
+	// (the text kept is cut between pieces, so under a scaled count it may
+	// hold a token less).
+	for more := 0; pt > L; more++ {
+		excess := int(math.Ceil(float64(pt-L)/s.scale())) + more
 		size := textSize(&cut)
 		if !req.Chat {
 			// The template's tokens (Ollama templates completions too) stay.
 			cut.Prompt = dropPieces(cut.Prompt, excess)
 		} else {
-			msgs := cut.Messages
-			// A message whose content cannot absorb the excess goes whole,
-			// framing and all (the prompt may end up to messageFraming-1
-			// tokens under N).
-			for len(msgs) > 1 && excess > EstimateTokens(msgs[0].Content) {
-				excess -= messageFraming + EstimateTokens(msgs[0].Content)
-				msgs = msgs[1:]
+			for i := range cut.Messages {
+				n := min(excess, EstimateTokens(cut.Messages[i].Content))
+				cut.Messages[i].Content = dropPieces(cut.Messages[i].Content, n)
+				if excess -= n; excess == 0 {
+					break
+				}
 			}
-			if excess > 0 {
-				msgs[0].Content = dropPieces(msgs[0].Content, excess)
-			}
-			cut.Messages = msgs
 		}
 		if textSize(&cut) == size {
 			break // only the template is left
 		}
-		next := s.promptTokens(&cut)
-		if next >= pt {
-			more++
-		}
-		pt = next
+		pt = s.promptTokens(&cut)
 	}
-	return &cut, pt
+	return &cut, L
 }
 
 // textSize is how much of a request is left to cut.

@@ -32,16 +32,4 @@ func filler(rng *rand.Rand) string {
 	return b.String()
 }
 
-// reasoning is the reasoning_content of --reasoning: a short note that says
-// how the reply was made.
-func reasoning(rng *rand.Rand, solver string, promptTokens int, skill float64) string {
-	how := "no solver recognised the prompt, so I answer with plain text"
-	if solver != "" {
-		how = "the " + solver + " solver recognised the prompt"
-	}
-	steps := []string{"First I read the request.", "Then I check the instructions.", "Next I draft the answer.", "I keep the answer short."}
-	rng.Shuffle(len(steps)-1, func(i, j int) { steps[i+1], steps[j+1] = steps[j+1], steps[i+1] })
-	return fmt.Sprintf("The prompt has about %d tokens and %s (skill %.2f). %s", promptTokens, how, skill, strings.Join(steps[:2+rng.IntN(3)], " "))
-}
-
 func pick(rng *rand.Rand, xs []string) string { return xs[rng.IntN(len(xs))] }

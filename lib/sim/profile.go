@@ -85,6 +85,12 @@ type quirks struct {
 	chatML bool
 	// modelLen: /v1/models entries carry max_model_len (vLLM).
 	modelLen bool
+	// ownedBy is the owned_by of /v1/models entries, by which a client
+	// tells some servers apart (vLLM "vllm", llama.cpp "llamacpp").
+	ownedBy string
+	// ollamaAPI: Ollama's own GET /api/version and /api/ps (with the
+	// loaded model's context_length).
+	ollamaAPI bool
 }
 
 // ollamaTemplateTokens is what Ollama's chat template added to a 9-token raw
@@ -94,15 +100,15 @@ const ollamaTemplateTokens = 26
 func quirksOf(p Profile) quirks {
 	switch p {
 	case ProfileVLLM:
-		return quirks{errors: errorsVLLM, overflow: OverflowError, tokenize: tokenizeVLLM, strictMaxTokens: true, modelLen: true}
+		return quirks{errors: errorsVLLM, overflow: OverflowError, tokenize: tokenizeVLLM, strictMaxTokens: true, modelLen: true, ownedBy: "vllm"}
 	case ProfileOllama:
-		return quirks{errors: errorsOllama, overflow: OverflowTruncate, requireModel: true, ollamaFields: true, completionsTemplate: ollamaTemplateTokens, zeroUsageChunks: true}
+		return quirks{errors: errorsOllama, overflow: OverflowTruncate, requireModel: true, ollamaFields: true, completionsTemplate: ollamaTemplateTokens, zeroUsageChunks: true, ownedBy: "library", ollamaAPI: true}
 	case ProfileLlamaCpp:
-		return quirks{errors: errorsLlamaCpp, overflow: OverflowError, tokenize: tokenizeLlamaCpp, anyModel: true, usageOnFinish: true, chatML: true}
+		return quirks{errors: errorsLlamaCpp, overflow: OverflowError, tokenize: tokenizeLlamaCpp, anyModel: true, usageOnFinish: true, chatML: true, ownedBy: "llamacpp"}
 	case ProfileOpenAI:
-		return quirks{errors: errorsOpenAI, overflow: OverflowError, requireModel: true, strictMaxTokens: true}
+		return quirks{errors: errorsOpenAI, overflow: OverflowError, requireModel: true, strictMaxTokens: true, ownedBy: "system"}
 	}
-	return quirks{errors: errorsOpenAI, overflow: OverflowError, tokenize: tokenizeVLLM, requireModel: true, modelLen: true}
+	return quirks{errors: errorsOpenAI, overflow: OverflowError, tokenize: tokenizeVLLM, requireModel: true, modelLen: true, ownedBy: "llm-sim"}
 }
 
 // writeError answers with the profile's error body. typ and code are
@@ -160,4 +166,41 @@ func (s *Server) unknownModel(w http.ResponseWriter, name string) {
 		msg = fmt.Sprintf("model %q not found, try pulling it first", name)
 	}
 	s.clientError(w, http.StatusNotFound, msg, "invalid_request_error", "model_not_found")
+}
+
+// ollamaAPI answers Ollama's GET /api/version and GET /api/ps: every served
+// model is listed as loaded, with the context it runs with (context_length,
+// as Ollama reports since it shows a loaded model's context; omitted when
+// llm-sim has no --max-model-len).
+func (s *Server) ollamaAPI(w http.ResponseWriter, path string) {
+	if path == "/api/version" {
+		writeJSON(w, http.StatusOK, map[string]string{"version": "0.0.0-llm-sim"})
+		return
+	}
+	type loaded struct {
+		Name    string            `json:"name"`
+		Model   string            `json:"model"`
+		Size    int64             `json:"size"`
+		Digest  string            `json:"digest"`
+		Details map[string]string `json:"details"`
+		Expires string            `json:"expires_at"`
+		VRAM    int64             `json:"size_vram"`
+		Context int               `json:"context_length,omitempty"`
+	}
+	models := make([]loaded, len(s.opt.Models))
+	for i, m := range s.opt.Models {
+		models[i] = loaded{Name: m, Model: m, Details: map[string]string{"format": "gguf"}, Expires: "2035-01-01T00:00:00Z", Context: s.opt.MaxModelLen}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"models": models})
+}
+
+// llamaProps answers llama.cpp's GET /props: the slot's context as
+// default_generation_settings.n_ctx (0 when llm-sim has no limit).
+func (s *Server) llamaProps(w http.ResponseWriter) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"default_generation_settings": map[string]any{"id": 0, "n_ctx": s.opt.MaxModelLen, "params": map[string]any{"n_predict": -1}},
+		"total_slots":                 1,
+		"model_path":                  s.opt.Models[0],
+		"build_info":                  "llm-sim",
+	})
 }

@@ -151,12 +151,25 @@ func TestMaxModelLen(t *testing.T) {
 				t.Fatalf("usage %v, reply %q", u, text)
 			}
 		}},
-		{"truncate keeps the last messages", ProfileSim, OverflowTruncate, "/chat/completions",
+		{"truncate drops older messages, never the system message", ProfileSim, OverflowTruncate, "/chat/completions",
 			`{"model":"llm-sim","messages":[{"role":"system","content":"` + words(30) + `"},{"role":"user","content":"` + words(40) + `"},{"role":"user","content":"` + words(50) + `"}]}`, 200, "",
 			func(t *testing.T, m map[string]any) {
-				// 3 + 34 + 44 + 54 = 135: the system message (34) and 37 more go.
+				// 3 + 34 + 44 + 54 = 135: the older user message goes whole
+				// (91 left), then the runner cuts 27 more from the front, the
+				// system message's first words.
 				text := m["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["content"].(string)
-				if u := m["usage"].(map[string]any); u["prompt_tokens"] != float64(L) || text != "tokens=64 first="+word(37)+" last="+word(49) {
+				if u := m["usage"].(map[string]any); u["prompt_tokens"] != float64(L) || text != "tokens=64 first="+word(27)+" last="+word(49) {
+					t.Fatalf("usage %v, reply %q", u, text)
+				}
+			}},
+		{"truncate: a whole older message is enough", ProfileOllama, "", "/chat/completions",
+			`{"model":"llm-sim","messages":[{"role":"system","content":"` + words(5) + `"},{"role":"user","content":"` + words(40) + `"},{"role":"assistant","content":"` + words(6) + `"},{"role":"user","content":"` + words(30) + `"}]}`, 200, "",
+			func(t *testing.T, m map[string]any) {
+				// 3 + 9 + 44 + 10 + 34 = 100: the first user message goes
+				// (56 left, under the context: no count says so), then the
+				// assistant's stays.
+				text := m["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["content"].(string)
+				if u := m["usage"].(map[string]any); u["prompt_tokens"] != 56.0 || text != "tokens=56 first="+word(0)+" last="+word(29) {
 					t.Fatalf("usage %v, reply %q", u, text)
 				}
 			}},
@@ -541,15 +554,21 @@ func FuzzCounts(f *testing.F) {
 		}
 		chat := &Request{Chat: true, Messages: append(msgs, Message{Role: "user", Content: strings.Repeat(text, 1+k%7)})}
 		if pt := cut.promptTokens(chat); pt > MinModelLen {
+			// Whole older messages go first, never the system message nor
+			// the last; what still does not fit is cut to exactly the
+			// context, from the front.
 			short, got := cut.truncatePrompt(chat, pt)
 			last := short.Messages[len(short.Messages)-1].Content
-			if got > MinModelLen || got < MinModelLen-messageFraming+1 || got != cut.promptTokens(short) || !strings.HasSuffix(chat.Messages[2].Content, last) {
-				t.Fatalf("cut %d tokens to %d (want %d to %d), %d messages, last %q", pt, got, MinModelLen-messageFraming+1, MinModelLen, len(short.Messages), last)
+			if got > MinModelLen || got != cut.promptTokens(short) || short.Messages[0].Role != "system" || !strings.HasSuffix(chat.Messages[2].Content, last) {
+				t.Fatalf("cut %d tokens to %d, %d messages, last %q", pt, got, len(short.Messages), last)
+			}
+			if got < MinModelLen && (len(short.Messages) != 2 || short.Messages[0] != msgs[0] || last != chat.Messages[2].Content) {
+				t.Fatalf("cut %d tokens to %d, under the context, but not by whole messages: %q", pt, got, short.Messages)
 			}
 		}
 		if pt := llama.promptTokens(chat); pt > MinModelLen {
 			short, got := llama.truncatePrompt(chat, pt)
-			if got > MinModelLen || got != llama.promptTokens(short) || got < MinModelLen-2*(messageFraming+1) && len(short.Messages) > 1 {
+			if got > MinModelLen || llama.promptTokens(short) > got || got < MinModelLen && got != llama.promptTokens(short) {
 				t.Fatalf("llama.cpp: cut %d tokens to %d, %d messages", pt, got, len(short.Messages))
 			}
 		}

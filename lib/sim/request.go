@@ -202,22 +202,41 @@ const (
 func (s *Server) promptTokens(req *Request) int {
 	switch {
 	case !req.Chat:
-		return s.quirks.completionsTemplate + EstimateTokens(req.Prompt)
+		return s.scaled(s.quirks.completionsTemplate + s.textTokens(req.Prompt))
 	case s.quirks.chatML:
-		return chatMLTokens(req.Messages)
+		return s.scaled(chatMLTokens(req.Messages))
 	}
-	return messagesTokens(req.Messages, true)
+	n := replyPriming
+	for _, m := range req.Messages {
+		n += messageFraming + s.textTokens(m.Content)
+	}
+	return s.scaled(n)
 }
 
-func messagesTokens(msgs []Message, generationPrompt bool) int {
-	n := 0
-	if generationPrompt {
-		n = replyPriming
+// textTokens counts a text as the served model does: Options.CountText, or
+// llm-sim's own estimate.
+func (s *Server) textTokens(text string) int {
+	if s.opt.CountText != nil {
+		return s.opt.CountText(text)
 	}
-	for _, m := range msgs {
-		n += messageFraming + EstimateTokens(m.Content)
+	return EstimateTokens(text)
+}
+
+// scale is Options.TokenScale, 1 when unset.
+func (s *Server) scale() float64 {
+	if s.opt.TokenScale > 0 {
+		return s.opt.TokenScale
 	}
-	return n
+	return 1
+}
+
+// scaled is a prompt count of llm-sim's tokens as the model counts it
+// (Options.TokenScale).
+func (s *Server) scaled(n int) int {
+	if s.opt.TokenScale <= 0 || s.opt.TokenScale == 1 {
+		return n
+	}
+	return int(math.Round(float64(n) * s.opt.TokenScale))
 }
 
 // measure is promptTokens and requestHash(req) together: the texts are
@@ -225,15 +244,15 @@ func messagesTokens(msgs []Message, generationPrompt bool) int {
 // hash alone. The hash is then taken for requests that get no reply too
 // (faults, context errors); the pass a reply needs costs half as much.
 func (s *Server) measure(req *Request) (tokens int, hash uint64) {
-	if req.Chat && s.quirks.chatML {
-		return chatMLTokens(req.Messages), requestHash(req, nil)
+	if req.Chat && s.quirks.chatML || s.opt.CountText != nil {
+		return s.promptTokens(req), requestHash(req, nil)
 	}
 	n := 0
 	hash = requestHash(req, &n)
 	if !req.Chat {
-		return s.quirks.completionsTemplate + n, hash
+		return s.scaled(s.quirks.completionsTemplate + n), hash
 	}
-	return replyPriming + len(req.Messages)*messageFraming + n, hash // messagesTokens
+	return s.scaled(replyPriming + len(req.Messages)*messageFraming + n), hash // promptTokens
 }
 
 // requestHash is FNV-1a (as hash/fnv's New64a) over what makes two requests

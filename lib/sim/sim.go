@@ -81,6 +81,16 @@ type Solver interface {
 	Solve(req *Request, p Params) (reply string, ok bool)
 }
 
+// Thinker is a Solver whose traces would change its benchmark's score if
+// they were scored: Think writes, for a request Solve answers, what the
+// model considered (keywords, IDs, labels, JSON fragments, entries) in a
+// form the benchmark's scorer and splitter would read. llm-sim --reasoning
+// puts it before the answer, so a run shows whether the trace is left out
+// (docs/llm-sim.md). It must not write the request's stop strings.
+type Thinker interface {
+	Think(req *Request, p Params) string
+}
+
 // Options configure a Server. Start from DefaultOptions: the zero value of
 // Skill is 0, a model that gets everything wrong.
 type Options struct {
@@ -116,13 +126,30 @@ type Options struct {
 	// A longer request gets what Overflow says ("": the profile's way).
 	MaxModelLen int
 	Overflow    Overflow
+	// TokenScale multiplies every prompt count (usage.prompt_tokens,
+	// /tokenize, the context check): a model whose tokenizer counts the
+	// same text that many times llm-sim's tokens; 0 or 1: none.
+	TokenScale float64
+	// NoUsage leaves usage out of every reply, as some servers and proxies
+	// do.
+	NoUsage bool
+	// CountText, when set, counts a prompt's texts (a model's tokenizer,
+	// lib/tokens): the model's count instead of llm-sim's estimate, for
+	// usage.prompt_tokens, /tokenize and the context. Not with the llamacpp
+	// profile, whose chat count is its rendered template's.
+	CountText func(string) int
 	// Profile switches the quirks of one kind of server on together.
 	Profile Profile
 
-	Seed      uint64
-	Reasoning bool // add reasoning_content to chat replies (counted in completion_tokens, not cut by max_tokens)
-	Solvers   []Solver
-	Log       *slog.Logger // per-request faults are logged at Debug; nil: no log
+	Seed uint64
+	// Reasoning makes the model think before it answers (think.go): a
+	// trace in the text (ReasoningInline, ReasoningHarmony) or beside it
+	// (ReasoningField, chat only), of ReasoningLen tokens (0: its natural
+	// length), counted in max_tokens and usage like the answer; "": none.
+	Reasoning    string
+	ReasoningLen int
+	Solvers      []Solver
+	Log          *slog.Logger // per-request faults are logged at Debug; nil: no log
 
 	// PrefixCacheTokens is the capacity of the prefix cache (prefixcache.go):
 	// cached prompt tokens cost no prefill; 0: no cache.
@@ -165,6 +192,7 @@ type Stats struct {
 	QueueFull        int64            // requests turned away with 503 because the queue was full (MaxQueue)
 	ContextErrors    int64            // requests refused for not fitting MaxModelLen (also in ClientErrors)
 	PromptsCut       int64            // prompts cut to MaxModelLen (OverflowTruncate)
+	ContextShifts    int64            // OverflowTruncate: replies that ran past the room the prompt left
 	PromptTokens     int64            // usage reported for completed requests
 	CompletionTokens int64
 }
@@ -334,6 +362,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.tokenize(w, r)
 	case p == "/apply-template" && s.quirks.chatML && r.Method == http.MethodPost:
 		s.applyTemplate(w, r)
+	case p == "/props" && s.quirks.chatML && r.Method == http.MethodGet:
+		s.llamaProps(w)
+	case (p == "/api/version" || p == "/api/ps") && s.quirks.ollamaAPI && r.Method == http.MethodGet:
+		s.ollamaAPI(w, p)
 	default:
 		s.clientError(w, http.StatusNotFound, fmt.Sprintf("llm-sim has no endpoint %s %s", r.Method, p), "invalid_request_error", "not_found")
 	}
@@ -341,7 +373,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func knownPath(p string) bool {
 	switch p {
-	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/tokenize", "/apply-template", "/v1/files", "/v1/batches", "/metrics":
+	case "/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/tokenize", "/apply-template", "/props", "/api/version", "/api/ps", "/v1/files", "/v1/batches", "/metrics":
 		return true
 	}
 	return strings.HasPrefix(p, "/v1/models/")
@@ -356,7 +388,7 @@ type modelObject struct {
 }
 
 func (s *Server) model(id string) modelObject {
-	m := modelObject{ID: id, Object: "model", Created: created, OwnedBy: "llm-sim"}
+	m := modelObject{ID: id, Object: "model", Created: created, OwnedBy: s.quirks.ownedBy}
 	if s.quirks.modelLen {
 		m.MaxModelLen = s.opt.MaxModelLen
 	}
@@ -443,6 +475,14 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--max-concurrency, --max-queue and --skill-decay-tokens must not be negative")
 	case o.PrefixCacheTokens < 0:
 		return fmt.Errorf("--prefix-cache-tokens must not be negative")
+	case o.TokenScale < 0 || o.TokenScale > 0 && (o.TokenScale < 0.1 || o.TokenScale > 10):
+		return fmt.Errorf("--token-scale %g: want 0.1 to 10 (1: llm-sim's own count)", o.TokenScale)
+	case o.CountText != nil && o.Profile == ProfileLlamaCpp:
+		return fmt.Errorf("--tokenizer does not apply to --profile llamacpp, whose chat count is its ChatML template's")
+	case o.Reasoning != "" && o.Reasoning != ReasoningInline && o.Reasoning != ReasoningHarmony && o.Reasoning != ReasoningField:
+		return fmt.Errorf("--reasoning %q: want %s, %s or %s", o.Reasoning, ReasoningInline, ReasoningHarmony, ReasoningField)
+	case o.ReasoningLen < 0 || (o.ReasoningLen > 0 && o.Reasoning == ""):
+		return fmt.Errorf("--reasoning-len %d: want 0 or more, with --reasoning", o.ReasoningLen)
 	case o.MaxModelLen != 0 && o.MaxModelLen < MinModelLen:
 		return fmt.Errorf("--max-model-len %d: want 0 (no limit) or at least %d (room for a chat template)", o.MaxModelLen, MinModelLen)
 	}

@@ -254,7 +254,7 @@ func streamed(events []map[string]any, field string) (text, finish string, u map
 }
 
 func TestStreamingMatchesWholeReply(t *testing.T) {
-	_, url := start(t, Options{Skill: 1, Reasoning: true})
+	_, url := start(t, Options{Skill: 1, Reasoning: ReasoningField})
 	for _, tc := range []struct {
 		path, body, field string
 		includeUsage      bool

@@ -66,7 +66,7 @@ func roleID(role string) int {
 
 // messageIDs are the templated messages: messageFraming tokens around each
 // content, and replyPriming tokens that open the reply. Their number is
-// messagesTokens.
+// promptTokens'.
 func messageIDs(msgs []Message, generationPrompt bool) []int {
 	var ids []int
 	for _, m := range msgs {
@@ -116,13 +116,18 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		ids = messageIDs(req.Messages, gen || !isBool)
+		want := s.promptTokens(req)
+		if !gen && isBool {
+			want -= s.scaled(replyPriming)
+		}
+		ids = stretch(ids, want)
 	} else {
 		prompt, ok := body["prompt"].(string)
 		if !ok {
 			s.clientError(w, http.StatusBadRequest, `send "prompt" (a string) or "messages"`, "invalid_request_error", "")
 			return
 		}
-		ids = pieceIDs([]int{}, prompt)
+		ids = stretch(pieceIDs([]int{}, prompt), s.promptTokens(&Request{Prompt: prompt}))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"count": len(ids), "max_model_len": s.opt.MaxModelLen, "tokens": ids, "token_strs": nil})
 }
@@ -208,7 +213,21 @@ func (s *Server) llamaTokenize(w http.ResponseWriter, body map[string]any) {
 	for i, p := range pieces {
 		ids[i] = p.ID
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tokens": ids})
+	writeJSON(w, http.StatusOK, map[string]any{"tokens": stretch(ids, s.scaled(len(ids)))})
+}
+
+// stretch makes a text's ids as many as the model's count of it
+// (Options.TokenScale, CountText), so a tokenize API says what
+// usage.prompt_tokens says.
+func stretch(ids []int, n int) []int {
+	if n == len(ids) || len(ids) == 0 || n <= 0 {
+		return ids
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = ids[i*len(ids)/n]
+	}
+	return out
 }
 
 // applyTemplate is llama.cpp's POST /apply-template: {"messages"} →

@@ -140,7 +140,7 @@ func TestMetricRowsParquet(t *testing.T) {
 	types := query(t, dir, `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM 'rows.parquet') ORDER BY 1`)
 	wantTypes := map[string]string{
 		"bench": "VARCHAR", "model": "VARCHAR", "metric": "VARCHAR", "value": "DOUBLE", "unit": "VARCHAR",
-		"n": "BIGINT", "n_failed": "BIGINT", "n_truncated": "BIGINT", "run": "VARCHAR", "ifkit_version": "VARCHAR",
+		"n": "BIGINT", "n_failed": "BIGINT", "n_truncated": "BIGINT", "cut_check": "VARCHAR", "n_reasoning_unfinished": "BIGINT", "run": "VARCHAR", "ifkit_version": "VARCHAR",
 		"created": "TIMESTAMP WITH TIME ZONE", "length_tokens": "BIGINT", "density": "DOUBLE", "depth": "DOUBLE",
 		"position": "DOUBLE", "seed": "BIGINT", "ci_low": "DOUBLE", "ci_high": "DOUBLE", "ci_level": "DOUBLE",
 		"ci_method": "VARCHAR", "ci_unit": "VARCHAR", "n_units": "BIGINT",
@@ -156,7 +156,7 @@ func TestMetricRowsParquet(t *testing.T) {
 	}
 	want(t, "rows missing a core column or density",
 		query(t, dir, `SELECT count(*) FROM 'rows.parquet' WHERE bench IS NULL OR model IS NULL OR metric IS NULL
-			OR n IS NULL OR n_failed IS NULL OR n_truncated IS NULL OR run IS NULL OR ifkit_version <> '`+testbin.Version+`'
+			OR n IS NULL OR n_failed IS NULL OR n_truncated IS NULL OR n_reasoning_unfinished IS NULL OR run IS NULL OR ifkit_version <> '`+testbin.Version+`'
 			OR created IS NULL OR (bench = 'ifscale' AND density IS NULL)`),
 		[][]string{{"0"}})
 	want(t, "densities sort as numbers",
@@ -203,7 +203,7 @@ func TestTablesAndJSONL(t *testing.T) {
 		}
 	}
 	want(t, "JSONL rows",
-		query(t, dir, `SELECT count(*) > 0, count(*) FILTER (WHERE bench IS NULL OR model IS NULL OR metric IS NULL OR unit IS NULL OR n IS NULL OR n_failed IS NULL OR n_truncated IS NULL OR run IS NULL OR ifkit_version IS NULL OR created IS NULL) FROM read_json('rows.jsonl')`),
+		query(t, dir, `SELECT count(*) > 0, count(*) FILTER (WHERE bench IS NULL OR model IS NULL OR metric IS NULL OR unit IS NULL OR n IS NULL OR n_failed IS NULL OR n_truncated IS NULL OR n_reasoning_unfinished IS NULL OR run IS NULL OR ifkit_version IS NULL OR created IS NULL) FROM read_json('rows.jsonl')`),
 		[][]string{{"true", "0"}})
 	want(t, "JSONL items",
 		query(t, dir, `SELECT count(*), count(DISTINCT run) FROM read_json('items.jsonl')`),
