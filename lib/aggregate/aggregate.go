@@ -375,10 +375,7 @@ func newTruncation(excluded bool) *truncation {
 
 // add counts a record and reports whether it is to be left out.
 func (t *truncation) add(rec *record.Record) bool {
-	id := rec.String("parent")
-	if id == "" {
-		id = rec.ID()
-	}
+	id := sentKey(rec)
 	s := t.sent[id]
 	if s == nil {
 		s = &sent{model: ModelOf(rec)}

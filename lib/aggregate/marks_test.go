@@ -307,3 +307,42 @@ func tablesOf(res *Result, scopes map[string]map[string]string) []report.Table {
 	}
 	return Lay(tabler, res, TableOptions{})
 }
+
+// Two models answering the same items are two sets of prompts sent: each
+// model's cuts, checks, replies and traces are counted, not only those of
+// the model read first.
+func TestMarksCountEveryModelsReplies(t *testing.T) {
+	m := newMarks(nil, Options{})
+	for _, line := range []string{
+		`{"id":"a","bench":"b","model":"m1","response":{"cut_check":"exact","usage":{"prompt_tokens":10,"completion_tokens":1}}}`,
+		`{"id":"a#1","parent":"a","bench":"b","model":"m1","response":{"cut_check":"exact","usage":{"prompt_tokens":10,"completion_tokens":1}}}`,
+		`{"id":"a","bench":"b","model":"m2","response":{"server_truncated":true,"reasoning_format":"think_tags","reasoning_tokens":4,"usage":{"prompt_tokens":20,"completion_tokens":2}}}`,
+		`{"id":"b","bench":"b","model":"m2","response":{"cut_check":"unchecked","usage":{"prompt_tokens":20,"completion_tokens":2}}}`,
+	} {
+		rec, err := record.Parse([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.add(rec)
+	}
+	res := &Result{Rows: []report.Row{{Bench: "b", Model: "m1", Metric: "x"}, {Bench: "b", Model: "m2", Metric: "x"}}}
+	m.mark(res)
+	tables := tablesOf(res, map[string]map[string]string{"all": nil, "m2": {"model": "m2"}})
+	notes := strings.Join(tables[0].Notes, "\n")
+	for _, want := range []string{
+		"Server-truncated: 1 of 3 records had their prompt cut",
+		"cuts not checked on 1 of 3 records",
+		"Tokens: 50 prompt, 5 completion, over 3 replies",
+		"Reasoning (model m2): 1 of 2 replies held a reasoning trace",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if m2 := strings.Join(tables[1].Notes, "\n"); !strings.Contains(m2, "Server-truncated: 1 of 2 records had their prompt cut") {
+		t.Errorf("model m2's table does not count its cut:\n%s", m2)
+	}
+	if res.Rows[0].CutCheck != "exact" || res.Rows[1].CutCheck != "cuts not checked" {
+		t.Errorf("cut_check %q, %q; want exact, cuts not checked", res.Rows[0].CutCheck, res.Rows[1].CutCheck)
+	}
+}

@@ -88,3 +88,15 @@ func CutCheck(rec *record.Record) (cuts.Check, float64) {
 	}
 	return cuts.Unchecked, 0
 }
+
+// sentKey names the prompt a record answers, for the counts of prompts sent
+// (cuts, replies, traces): the children split-subtasks makes of one reply
+// count once, as their parent, and one item answered by several models is
+// several prompts.
+func sentKey(rec *record.Record) string {
+	id := rec.String("parent")
+	if id == "" {
+		id = rec.ID()
+	}
+	return ModelOf(rec) + "\x00" + id
+}

@@ -38,10 +38,7 @@ func (p *replies) add(rec *record.Record) {
 			p.saved++
 		}
 	}
-	id := rec.String("parent")
-	if id == "" {
-		id = rec.ID()
-	}
+	id := sentKey(rec)
 	if v.Response == nil || v.Response.Usage == nil || p.seen[id] {
 		return
 	}

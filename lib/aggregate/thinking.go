@@ -55,10 +55,7 @@ func (t *thinking) add(rec *record.Record) {
 		// An error here is the benchmark aggregator's too, which reports it.
 		_ = t.unfinished.Add(rec)
 	}
-	id := rec.String("parent")
-	if id == "" {
-		id = rec.ID()
-	}
+	id := sentKey(rec)
 	if t.seen[id] {
 		return
 	}
