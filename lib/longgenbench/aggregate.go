@@ -425,6 +425,7 @@ func Tables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
 		Columns: []string{"model", "version", "judge", "records", "CR", "STIC-1", "STIC-2", "words", "wAvg", "checks", "missing", "infer failed", "cut off", "judge failed"}}
 	acc := report.Table{Title: titleType, Columns: []string{"model", "version", "single", "range", "periodic", "average", "judged", "failed"}}
 	pos := report.Table{Title: titlePosition, Columns: []string{"model", "version", "position", "checks", "present", "accuracy", "failed"}}
+	whole := func(v float64) string { return report.Fmt(v, 0) } // words
 	lexical := false
 	for _, c := range cells {
 		get := func(metric string, dims ...string) report.Row {
@@ -434,7 +435,7 @@ func Tables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
 		cr, s1, s2 := get("CR"), get("STIC-1"), get("STIC-2")
 		jl := cr.Dims["judge"]
 		lexical = lexical || strings.HasPrefix(jl, "lexical") || strings.Contains(jl, "+ lexical")
-		main.Rows = append(main.Rows, []string{c.model, c.version, jl, strconv.Itoa(cr.N), report.Cell(cr, f), report.Cell(s1, f), report.Cell(s2, f), report.Fmt(get("words").Value, 0), report.Cell(get("wAvg"), f),
+		main.Rows = append(main.Rows, []string{c.model, c.version, jl, strconv.Itoa(cr.N), report.Cell(cr, f), report.Cell(s1, f), report.Cell(s2, f), report.Cell(get("words"), whole), report.Cell(get("wAvg"), f),
 			strconv.Itoa(s2.N), strconv.Itoa(s2.N - s1.N), strconv.Itoa(cr.NFailed), report.Fmt(get("cut_off").Value, 0), report.Fmt(get("judge_failed").Value, 0)})
 		line := []string{c.model, c.version}
 		for _, t := range append(append([]string{}, CheckTypes...), "average") {

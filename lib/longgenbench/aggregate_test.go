@@ -3,6 +3,7 @@ package longgenbench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -280,5 +281,20 @@ func TestAggregateRefusesACheckTwice(t *testing.T) {
 	}
 	if err := a.Add(rec.Clone()); err == nil || !strings.Contains(err.Error(), "appears twice") {
 		t.Errorf("the second verdict of one check: %v", err)
+	}
+}
+
+// Every metric of the main table prints its interval, the mean words too.
+func TestTablesPrintEveryInterval(t *testing.T) {
+	long := Counts{Number: 52, Found: 52, Blocks: 53, Words: 9000, Checks: 1}
+	res := result(t, judged("a", "m1", Single, 5, judge.VerdictYes, long))
+	for i := range res.Rows {
+		lo, hi := res.Rows[i].Value-1, res.Rows[i].Value+1
+		res.Rows[i].CILow, res.Rows[i].CIHigh = &lo, &hi
+	}
+	main := tables(res)[0]
+	words := main.Rows[0][slices.Index(main.Columns, "words")]
+	if words != "9000 [8999, 9001]" {
+		t.Errorf("words cell %q, want its interval", words)
 	}
 }
