@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/cuts"
@@ -136,110 +137,178 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if err != nil {
 		return err
 	}
-	var results []*Result
-	var runs []string // the input run of each result, "" for this run's own
-	var items []Scored
-	arms := map[armKey]*arm{}
+	var in *input
 	if importKind != "" {
-		imp, ok := reg.Importers[importKind]
-		if !ok {
-			return app.Usagef("--import %q: want one of %s", importKind, strings.Join(keys(reg.Importers), ", "))
-		}
-		res, err := imp(r.Args().Slice(), opt)
-		if err != nil {
-			return err
-		}
-		results = append(results, res)
+		in, err = readImport(r, reg, importKind, opt)
 	} else {
-		aggs := map[string]Aggregator{}
-		seen := map[string]*marks{}
-		err := r.Records(func(rec *record.Record) error {
-			bench := rec.String("bench")
-			// Records of two runs (partitioned folders with their own run id)
-			// are never pooled: each run is aggregated apart.
-			run := r.InputRun()
-			key := run + "\x00" + bench
-			// The aggregator is made before the record can be left out, so
-			// that a bench whose every record is left out still has its
-			// tables, saying why they are empty.
-			a, ok := aggs[key]
-			if !ok {
-				f, known := reg.Aggregators[bench]
-				if !known {
-					return app.Invalidf("bench %q has no aggregator (known: %s)", bench, strings.Join(keys(reg.Aggregators), ", "))
-				}
-				a = f(opt)
-				aggs[key] = a
-				seen[key] = newMarks(f, opt)
-			}
-			if seen[key].add(rec) {
-				return nil
-			}
-			if opt.Items != "" {
-				items = append(items, scoredOf(rec, run))
-			}
-			if err := a.Add(rec); err != nil {
-				return app.Invalid(err)
-			}
-			if d := reg.Designs[bench]; d.Item != nil && (opt.CI != CINone || opt.Compare != "") {
-				it, ok, err := d.Item(rec, opt)
-				if err != nil {
-					return app.Invalid(err)
-				}
-				if ok {
-					k := armKey{run, bench, ModelOf(rec)}
-					if arms[k] == nil {
-						arms[k] = &arm{run: k.run, bench: bench, model: k.model}
-					}
-					ai := armItem{id: rec.ID(), Item: it}
-					if opt.Flips != "" {
-						s := scoredOf(rec, run)
-						ai.scored = &s
-					}
-					arms[k].items = append(arms[k].items, ai)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, k := range keys(aggs) {
-			run, b, _ := strings.Cut(k, "\x00")
-			res, err := aggs[k].Result()
-			if err != nil {
-				return fmt.Errorf("%s: %w", b, err)
-			}
-			seen[k].mark(res)
-			if c := seen[k].cut; c.excluded && c.allCut() && len(res.Rows) == 0 {
-				r.Log.Warn("every record was left out (--exclude-truncated): the server cut every prompt; no table", "bench", b, "records", len(c.sent))
-			}
-			results = append(results, res)
-			runs = append(runs, run)
-		}
+		in, err = readRecords(r, reg, opt)
+	}
+	if err != nil {
+		return err
 	}
 	own, err := r.RunID()
 	if err != nil {
 		return err
 	}
-	var rows []report.Row
-	for i, res := range results {
-		run := own
-		if i < len(runs) && runs[i] != "" {
-			run = runs[i]
+	rows := in.stamp(own, r.Created())
+	if opt.CI != CINone {
+		intervals(reg.Designs, rows, in.arms, opt, r.Log.Warn)
+	}
+	topt := TableOptions{Decimals: opt.Decimals, Failed: opt.Failed, Resamples: opt.Bootstrap, Seed: opt.Seed}
+	if importKind != "" {
+		topt.Failed, topt.Resamples = "", 0
+	}
+	out := output{tables: layOut(reg.Tables, rows, in.results, in.runs, topt), metrics: rows, rows: rows, items: in.items, reference: reference}
+	if opt.Compare != "" {
+		ps, err := pairs(in.arms, opt.Compare)
+		if err != nil {
+			return err
 		}
-		stamp(res, run, r.Created())
+		cs := compare(reg.Designs, rows, ps, opt)
+		out.tables = append(out.tables, comparisonTables(cs, reg.Designs, reg.Titles, opt)...)
+		if opt.Flips != "" {
+			if err := writeTable(opt.Flips, flipTable(ps)); err != nil {
+				return err
+			}
+		}
+		// The page draws the metrics; the comparisons are rows of their own.
+		out.metrics = slices.Clip(rows)
+		res := &Result{Rows: comparisonRows(cs, reg.Designs, opt)}
+		stamp(res, own, r.Created())
+		out.rows = append(out.metrics, res.Rows...)
+	}
+	return out.write(r, reg, format, rowsPath, opt)
+}
+
+// input is what aggregate-ifs read: a result per input run and benchmark
+// (runs[i] the run of results[i], "" for this run's own), the scored
+// records for --items, and the arms the intervals and comparisons resample.
+type input struct {
+	results []*Result
+	runs    []string
+	items   []Scored
+	arms    map[armKey]*arm
+}
+
+// readImport reads official result files (or earlier rows) with the
+// importer of kind.
+func readImport(r *app.Run, reg Registry, kind string, opt Options) (*input, error) {
+	imp, ok := reg.Importers[kind]
+	if !ok {
+		return nil, app.Usagef("--import %q: want one of %s", kind, strings.Join(keys(reg.Importers), ", "))
+	}
+	res, err := imp(r.Args().Slice(), opt)
+	if err != nil {
+		return nil, err
+	}
+	return &input{results: []*Result{res}, arms: map[armKey]*arm{}}, nil
+}
+
+// readRecords aggregates the judged records, each run and benchmark apart.
+func readRecords(r *app.Run, reg Registry, opt Options) (*input, error) {
+	in := &input{arms: map[armKey]*arm{}}
+	aggs := map[string]Aggregator{}
+	seen := map[string]*marks{}
+	err := r.Records(func(rec *record.Record) error {
+		bench := rec.String("bench")
+		// Records of two runs (partitioned folders with their own run id)
+		// are never pooled: each run is aggregated apart.
+		run := r.InputRun()
+		key := run + "\x00" + bench
+		// The aggregator is made before the record can be left out, so
+		// that a bench whose every record is left out still has its
+		// tables, saying why they are empty.
+		a, ok := aggs[key]
+		if !ok {
+			f, known := reg.Aggregators[bench]
+			if !known {
+				return app.Invalidf("bench %q has no aggregator (known: %s)", bench, strings.Join(keys(reg.Aggregators), ", "))
+			}
+			a = f(opt)
+			aggs[key] = a
+			seen[key] = newMarks(f, opt)
+		}
+		if seen[key].add(rec) {
+			return nil
+		}
+		if opt.Items != "" {
+			in.items = append(in.items, scoredOf(rec, run))
+		}
+		if err := a.Add(rec); err != nil {
+			return app.Invalid(err)
+		}
+		if opt.CI != CINone || opt.Compare != "" {
+			return in.addToArm(reg.Designs[bench], rec, run, opt)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys(aggs) {
+		run, b, _ := strings.Cut(k, "\x00")
+		res, err := aggs[k].Result()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b, err)
+		}
+		seen[k].mark(res)
+		if c := seen[k].cut; c.excluded && c.allCut() && len(res.Rows) == 0 {
+			r.Log.Warn("every record was left out (--exclude-truncated): the server cut every prompt; no table", "bench", b, "records", len(c.sent))
+		}
+		in.results = append(in.results, res)
+		in.runs = append(in.runs, run)
+	}
+	return in, nil
+}
+
+// addToArm adds a record to its model's arm as the benchmark's design
+// resamples it; a benchmark without a design has none.
+func (in *input) addToArm(d Design, rec *record.Record, run string, opt Options) error {
+	if d.Item == nil {
+		return nil
+	}
+	it, ok, err := d.Item(rec, opt)
+	if err != nil {
+		return app.Invalid(err)
+	}
+	if !ok {
+		return nil
+	}
+	bench := rec.String("bench")
+	k := armKey{run, bench, ModelOf(rec)}
+	if in.arms[k] == nil {
+		in.arms[k] = &arm{run: k.run, bench: bench, model: k.model}
+	}
+	ai := armItem{id: rec.ID(), Item: it}
+	if opt.Flips != "" {
+		s := scoredOf(rec, run)
+		ai.scored = &s
+	}
+	in.arms[k].items = append(in.arms[k].items, ai)
+	return nil
+}
+
+// stamp gives every result's rows their provenance (own is this run's id,
+// for the records of no input run), names the arms' and items' runs as the
+// rows do, and returns the rows.
+func (in *input) stamp(own string, created time.Time) []report.Row {
+	var rows []report.Row
+	for i, res := range in.results {
+		run := own
+		if i < len(in.runs) && in.runs[i] != "" {
+			run = in.runs[i]
+		}
+		stamp(res, run, created)
 		rows = append(rows, res.Rows...)
-		if i < len(runs) {
-			runs[i] = run
+		if i < len(in.runs) {
+			in.runs[i] = run
 		}
 	}
-	// The arms' runs, as the rows now name them.
-	for k, a := range arms {
+	for k, a := range in.arms {
 		if k.run == "" {
-			delete(arms, k)
+			delete(in.arms, k)
 			k.run, a.run = own, own
-			arms[k] = a
+			in.arms[k] = a
 			for _, it := range a.items {
 				if it.scored != nil {
 					it.scored.Run = own
@@ -247,75 +316,62 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 			}
 		}
 	}
-	if opt.CI != CINone {
-		intervals(reg.Designs, rows, arms, opt, r.Log.Warn)
-	}
-	topt := TableOptions{Decimals: opt.Decimals, Failed: opt.Failed, Resamples: opt.Bootstrap, Seed: opt.Seed}
-	if importKind != "" {
-		topt.Failed, topt.Resamples = "", 0
-	}
-	tables := layOut(reg.Tables, rows, results, runs, topt)
-	metrics := rows
-	if opt.Compare != "" {
-		ps, err := pairs(arms, opt.Compare)
-		if err != nil {
-			return err
-		}
-		cs := compare(reg.Designs, rows, ps, opt)
-		tables = append(tables, comparisonTables(cs, reg.Designs, reg.Titles, opt)...)
-		if opt.Flips != "" {
-			if err := writeTable(opt.Flips, flipTable(ps)); err != nil {
-				return err
-			}
-		}
-		// The page draws the metrics; the comparisons are rows of their own.
-		metrics = slices.Clip(rows)
-		res := &Result{Rows: comparisonRows(cs, reg.Designs, opt)}
-		stamp(res, own, r.Created())
-		rows = append(metrics, res.Rows...)
-	}
-	for i := range items {
-		if items[i].Run == "" {
-			items[i].Run = own
+	for i := range in.items {
+		if in.items[i].Run == "" {
+			in.items[i].Run = own
 		}
 	}
 	// One row per record in id order, whatever order the records came in.
-	slices.SortFunc(items, func(a, b Scored) int {
+	slices.SortFunc(in.items, func(a, b Scored) int {
 		return cmp.Or(strings.Compare(a.Run, b.Run), strings.Compare(a.Bench, b.Bench), strings.Compare(a.ID, b.ID))
 	})
+	return rows
+}
+
+// output is what aggregate-ifs writes: the tables, every row (comparisons
+// included), the metric rows the page draws, the scored records, and the
+// published rows drawn beside them.
+type output struct {
+	tables        []report.Table
+	rows, metrics []report.Row
+	items         []Scored
+	reference     []report.Row
+}
+
+func (o output) write(r *app.Run, reg Registry, format, rowsPath string, opt Options) error {
 	if rowsPath != "" {
-		if err := writeRows(rowsPath, rows); err != nil {
+		if err := writeRows(rowsPath, o.rows); err != nil {
 			return err
 		}
 	}
 	if opt.HTML != "" {
-		if err := writePage(reg, opt, metrics, reference); err != nil {
+		if err := writePage(reg, opt, o.metrics, o.reference); err != nil {
 			return err
 		}
 	}
 	if opt.Items != "" {
-		if err := writeTable(opt.Items, itemTable(items)); err != nil {
+		if err := writeTable(opt.Items, itemTable(o.items)); err != nil {
 			return err
 		}
 	}
 	w := r.TextWriter()
 	switch {
 	case r.OutputDir() != "":
-		return writeCSVFolder(r.OutputDir(), tables)
+		return writeCSVFolder(r.OutputDir(), o.tables)
 	case opt.Table != "":
-		return writeOneTable(r, w, tables, opt.Table)
+		return writeOneTable(r, w, o.tables, opt.Table)
 	}
 	switch format {
 	case "parquet":
-		return report.WriteParquet(r.BinaryWriter(), report.MetricTable(rows))
+		return report.WriteParquet(r.BinaryWriter(), report.MetricTable(o.rows))
 	case "md":
-		return report.WriteMarkdown(w, tables)
+		return report.WriteMarkdown(w, o.tables)
 	case "csv":
-		return report.WriteCSV(w, tables)
+		return report.WriteCSV(w, o.tables)
 	case "jsonl":
-		return report.WriteJSONL(w, rows)
+		return report.WriteJSONL(w, o.rows)
 	default:
-		return report.WriteJSON(w, rows, tables)
+		return report.WriteJSON(w, o.rows, o.tables)
 	}
 }
 

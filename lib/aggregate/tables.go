@@ -27,106 +27,122 @@ func layOut(tablers map[string]Tabler, rows []report.Row, results []*Result, run
 		}
 		labelled := report.ApartByRun(byBench[b])
 		tables := tabler(labelled, opt)
-		// The notes of each run of the benchmark, by table title.
-		type note struct {
-			title, text string
-		}
-		var order []note
-		runsOf := map[note][]string{}
-		var benchRuns []string
-		for i, res := range results {
-			if len(res.Rows) == 0 || res.Rows[0].Bench != b {
-				continue
-			}
-			run := ""
-			if i < len(runs) {
-				run = runs[i]
-			}
-			benchRuns = append(benchRuns, run)
-			for _, title := range keys(res.Notes) {
-				for _, text := range res.Notes[title] {
-					n := note{title, text}
-					if _, ok := runsOf[n]; !ok {
-						order = append(order, n)
-					}
-					runsOf[n] = append(runsOf[n], run)
-				}
-			}
-		}
-		text := func(n note) string {
-			if len(benchRuns) > 1 {
-				return "Run " + strings.Join(runsOf[n], ", ") + ": " + n.text
-			}
-			return n.text
-		}
-		// Who each model of the tables is: a model named apart by run is
-		// one run's (report.ApartByRun).
-		type who struct{ model, run string }
-		named := map[string]who{}
-		for i, r := range labelled {
-			if r.Model != byBench[b][i].Model {
-				named[r.Model] = who{byBench[b][i].Model, r.Run}
-			}
-		}
-		// counted are the notes that count a table's own records, each
-		// run's (Result.Counted).
-		counted := func(scope map[string]string) []string {
-			var out []string
-			for i, res := range results {
-				if res.Counted == nil || len(res.Rows) == 0 || res.Rows[0].Bench != b {
-					continue
-				}
-				run := ""
-				if i < len(runs) {
-					run = runs[i]
-				}
-				sc := scope
-				if w, ok := named[scope["model"]]; ok {
-					if w.run != run {
-						continue
-					}
-					sc = maps.Clone(scope)
-					sc["model"] = w.model
-				}
-				for _, s := range res.Counted(sc) {
-					if len(benchRuns) > 1 {
-						s = "Run " + run + ": " + s
-					}
-					out = append(out, s)
-				}
-			}
-			return out
-		}
+		notes := notesOf(b, results, runs, byBench[b], labelled)
 		// Under each table: its own notes, those of its rows, then those of
 		// every table of the benchmark.
 		fromRows := rowNotes(labelled)
+		ci := ciNote(labelled, opt)
 		for i := range tables {
 			add := func(s string) {
-				if !slices.Contains(tables[i].Notes, s) {
+				if s != "" && !slices.Contains(tables[i].Notes, s) {
 					tables[i].Notes = append(tables[i].Notes, s)
 				}
 			}
-			for _, n := range order {
-				if n.title == tables[i].Title {
-					add(text(n))
-				}
+			for _, s := range notes.titled(tables[i].Title) {
+				add(s)
 			}
 			for _, s := range fromRows {
 				add(s)
 			}
-			if n := ciNote(labelled, opt); n != "" {
-				add(n)
-			}
-			for _, s := range counted(tables[i].Scope) {
+			add(ci)
+			for _, s := range notes.counted(tables[i].Scope) {
 				add(s)
 			}
-			for _, n := range order {
-				if n.title == "" {
-					add(text(n))
-				}
+			for _, s := range notes.titled("") {
+				add(s)
 			}
 		}
 		out = append(out, tables...)
+	}
+	return out
+}
+
+// benchNotes are the notes of one benchmark's results, for its tables.
+type benchNotes struct {
+	results []*Result
+	runs    []string // of each result
+	// The notes by table title, in order, and the runs that gave each.
+	order  []note
+	runsOf map[note][]string
+	// named is who each model of the tables is when a model named apart by
+	// run is one run's (report.ApartByRun).
+	named map[string]who
+}
+
+type note struct{ title, text string }
+
+type who struct{ model, run string }
+
+// notesOf gathers the notes of the results of bench b; rows are its rows,
+// labelled the same named apart by run.
+func notesOf(b string, results []*Result, runs []string, rows, labelled []report.Row) *benchNotes {
+	n := &benchNotes{runsOf: map[note][]string{}, named: map[string]who{}}
+	for i, res := range results {
+		if len(res.Rows) == 0 || res.Rows[0].Bench != b {
+			continue
+		}
+		run := ""
+		if i < len(runs) {
+			run = runs[i]
+		}
+		n.results, n.runs = append(n.results, res), append(n.runs, run)
+		for _, title := range keys(res.Notes) {
+			for _, text := range res.Notes[title] {
+				x := note{title, text}
+				if _, ok := n.runsOf[x]; !ok {
+					n.order = append(n.order, x)
+				}
+				n.runsOf[x] = append(n.runsOf[x], run)
+			}
+		}
+	}
+	for i, r := range labelled {
+		if r.Model != rows[i].Model {
+			n.named[r.Model] = who{rows[i].Model, r.Run}
+		}
+	}
+	return n
+}
+
+// titled are the notes for the table titled title ("" for every table),
+// each naming its runs when the tables hold several.
+func (n *benchNotes) titled(title string) []string {
+	var out []string
+	for _, x := range n.order {
+		if x.title != title {
+			continue
+		}
+		if len(n.runs) > 1 {
+			out = append(out, "Run "+strings.Join(n.runsOf[x], ", ")+": "+x.text)
+		} else {
+			out = append(out, x.text)
+		}
+	}
+	return out
+}
+
+// counted are the notes that count a table's own records (its scope), each
+// run's (Result.Counted).
+func (n *benchNotes) counted(scope map[string]string) []string {
+	var out []string
+	for i, res := range n.results {
+		if res.Counted == nil {
+			continue
+		}
+		sc := scope
+		if w, ok := n.named[scope["model"]]; ok {
+			if w.run != n.runs[i] {
+				continue
+			}
+			sc = maps.Clone(scope)
+			sc["model"] = w.model
+		}
+		for _, s := range res.Counted(sc) {
+			if len(n.runs) > 1 {
+				s = "Run " + n.runs[i] + ": " + s
+			}
+			out = append(out, s)
+		}
 	}
 	return out
 }
