@@ -64,6 +64,9 @@ func pairs(arms map[armKey]*arm, x string) ([]pair, error) {
 		if len(base) == 0 {
 			continue
 		}
+		if len(others) == 0 && len(base) > 1 {
+			return nil, app.Usagef("--compare %s: every answer to %s is by it (%d runs, or models of one run); give one run's id to compare the others with it", x, b, len(base))
+		}
 		for _, o := range others {
 			b := base[0]
 			if len(base) > 1 {
@@ -87,6 +90,9 @@ func pairs(arms map[armKey]*arm, x string) ([]pair, error) {
 		}
 		slices.Sort(names)
 		return nil, app.Usagef("--compare %q: no model or run of that name in the input (%s)", x, strings.Join(names, ", "))
+	}
+	if len(out) == 0 {
+		return nil, app.Usagef("--compare %s: nothing to compare it with: the input holds no other model or run", x)
 	}
 	return out, nil
 }

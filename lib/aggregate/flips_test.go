@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +48,25 @@ func TestPairs(t *testing.T) {
 	}
 	if _, err := pairs(arms, "a"); err == nil {
 		t.Error("model a of two runs paired with model b of either: want it refused as ambiguous")
+	}
+}
+
+// --compare X where every answer is X's says what to give instead, rather
+// than comparing nothing: a run id where X has several runs.
+func TestPairsNothingToCompare(t *testing.T) {
+	arms := map[armKey]*arm{}
+	for _, run := range []string{"r1", "r2"} {
+		arms[armKey{run, "x", "a"}] = &arm{run: run, bench: "x", model: "a"}
+	}
+	if _, err := pairs(arms, "a"); err == nil || !strings.Contains(err.Error(), "give one run's id") {
+		t.Errorf("model a of two runs, alone: %v; want it refused, asking for a run id", err)
+	}
+	ps, err := pairs(arms, "r1")
+	if err != nil || len(ps) != 1 || ps[0].other.run != "r2" {
+		t.Errorf("run r1 against r2: %v, %v", ps, err)
+	}
+	delete(arms, armKey{"r2", "x", "a"})
+	if _, err := pairs(arms, "a"); err == nil || !strings.Contains(err.Error(), "nothing to compare") {
+		t.Errorf("one arm: %v; want it refused", err)
 	}
 }
