@@ -574,12 +574,8 @@ func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) e
 	if opt.Decimals < 0 || opt.Decimals > 12 {
 		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)
 	}
-	switch opt.Failed {
-	case "":
-		opt.Failed = FailedOfficial
-	case FailedOfficial, FailedExclude:
-	default:
-		return app.Usagef("--failed %q: want %s (the default) or %s", opt.Failed, FailedOfficial, FailedExclude)
+	if err := choose("failed", &opt.Failed, FailedOfficial, FailedExclude); err != nil {
+		return err
 	}
 	if r.OutputDir() != "" && format != "csv" {
 		return app.Usagef("-o %s/ writes one CSV file per table: it goes with --format csv (for --format %s give -o FILE)", r.OutputDir(), format)
@@ -602,12 +598,8 @@ func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) e
 	if opt.Items != "" && importKind != "" {
 		return app.Usagef("--items writes the scored records: official result files (--import) have none")
 	}
-	switch opt.Correction {
-	case "":
-		opt.Correction = CorrectionHolm
-	case CorrectionHolm, CorrectionBH:
-	default:
-		return app.Usagef("--correction %q: want %s (the default) or %s", opt.Correction, CorrectionHolm, CorrectionBH)
+	if err := choose("correction", &opt.Correction, CorrectionHolm, CorrectionBH); err != nil {
+		return err
 	}
 	if opt.Flips != "" && opt.Compare == "" {
 		return app.Usagef("--flips lists the items whose score changed between the models --compare compares: give --compare MODEL too")
@@ -617,6 +609,18 @@ func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) e
 	}
 	if err := r.ClaimFile("flips", opt.Flips); err != nil {
 		return err
+	}
+	return nil
+}
+
+// choose fills an unset flag whose value is one of want with its default,
+// the first, and refuses any other value.
+func choose(flag string, v *string, want ...string) error {
+	switch {
+	case *v == "":
+		*v = want[0]
+	case !slices.Contains(want, *v):
+		return app.Usagef("--%s %q: want %s (the default) or %s", flag, *v, want[0], strings.Join(want[1:], " or "))
 	}
 	return nil
 }

@@ -43,6 +43,17 @@ type Design struct {
 	Headline func(row report.Row) int
 }
 
+// HigherIsBetter is a Design.Headline that compares the rows of the named
+// metrics, higher being better, and no others.
+func HigherIsBetter(metrics ...string) func(report.Row) int {
+	return func(r report.Row) int {
+		if slices.Contains(metrics, r.Metric) {
+			return 1
+		}
+		return 0
+	}
+}
+
 // Item is one record's part in its unit's statistics.
 type Item struct {
 	Unit   string   // the unit's key: the records of one key are resampled together

@@ -31,12 +31,8 @@ const (
 
 // checkCI refuses bad interval flags and fills their defaults.
 func checkCI(opt *Options) error {
-	switch opt.CI {
-	case "":
-		opt.CI = CIBootstrap
-	case CIBootstrap, CINone:
-	default:
-		return app.Usagef("--ci %q: want %s (the default) or %s", opt.CI, CIBootstrap, CINone)
+	if err := choose("ci", &opt.CI, CIBootstrap, CINone); err != nil {
+		return err
 	}
 	if opt.CILevel == 0 {
 		opt.CILevel = DefaultCILevel

@@ -182,16 +182,11 @@ func TestMarksCountUnfinishedTraces(t *testing.T) {
 		t.Errorf("rows (n_failed, n_reasoning_unfinished) %v, want %v", got, want)
 	}
 	notes := strings.Join(tablesOf(res, map[string]map[string]string{"t": nil})[0].Notes, "\n")
-	for _, want := range []string{
+	notesHold(t, notes,
 		"Reasoning (model m): 3 of 3 replies held a reasoning trace (harmony 1, think_tags 2)",
 		"60 reasoning tokens, 20.0 per reply with a trace (counted by: o200k_base~ 2, usage 1)",
 		"Reasoning unfinished (model m): 2 of 3 replies ended inside their trace",
-		"--reasoning-budget",
-	} {
-		if !strings.Contains(notes, want) {
-			t.Errorf("notes lack %q:\n%s", want, notes)
-		}
-	}
+		"--reasoning-budget")
 	if strings.Contains(notes, "model n") || strings.Contains(notes, "Reasoning budget") {
 		t.Errorf("a model without traces has a note:\n%s", notes)
 	}
@@ -200,14 +195,7 @@ func TestMarksCountUnfinishedTraces(t *testing.T) {
 // The tables note the --reasoning-budget the requests were made with, over
 // the records (a check counts as its parent).
 func TestMarksNoteReasoningBudget(t *testing.T) {
-	m := newMarks(nil, Options{})
-	for _, line := range []string{`{"id":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#1","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#2","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"b","bench":"b"}`} {
-		rec, err := record.Parse([]byte(line))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.add(rec)
-	}
+	m := marksOf(t, `{"id":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#1","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#2","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"b","bench":"b"}`)
 	res := &Result{Rows: []report.Row{{Bench: "b", Metric: "x"}}}
 	m.mark(res)
 	notes := tablesOf(res, map[string]map[string]string{"t": nil})[0].Notes
@@ -220,20 +208,13 @@ func TestMarksNoteReasoningBudget(t *testing.T) {
 // model) counts the cut prompts among its own records, not the benchmark's
 // total; a table whose records were not cut says nothing.
 func TestTruncationNoteFollowsTableScope(t *testing.T) {
-	m := newMarks(nil, Options{})
-	for _, line := range []string{
+	m := marksOf(t,
 		`{"id":"g1","bench":"b","model":"m1","group":{"mode":"gist"},"response":{"server_truncated":true}}`,
 		`{"id":"g2","bench":"b","model":"m1","group":{"mode":"gist"},"response":{"cut_check":"exact"}}`,
 		`{"id":"g3","bench":"b","model":"m2","group":{"mode":"gist"},"response":{"server_truncated":true}}`,
 		`{"id":"l1","bench":"b","model":"m1","group":{"mode":"list"},"response":{"cut_check":"exact"}}`,
 		`{"id":"l2","bench":"b","model":"m1","group":{"mode":"list"},"response":{"cut_check":"exact"}}`,
-	} {
-		rec, err := record.Parse([]byte(line))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.add(rec)
-	}
+	)
 	res := &Result{Rows: []report.Row{{Bench: "b", Model: "m1", Metric: "x"}, {Bench: "b", Model: "m2", Metric: "x"}}}
 	m.mark(res)
 	tables := tablesOf(res, map[string]map[string]string{
@@ -312,37 +293,47 @@ func tablesOf(res *Result, scopes map[string]map[string]string) []report.Table {
 // model's cuts, checks, replies and traces are counted, not only those of
 // the model read first.
 func TestMarksCountEveryModelsReplies(t *testing.T) {
-	m := newMarks(nil, Options{})
-	for _, line := range []string{
+	m := marksOf(t,
 		`{"id":"a","bench":"b","model":"m1","response":{"cut_check":"exact","usage":{"prompt_tokens":10,"completion_tokens":1}}}`,
 		`{"id":"a#1","parent":"a","bench":"b","model":"m1","response":{"cut_check":"exact","usage":{"prompt_tokens":10,"completion_tokens":1}}}`,
 		`{"id":"a","bench":"b","model":"m2","response":{"server_truncated":true,"reasoning_format":"think_tags","reasoning_tokens":4,"usage":{"prompt_tokens":20,"completion_tokens":2}}}`,
 		`{"id":"b","bench":"b","model":"m2","response":{"cut_check":"unchecked","usage":{"prompt_tokens":20,"completion_tokens":2}}}`,
-	} {
+	)
+	res := &Result{Rows: []report.Row{{Bench: "b", Model: "m1", Metric: "x"}, {Bench: "b", Model: "m2", Metric: "x"}}}
+	m.mark(res)
+	tables := tablesOf(res, map[string]map[string]string{"all": nil, "m2": {"model": "m2"}})
+	notesHold(t, strings.Join(tables[0].Notes, "\n"),
+		"Server-truncated: 1 of 3 records had their prompt cut",
+		"cuts not checked on 1 of 3 records",
+		"Tokens: 50 prompt, 5 completion, over 3 replies",
+		"Reasoning (model m2): 1 of 2 replies held a reasoning trace")
+	if m2 := strings.Join(tables[1].Notes, "\n"); !strings.Contains(m2, "Server-truncated: 1 of 2 records had their prompt cut") {
+		t.Errorf("model m2's table does not count its cut:\n%s", m2)
+	}
+	if res.Rows[0].CutCheck != "exact" || res.Rows[1].CutCheck != "cuts not checked" {
+		t.Errorf("cut_check %q, %q; want exact, cuts not checked", res.Rows[0].CutCheck, res.Rows[1].CutCheck)
+	}
+}
+
+// marksOf is the marks of the records lines, as aggregate-ifs reads them.
+func marksOf(t *testing.T, lines ...string) *marks {
+	t.Helper()
+	m := newMarks(nil, Options{})
+	for _, line := range lines {
 		rec, err := record.Parse([]byte(line))
 		if err != nil {
 			t.Fatal(err)
 		}
 		m.add(rec)
 	}
-	res := &Result{Rows: []report.Row{{Bench: "b", Model: "m1", Metric: "x"}, {Bench: "b", Model: "m2", Metric: "x"}}}
-	m.mark(res)
-	tables := tablesOf(res, map[string]map[string]string{"all": nil, "m2": {"model": "m2"}})
-	notes := strings.Join(tables[0].Notes, "\n")
-	for _, want := range []string{
-		"Server-truncated: 1 of 3 records had their prompt cut",
-		"cuts not checked on 1 of 3 records",
-		"Tokens: 50 prompt, 5 completion, over 3 replies",
-		"Reasoning (model m2): 1 of 2 replies held a reasoning trace",
-	} {
-		if !strings.Contains(notes, want) {
-			t.Errorf("notes lack %q:\n%s", want, notes)
+	return m
+}
+
+func notesHold(t *testing.T, notes string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes lack %q:\n%s", w, notes)
 		}
-	}
-	if m2 := strings.Join(tables[1].Notes, "\n"); !strings.Contains(m2, "Server-truncated: 1 of 2 records had their prompt cut") {
-		t.Errorf("model m2's table does not count its cut:\n%s", m2)
-	}
-	if res.Rows[0].CutCheck != "exact" || res.Rows[1].CutCheck != "cuts not checked" {
-		t.Errorf("cut_check %q, %q; want exact, cuts not checked", res.Rows[0].CutCheck, res.Rows[1].CutCheck)
 	}
 }

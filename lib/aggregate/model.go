@@ -40,24 +40,10 @@ func ServerTruncated(rec *record.Record) bool {
 // judges, is two records; the same answer read twice is still bad input.
 func Answerer(rec *record.Record) string {
 	who := fmt.Sprintf("model %q", ModelOf(rec))
-	if j := JudgeModelOf(rec); j != "" {
+	if j := rec.JudgeModel(); j != "" {
 		who += fmt.Sprintf(", judge %q", j)
 	}
 	return who
-}
-
-// JudgeModelOf is the LLM judge that decided a record (judgement.judge
-// .model), "" when a program scored it.
-func JudgeModelOf(rec *record.Record) string {
-	var j struct {
-		Judge *struct {
-			Model string `json:"model"`
-		} `json:"judge"`
-	}
-	if !rec.Has("judgement") || rec.Decode("judgement", &j) != nil || j.Judge == nil {
-		return ""
-	}
-	return j.Judge.Model
 }
 
 // CutCheck says how well infer-batch checked the record's reply for a cut

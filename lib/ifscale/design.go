@@ -18,12 +18,7 @@ var design = aggregate.Design{
 	Unit:      "sample",
 	Item:      item,
 	Estimator: estimator,
-	Headline: func(r report.Row) int {
-		if r.Metric == "accuracy" {
-			return 1
-		}
-		return 0
-	},
+	Headline:  aggregate.HigherIsBetter("accuracy"),
 }
 
 func item(rec *record.Record, _ aggregate.Options) (aggregate.Item, bool, error) {

@@ -3,7 +3,6 @@ package longgenbench
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
@@ -23,12 +22,7 @@ var design = aggregate.Design{
 	Unit:      "generation",
 	Item:      checkItem,
 	Estimator: estimator,
-	Headline: func(r report.Row) int {
-		if slices.Contains([]string{"CR", "STIC-1", "STIC-2", "wAvg"}, r.Metric) {
-			return 1
-		}
-		return 0
-	},
+	Headline:  aggregate.HigherIsBetter("CR", "STIC-1", "STIC-2", "wAvg"),
 }
 
 func checkItem(rec *record.Record, opt aggregate.Options) (aggregate.Item, bool, error) {

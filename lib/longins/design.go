@@ -18,12 +18,7 @@ var design = aggregate.Design{
 	Unit:      "exam",
 	Item:      item,
 	Estimator: estimator,
-	Headline: func(r report.Row) int {
-		if r.Metric == "F1" {
-			return 1
-		}
-		return 0
-	},
+	Headline:  aggregate.HigherIsBetter("F1"),
 }
 
 func cellName(mode string, length int) string { return "|" + mode + "|" + strconv.Itoa(length) }

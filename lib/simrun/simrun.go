@@ -130,17 +130,20 @@ func (l *Lab) Expand(items []*record.Record) ([]*record.Record, error) {
 	return parse(reqs)
 }
 
-func parse(b []byte) ([]*record.Record, error) {
-	var out []*record.Record
+func parse(b []byte) ([]*record.Record, error) { return lines(b, record.Parse) }
+
+// lines parses every line of b that is not empty.
+func lines[T any](b []byte, parse func([]byte) (T, error)) ([]T, error) {
+	var out []T
 	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
 		if len(line) == 0 {
 			continue
 		}
-		rec, err := record.Parse(line)
+		v, err := parse(line)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, rec)
+		out = append(out, v)
 	}
 	return out, nil
 }
@@ -305,17 +308,4 @@ func (l *Lab) Aggregate(judged [][]*record.Record, args ...string) ([]byte, stri
 }
 
 // Rows reads metric rows (aggregate-ifs --format jsonl).
-func Rows(b []byte) ([]report.Row, error) {
-	var out []report.Row
-	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		if len(line) == 0 {
-			continue
-		}
-		r, err := report.ParseRow(line)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
+func Rows(b []byte) ([]report.Row, error) { return lines(b, report.ParseRow) }
