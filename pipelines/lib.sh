@@ -271,12 +271,15 @@ ifkit_report() {
 }
 ifkit_judged=()
 
-# ifkit_task_log NAME DIR sends the rest of a Slurm array task's stderr to
-# its own log, DIR/logs/<job>_<task>.attempt<restart>.log, so a requeue never
-# overwrites the first attempt's log; one line in Slurm's own output says where.
+# ifkit_task_log NAME DIR TASK JOB [ATTEMPT] sends the rest of an array
+# task's stderr to its own log, DIR/logs/<job>_<task>[.attempt<n>].log (Slurm
+# gives the attempt, so a requeue never overwrites the first attempt's log;
+# the other schedulers' reruns append after a line naming the run); one line
+# in the scheduler's own output says where.
 ifkit_task_log() {
 	mkdir -p "$2/logs"
-	local log=$2/logs/${SLURM_ARRAY_JOB_ID:-local}_${SLURM_ARRAY_TASK_ID}.attempt${SLURM_RESTART_COUNT:-0}.log
-	echo "$1: task $SLURM_ARRAY_TASK_ID of job ${SLURM_ARRAY_JOB_ID:-?} on $(hostname), attempt ${SLURM_RESTART_COUNT:-0}; log $log" >&2
+	local log=$2/logs/${4}_${3}${5:+.attempt$5}.log
+	echo "$1: task $3 of job $4 on $(hostname)${5:+, attempt $5}; log $log" >&2
+	echo "--- $(date -u +%FT%TZ) task $3 of job $4 on $(hostname)${5:+, attempt $5}" >>"$log"
 	exec 2>>"$log"
 }

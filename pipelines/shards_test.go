@@ -31,8 +31,11 @@ func TestShardRecipes(t *testing.T) {
 	xargsParts := parts(t, xargsOut, 3, want)
 
 	// Each scheduler's template, run as its array of 3 would run it (Grid
-	// Engine and LSF count tasks from 1; PBS does not say the array's size),
-	// writes the same parts, and refuses to run outside an array.
+	// Engine and LSF count tasks from 1; PBS does not say the array's size;
+	// PBS and LSF start in the submission folder, a checkout, whose lib.sh
+	// they source), writes the same parts, and refuses to run outside an
+	// array.
+	co := checkout(t, dir)
 	for _, tpl := range []struct {
 		script string
 		task   func(i int) []string
@@ -42,10 +45,10 @@ func TestShardRecipes(t *testing.T) {
 			return []string{fmt.Sprintf("SLURM_ARRAY_TASK_ID=%d", i), "SLURM_ARRAY_TASK_MIN=0", "SLURM_ARRAY_TASK_COUNT=3", "SLURM_ARRAY_JOB_ID=42"}
 		}, "42_1.attempt0.log"},
 		{"pbs/infer-array.pbs", func(i int) []string {
-			return []string{fmt.Sprintf("PBS_ARRAY_INDEX=%d", i), "PBS_ARRAY_ID=42[].pbs01", "SHARDS=3", "PBS_O_WORKDIR=" + dir}
+			return []string{fmt.Sprintf("PBS_ARRAY_INDEX=%d", i), "PBS_ARRAY_ID=42[].pbs01", "SHARDS=3", "PBS_O_WORKDIR=" + co}
 		}, "42_1.log"},
 		{"lsf/infer-array.lsf", func(i int) []string {
-			return []string{fmt.Sprintf("LSB_JOBINDEX=%d", i+1), "LSB_JOBINDEX_END=3", "LSB_JOBID=42", "LS_SUBCWD=" + dir}
+			return []string{fmt.Sprintf("LSB_JOBINDEX=%d", i+1), "LSB_JOBINDEX_END=3", "LSB_JOBID=42", "LS_SUBCWD=" + co}
 		}, "42_2.log"},
 		{"gridengine/infer-array.sge", func(i int) []string {
 			return []string{fmt.Sprintf("SGE_TASK_ID=%d", i+1), "SGE_TASK_FIRST=1", "SGE_TASK_LAST=3", "SGE_TASK_STEPSIZE=1", "JOB_ID=42"}

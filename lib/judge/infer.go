@@ -13,7 +13,8 @@ import (
 func InferProcessor(opt infer.Options) Processor {
 	return func(r *app.Run, prepare func(*record.Record) ([]byte, error), apply func(*record.Record, string, record.JudgeCall) error) error {
 		return infer.Process(r, opt, prepare, func(rec *record.Record, res *infer.Result) error {
-			return apply(rec, res.Response.Text, record.JudgeCall{Model: res.Model, Reasoning: res.Response.Reasoning, Attempts: res.Response.Attempts, Endpoint: res.Response.Endpoint, FromCache: res.Response.FromCache})
+			usage := res.Response.Usage
+			return apply(rec, res.Response.Text, record.JudgeCall{Model: res.Model, Reasoning: res.Response.Reasoning, Attempts: res.Response.Attempts, Endpoint: res.Response.Endpoint, Usage: &usage, FromCache: res.Response.FromCache})
 		})
 	}
 }

@@ -133,6 +133,9 @@ type JudgeCall struct {
 	Reasoning string `json:"reasoning,omitempty"`
 	Attempts  int    `json:"attempts,omitempty"`
 	Endpoint  string `json:"endpoint,omitempty"`
+	// Usage is what the judge call cost (its server's usage), so a report
+	// counts judging apart from the answers it judged.
+	Usage *Usage `json:"usage,omitempty"`
 	FromCache
 }
 
