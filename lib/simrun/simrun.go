@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/bench"
@@ -68,8 +69,15 @@ func open[T any](l *Lab, bs []bench.Bench, plug func(bench.Bench) bench.Plug[T])
 	return out, nil
 }
 
+// running lets one program run at a time in this process, whatever the
+// Lab: app.RunTool is not safe to call concurrently (the programs' flags are
+// package values that urfave/cli writes into).
+var running sync.Mutex
+
 // run runs a program in-process with args and stdin; its stdout and stderr.
 func (l *Lab) run(tool app.Tool, stdin []byte, args ...string) ([]byte, string, error) {
+	running.Lock()
+	defer running.Unlock()
 	l.seq++
 	out := filepath.Join(l.dir, fmt.Sprintf("stdout-%d", l.seq))
 	f, err := os.Create(out)
