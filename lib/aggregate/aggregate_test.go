@@ -175,7 +175,8 @@ func TestGroupOf(t *testing.T) {
 }
 
 // Rows written by earlier runs make the same tables, every file's models
-// side by side, and one model's two runs apart.
+// side by side, and one model's two runs apart; where a cut could not have
+// been seen, the rows' cut_check says so under the tables.
 func TestImportRowsTables(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, rows string) string {
@@ -185,13 +186,14 @@ func TestImportRowsTables(t *testing.T) {
 		}
 		return p
 	}
-	a := write("a.jsonl", `{"bench":"b","model":"m1","metric":"count","value":3,"n":3,"run":"r1","simulated":"true"}`+"\n")
-	b := write("b.jsonl", `{"bench":"b","model":"m2","metric":"count","value":4,"n":4,"run":"r2"}`+"\n"+`{"bench":"b","model":"m1","metric":"count","value":5,"n":5,"run":"r2"}`+"\n")
+	a := write("a.jsonl", `{"bench":"b","model":"m1","metric":"count","value":3,"n":3,"run":"r1","simulated":"true","cut_check":"exact"}`+"\n")
+	b := write("b.jsonl", `{"bench":"b","model":"m2","metric":"count","value":4,"n":4,"run":"r2","cut_check":"cuts not checked"}`+"\n"+`{"bench":"b","model":"m1","metric":"count","value":5,"n":5,"run":"r2","cut_check":"cuts under 5 % not detectable"}`+"\n")
 	code, out, stderr := run(t, "", "--import", "rows", a, b)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, w := range []string{"| m1 (run r1) | 3 |", "| m1 (run r2) | 5 |", "| m2 | 4 |", "m1 (run r1): " + SimulatorNote} {
+	for _, w := range []string{"| m1 (run r1) | 3 |", "| m1 (run r2) | 5 |", "| m2 | 4 |", "m1 (run r1): " + SimulatorNote,
+		"m2: Server-truncated: cuts not checked", "m1 (run r2): Server-truncated: cuts under 5 % not detectable"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ifkit/ifkit/lib/cuts"
 	"github.com/ifkit/ifkit/lib/report"
 )
 
@@ -28,6 +29,7 @@ func layOut(tablers map[string]Tabler, rows []report.Row, results []*Result, run
 		labelled := report.ApartByRun(byBench[b])
 		tables := tabler(labelled, opt)
 		notes := notesOf(b, results, runs, byBench[b], labelled)
+		notes.rows = labelled
 		// Under each table: its own notes, those of its rows, then those of
 		// every table of the benchmark.
 		fromRows := rowNotes(labelled)
@@ -67,6 +69,7 @@ type benchNotes struct {
 	// named is who each model of the tables is when a model named apart by
 	// run is one run's (report.ApartByRun).
 	named map[string]who
+	rows  []report.Row // the benchmark's, models named apart by run
 }
 
 type note struct{ title, text string }
@@ -122,8 +125,12 @@ func (n *benchNotes) titled(title string) []string {
 }
 
 // counted are the notes that count a table's own records (its scope), each
-// run's (Result.Counted).
+// run's (Result.Counted); for rows read back (--import rows), whose records
+// are gone, what their cut_check says where a cut could not have been seen.
 func (n *benchNotes) counted(scope map[string]string) []string {
+	if !slices.ContainsFunc(n.results, func(r *Result) bool { return r.Counted != nil }) {
+		return uncheckedNotes(n.rows, scope["model"])
+	}
 	var out []string
 	for i, res := range n.results {
 		if res.Counted == nil {
@@ -201,6 +208,38 @@ func rowNotes(rows []report.Row) []string {
 			}
 			out = append(out, strings.Join(ms, ", ")+": "+d.note(v))
 		}
+	}
+	return out
+}
+
+// uncheckedNotes say, for rows read back, which models' records could not
+// have shown a cut (their cut_check is neither exact nor empty), those of
+// model only when it is set. A note that holds for some of the models
+// names them, as rowNotes do.
+func uncheckedNotes(rows []report.Row, model string) []string {
+	models := map[string][]string{} // cut_check → models
+	var all []string
+	for _, r := range rows {
+		if model != "" && r.Model != model {
+			continue
+		}
+		if !slices.Contains(all, r.Model) {
+			all = append(all, r.Model)
+		}
+		if r.CutCheck == "" || r.CutCheck == string(cuts.Exact) || slices.Contains(models[r.CutCheck], r.Model) {
+			continue
+		}
+		models[r.CutCheck] = append(models[r.CutCheck], r.Model)
+	}
+	var out []string
+	for _, check := range keys(models) {
+		ms := models[check]
+		slices.Sort(ms)
+		note := "Server-truncated: " + check + " (the rows' cut_check): a prompt the server cut may be among the records behind them."
+		if len(ms) < len(all) {
+			note = strings.Join(ms, ", ") + ": " + note
+		}
+		out = append(out, note)
 	}
 	return out
 }
