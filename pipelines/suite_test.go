@@ -220,7 +220,7 @@ func TestSuiteListsTheRegistry(t *testing.T) {
 	var all, judged []string
 	for _, b := range benches.All {
 		all = append(all, b.Name)
-		if len(b.JudgePrompts) > 0 {
+		if len(b.JudgeModes) > 0 {
 			judged = append(judged, b.Name)
 		}
 	}

@@ -132,9 +132,8 @@ func (c *Client) do(ctx context.Context, method, path, contentType string, body 
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		return &APIError{Status: resp.StatusCode, Message: errorText(b)}
 	}
-	if w, ok := out.(io.Writer); ok {
-		_, err = io.Copy(w, resp.Body)
-		return err
+	if read, ok := out.(func(io.Reader) error); ok {
+		return read(resp.Body)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
@@ -255,7 +254,20 @@ func (c *Client) Cancel(ctx context.Context, id string) (*Batch, error) {
 
 // Download writes a file's content to w.
 func (c *Client) Download(ctx context.Context, fileID string, w io.Writer) error {
-	if err := c.do(ctx, http.MethodGet, "/files/"+fileID+"/content", "", nil, w); err != nil {
+	return c.download(ctx, fileID, func(r io.Reader) error {
+		_, err := io.Copy(w, r)
+		return err
+	})
+}
+
+// ReadResults indexes a result file's lines into rs as they arrive, those
+// whose custom_id keep accepts: the file is never held whole (Results).
+func (c *Client) ReadResults(ctx context.Context, fileID, name string, rs *Results, keep func(customID string) bool) error {
+	return c.download(ctx, fileID, func(r io.Reader) error { return rs.ReadFrom(name, r, keep) })
+}
+
+func (c *Client) download(ctx context.Context, fileID string, read func(io.Reader) error) error {
+	if err := c.do(ctx, http.MethodGet, "/files/"+fileID+"/content", "", nil, read); err != nil {
 		return fmt.Errorf("download %s: %w", fileID, err)
 	}
 	return nil

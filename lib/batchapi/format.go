@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/stream"
@@ -111,22 +112,74 @@ func ParseOutput(line []byte) (*Output, error) {
 
 // Results indexes result lines by custom_id. A success wins over an error for
 // the same id (a request retried in a later batch), else the later line.
+//
+// The lines themselves are held in memory up to a limit (MemLimit), then in
+// a spill file: the results of 50,000 long replies run to gigabytes, and
+// each is read once, when its record is written. Memory holds the index
+// only: an id, an offset and a length per result.
 type Results struct {
-	byID map[string]*Output
+	byID  map[string]result
+	dir   string // the spill file's folder ("": the system's)
+	limit int    // bytes of lines held in memory before they move to the spill file
+	mem   []byte // the lines, while they fit
+	spill *os.File
+	size  int64 // bytes of lines stored, in mem or in spill
 }
 
-// NewResults is an empty index.
-func NewResults() *Results { return &Results{byID: map[string]*Output{}} }
+// result is where a line is stored.
+type result struct {
+	off int64
+	n   int
+	ok  bool // a success: it wins over an error for the same id
+}
+
+// MemLimit is how many bytes of result lines a Results holds in memory
+// before it writes them to a spill file.
+const MemLimit = 64 << 20
+
+// NewResults is an empty index whose spill file, if the results outgrow
+// MemLimit, goes in dir ("": the system's temporary folder). Close removes it.
+func NewResults(dir string) *Results {
+	return &Results{byID: map[string]result{}, dir: dir, limit: MemLimit}
+}
 
 // Len is the number of ids with a result.
 func (rs *Results) Len() int { return len(rs.byID) }
 
-// Add indexes one result.
-func (rs *Results) Add(o *Output) {
-	if prev, ok := rs.byID[o.CustomID]; ok && prev.ok() && !o.ok() {
-		return
+// add indexes one result line.
+func (rs *Results) add(line []byte, o *Output) error {
+	ok := o.ok()
+	if prev, found := rs.byID[o.CustomID]; found && prev.ok && !ok {
+		return nil
 	}
-	rs.byID[o.CustomID] = o
+	if err := rs.store(line); err != nil {
+		return err
+	}
+	rs.byID[o.CustomID] = result{off: rs.size - int64(len(line)), n: len(line), ok: ok}
+	return nil
+}
+
+// store appends a line to memory, or to the spill file once the lines
+// outgrow the limit.
+func (rs *Results) store(line []byte) error {
+	if rs.spill == nil && len(rs.mem)+len(line) > rs.limit {
+		f, err := os.CreateTemp(rs.dir, ".ifkit-batch-results-*.jsonl")
+		if err != nil {
+			return err
+		}
+		rs.spill = f
+		if _, err := f.Write(rs.mem); err != nil {
+			return err
+		}
+		rs.mem = nil
+	}
+	rs.size += int64(len(line))
+	if rs.spill == nil {
+		rs.mem = append(rs.mem, line...)
+		return nil
+	}
+	_, err := rs.spill.Write(line)
+	return err
 }
 
 func (o *Output) ok() bool {
@@ -134,22 +187,45 @@ func (o *Output) ok() bool {
 }
 
 // Take returns and forgets an id's result.
-func (rs *Results) Take(id string) (*Output, bool) {
-	o, ok := rs.byID[id]
+func (rs *Results) Take(id string) (*Output, bool, error) {
+	r, found := rs.byID[id]
+	if !found {
+		return nil, false, nil
+	}
 	delete(rs.byID, id)
-	return o, ok
+	var line []byte
+	if rs.spill == nil {
+		line = rs.mem[r.off : r.off+int64(r.n)]
+	} else {
+		line = make([]byte, r.n)
+		if _, err := rs.spill.ReadAt(line, r.off); err != nil {
+			return nil, false, fmt.Errorf("batch results: %w", err)
+		}
+	}
+	o, err := ParseOutput(line)
+	return o, err == nil, err
 }
 
-// ReadFrom indexes every result line of r (any compression ifkit reads),
-// named name in errors (file:line). Blank lines are skipped; any other line
-// that is not a result is bad input.
-func (rs *Results) ReadFrom(name string, r io.Reader) error {
+// Close removes the spill file.
+func (rs *Results) Close() error {
+	if rs.spill == nil {
+		return nil
+	}
+	rs.spill.Close()
+	return os.Remove(rs.spill.Name())
+}
+
+// ReadFrom indexes the result lines of r (any compression ifkit reads)
+// whose custom_id keep accepts (nil: every one), named name in errors
+// (file:line). Blank lines are skipped; any other line that is not a
+// result is bad input.
+func (rs *Results) ReadFrom(name string, r io.Reader, keep func(customID string) bool) error {
 	in, err := stream.Open("-", r)
 	if err != nil {
 		return err
 	}
 	in.Name = name
-	return rs.read(in)
+	return rs.read(in, keep)
 }
 
 // ReadFiles indexes result files.
@@ -159,14 +235,14 @@ func (rs *Results) ReadFiles(names []string) error {
 		if err != nil {
 			return err
 		}
-		if err := rs.read(in); err != nil {
+		if err := rs.read(in, nil); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (rs *Results) read(in *stream.Input) error {
+func (rs *Results) read(in *stream.Input, keep func(string) bool) error {
 	defer in.Close()
 	for {
 		line, n, err := in.Next()
@@ -180,7 +256,12 @@ func (rs *Results) read(in *stream.Input) error {
 		if err != nil {
 			return &stream.LineError{File: in.Name, Line: n, Err: err}
 		}
-		rs.Add(o)
+		if keep != nil && !keep(o.CustomID) {
+			continue
+		}
+		if err := rs.add(line, o); err != nil {
+			return err
+		}
 	}
 }
 

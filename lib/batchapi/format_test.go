@@ -1,7 +1,14 @@
 package batchapi
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,18 +44,82 @@ func TestResultsPreferSuccess(t *testing.T) {
 	ok := `{"custom_id":"a","response":{"status_code":200,"body":{}}}`
 	bad := `{"custom_id":"a","response":{"status_code":500,"body":{}}}`
 	for _, order := range [][]string{{ok, bad}, {bad, ok}} {
-		rs := NewResults()
-		if err := rs.ReadFrom("f", strings.NewReader(strings.Join(order, "\n")+"\n\n")); err != nil {
+		rs := NewResults(t.TempDir())
+		if err := rs.ReadFrom("f", strings.NewReader(strings.Join(order, "\n")+"\n\n"), nil); err != nil {
 			t.Fatal(err)
 		}
-		o, found := rs.Take("a")
-		if !found || o.Response.StatusCode != 200 || rs.Len() != 0 {
-			t.Fatalf("%v: got %+v", order, o)
+		o, found, err := rs.Take("a")
+		if err != nil || !found || o.Response.StatusCode != 200 || rs.Len() != 0 {
+			t.Fatalf("%v: got %+v, %v", order, o, err)
 		}
 	}
-	err := NewResults().ReadFrom("f.jsonl", strings.NewReader(ok+"\nnot json\n"))
+	err := NewResults(t.TempDir()).ReadFrom("f.jsonl", strings.NewReader(ok+"\nnot json\n"), nil)
 	if err == nil || !strings.Contains(err.Error(), "f.jsonl:2:") {
 		t.Fatalf("a bad line: %v", err)
+	}
+}
+
+// Results larger than the memory limit (lowered here from MemLimit) are
+// indexed as they download and wait in a spill file: memory never holds
+// more than the limit of result lines, every result comes back whole (a
+// success still wins over an error across the spill), results of ids not
+// kept are not stored, and Close removes the spill file. The results file
+// is served over HTTP, as a batch's output file is, and read as it arrives.
+func TestResultsStreamPastMemoryLimit(t *testing.T) {
+	const n, limit = 300, 8 << 10
+	body := strings.Repeat("a long reply ", 40)
+	var file strings.Builder
+	file.WriteString(`{"custom_id":"r7","response":{"status_code":200,"body":{"text":"first"}}}` + "\n")
+	for i := range n {
+		fmt.Fprintf(&file, `{"id":"b_%d","custom_id":"r%d","response":{"status_code":200,"body":{"text":"%s %d"}},"error":null}`+"\n", i, i, body, i)
+	}
+	file.WriteString(`{"custom_id":"r9","response":{"status_code":500,"body":{}}}` + "\n") // an error after a success: ignored
+	if file.Len() < 20*limit {
+		t.Fatalf("the results file has %d bytes: want it well past the %d-byte limit", file.Len(), limit)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/files/file-out/content" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, file.String())
+	}))
+	defer srv.Close()
+	cl := &Client{HTTP: srv.Client(), Base: srv.URL + "/v1"}
+
+	dir := t.TempDir()
+	rs := NewResults(dir)
+	rs.limit = limit
+	keep := func(id string) bool { return id != "r3" }
+	if err := cl.ReadResults(context.Background(), "file-out", "b/file-out", rs, keep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.mem) > limit || rs.spill == nil || rs.Len() != n-1 {
+		t.Fatalf("%d bytes in memory (limit %d), spill file %v, %d results", len(rs.mem), limit, rs.spill != nil, rs.Len())
+	}
+	if spills, _ := filepath.Glob(filepath.Join(dir, ".ifkit-batch-results-*")); len(spills) != 1 {
+		t.Fatalf("spill files %v", spills)
+	}
+	for i := n - 1; i >= 0; i-- { // out of file order, as records come
+		o, found, err := rs.Take(fmt.Sprintf("r%d", i))
+		if i == 3 {
+			if found || err != nil {
+				t.Errorf("r3 was not kept, yet: %+v, %v", o, err)
+			}
+			continue
+		}
+		if want := fmt.Sprintf(`{"text":"%s %d"}`, body, i); err != nil || !found || string(o.Response.Body) != want || o.Response.StatusCode != 200 {
+			t.Fatalf("r%d: %+v, %v", i, o, err)
+		}
+	}
+	if rs.Len() != 0 {
+		t.Errorf("%d results left", rs.Len())
+	}
+	if err := rs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("Close left %v", left)
 	}
 }
 

@@ -42,6 +42,11 @@ type Bench struct {
 	Split Plug[split.Splitter]
 	// Judge scores records (judge).
 	Judge Plug[judge.Factory]
+	// JudgeModes are the judge's --judge modes for its checks when an LLM
+	// judges them, judge.ModeLLM first; none when programs score it. The
+	// judge program's help and suite.sh's list of judged benchmarks come
+	// from them.
+	JudgeModes []string
 	// JudgePrompts are the --judge-prompt variants of its LLM judge, the
 	// default first; none when it has no LLM judge or one prompt.
 	JudgePrompts []string
@@ -160,6 +165,8 @@ func Check(bs []Bench) error {
 			return fmt.Errorf("bench: %s is listed twice", b.Name)
 		case b.Generate.Action == nil || b.Expand.Open == nil || b.Judge.Open == nil || b.Aggregate == nil || b.Tables == nil:
 			return fmt.Errorf("bench: %s lacks a generator, expander, scorer, aggregator or tables", b.Name)
+		case len(b.JudgePrompts) > 0 && len(b.JudgeModes) == 0:
+			return fmt.Errorf("bench: %s has judge prompts but no judge modes (JudgeModes)", b.Name)
 		case b.Cell == nil || b.Cells == "":
 			return fmt.Errorf("bench: %s does not say what its cells are (Cell, Cells), which --limit needs", b.Name)
 		}

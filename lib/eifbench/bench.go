@@ -23,6 +23,7 @@ var Benchmark = bench.Bench{
 	Expand:       bench.Plug[expand.Factory]{Open: openExpand},
 	Split:        bench.Fixed[split.Splitter](Split),
 	Judge:        bench.Fixed[judge.Factory](NewScorer),
+	JudgeModes:   []string{judge.ModeLLM},
 	JudgePrompts: []string{"en", "zh"},
 	Aggregate:    NewAggregator,
 	Tables:       Tables,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 	"unicode/utf8"
 
@@ -126,7 +127,13 @@ func processBatch(r *app.Run, opt Options, prepare func(*record.Record) ([]byte,
 		if err := e.modelKnown(); err != nil {
 			return err
 		}
-		res := batchapi.NewResults()
+		// Results past memory wait beside the output, as --batch-api's do.
+		dir := ""
+		if opt.Output != "" {
+			dir = filepath.Dir(opt.Output)
+		}
+		res := batchapi.NewResults(dir)
+		defer res.Close()
 		if err := res.ReadFiles(opt.Batch.Import); err != nil {
 			return app.Invalid(err)
 		}
@@ -303,7 +310,9 @@ func (e *engine) importResults(each func(func(*record.Record) error) error, res 
 				return err
 			}
 			if re != nil {
-				if out, ok := res.Take(rec.ID()); ok && pre {
+				if out, ok, err := res.Take(rec.ID()); err != nil {
+					return err
+				} else if ok && pre {
 					// Refused by this run's pre-flight (a stricter
 					// --max-model-len than the export's), but the batch
 					// sent it and its answer is paid for: kept.
@@ -321,7 +330,10 @@ func (e *engine) importResults(each func(func(*record.Record) error) error, res 
 				return e.out.put(rec, nil)
 			}
 		}
-		out, ok := res.Take(rec.ID())
+		out, ok, err := res.Take(rec.ID())
+		if err != nil {
+			return err
+		}
 		var s *cuts.Sample
 		if ok {
 			s = e.applyOutput(rec, c, out, ep)

@@ -2,7 +2,6 @@ package infer
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -114,16 +113,17 @@ func (e *engine) batchAPI() error {
 		if err := e.pollBatches(cl, plan.chunks); err != nil {
 			return err
 		}
-		res, err := e.downloadResults(cl, plan.chunks)
+		res, err := e.downloadResults(cl, plan.chunks, work)
 		if err != nil {
 			return err
 		}
+		defer res.Close()
 		if err := e.writeKept(plan, res); err != nil {
 			return err
 		}
 	} else {
 		r.Log.Info("--batch-api: no record needs a call")
-		if err := e.writeKept(plan, batchapi.NewResults()); err != nil {
+		if err := e.writeKept(plan, batchapi.NewResults(work)); err != nil {
 			return err
 		}
 	}
@@ -138,22 +138,14 @@ func (e *engine) batchAPI() error {
 // endpoint, --batch-max-requests and --batch-max-bytes, or assigned to a
 // batch an earlier run created for the same request (saved).
 func (e *engine) writeBatchFiles(work string, saved []*batchState) (*batchPlan, error) {
-	opt := e.opt
 	f, err := os.Create(filepath.Join(work, "records.jsonl"))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	sw := bufio.NewWriterSize(f, 1<<20)
-	plan := &batchPlan{spill: f.Name(), built: map[string]*call{}, kept: map[string]bool{}}
-	covers := map[string][]*batchState{}
-	for _, st := range saved {
-		for id := range st.FPs {
-			covers[id] = append(covers[id], st)
-		}
-	}
-	earlier := map[*batchState]*batchChunk{}
-	open := map[string]*batchChunk{} // by url: a batch has one endpoint
+	bf := newBatchFiles(work, saved, e.opt.Batch.MaxRequests, e.opt.Batch.MaxBytes)
+	bf.plan.spill = f.Name()
 	var buf []byte
 	err = e.r.Records(func(rec *record.Record) error {
 		it := &item{rec: rec}
@@ -165,7 +157,7 @@ func (e *engine) writeBatchFiles(work string, saved []*batchState) (*batchPlan, 
 			return err
 		}
 		if it.old {
-			plan.kept[rec.ID()] = true
+			bf.plan.kept[rec.ID()] = true
 			return nil
 		}
 		c, re, _, err := e.callFor(rec)
@@ -173,53 +165,19 @@ func (e *engine) writeBatchFiles(work string, saved []*batchState) (*batchPlan, 
 			return err
 		}
 		// importResults applies the result to this call: not built twice.
-		plan.built[rec.ID()] = &call{path: c.path, maxTokens: c.maxTokens, cut: c.cut, promptTokens: c.promptTokens, tokenizer: c.tokenizer, exact: c.exact, key: c.key,
+		bf.plan.built[rec.ID()] = &call{path: c.path, maxTokens: c.maxTokens, cut: c.cut, promptTokens: c.promptTokens, tokenizer: c.tokenizer, exact: c.exact, key: c.key,
 			n: c.n, completionOnly: c.completionOnly, droppable: c.droppable}
 		if e.cached(rec, c) {
 			return nil // importResults answers it from the cache
 		}
 		fp := strconv.FormatUint(e.fingerprint(rec), 16)
-		for _, st := range covers[rec.ID()] {
-			if st.FPs[rec.ID()] == fp {
-				ch := earlier[st]
-				if ch == nil {
-					ch = &batchChunk{url: st.URL, saved: st, fps: map[string]string{}}
-					earlier[st] = ch
-					plan.chunks = append(plan.chunks, ch)
-				}
-				ch.fps[rec.ID()] = fp
-				ch.n++
-				return nil
-			}
+		if bf.inEarlier(rec.ID(), fp) {
+			return nil
 		}
-		url := batchURL(c)
-		buf = batchapi.AppendInput(buf[:0], rec.ID(), url, c.body)
-		ch := open[url]
-		if ch != nil && (ch.n >= opt.Batch.MaxRequests || ch.size+int64(len(buf)) > opt.Batch.MaxBytes) {
-			if err := ch.close(); err != nil {
-				return err
-			}
-			ch = nil
-		}
-		if ch == nil {
-			ch = &batchChunk{url: url, path: filepath.Join(work, fmt.Sprintf("batch-%03d.jsonl", len(plan.chunks))), h: sha256.New(), fps: map[string]string{}}
-			if ch.f, err = os.Create(ch.path); err != nil {
-				return err
-			}
-			ch.w = bufio.NewWriterSize(io.MultiWriter(ch.f, ch.h), 1<<20)
-			plan.chunks = append(plan.chunks, ch)
-			open[url] = ch
-		}
-		ch.n++
-		ch.size += int64(len(buf))
-		ch.fps[rec.ID()] = fp
-		_, err = ch.w.Write(buf)
-		return err
+		return bf.add(rec.ID(), batchURL(c), c.body, fp)
 	})
-	for _, ch := range open {
-		if cerr := ch.close(); cerr != nil && err == nil {
-			err = cerr
-		}
+	if cerr := bf.close(); err == nil {
+		err = cerr
 	}
 	if err == nil {
 		err = sw.Flush()
@@ -227,16 +185,104 @@ func (e *engine) writeBatchFiles(work string, saved []*batchState) (*batchPlan, 
 	if err != nil {
 		return nil, err
 	}
-	// A state line of an older ifkit names no requests: a new batch file
-	// with the same bytes is that batch.
-	for _, ch := range plan.chunks {
+	bf.matchOlderStates(saved)
+	return bf.plan, nil
+}
+
+// batchFiles are the batches writeBatchFiles assigns requests to: those
+// an earlier run created, and new batch files in work, one open per url (a
+// batch has one endpoint), each closed at maxRequests or maxBytes.
+type batchFiles struct {
+	work        string
+	maxRequests int
+	maxBytes    int64
+	plan        *batchPlan
+	covers      map[string][]*batchState // id → the earlier batches that sent it
+	earlier     map[*batchState]*batchChunk
+	open        map[string]*batchChunk // by url
+	buf         []byte
+}
+
+func newBatchFiles(work string, saved []*batchState, maxRequests int, maxBytes int64) *batchFiles {
+	bf := &batchFiles{work: work, maxRequests: maxRequests, maxBytes: maxBytes,
+		plan:   &batchPlan{built: map[string]*call{}, kept: map[string]bool{}},
+		covers: map[string][]*batchState{}, earlier: map[*batchState]*batchChunk{}, open: map[string]*batchChunk{}}
+	for _, st := range saved {
+		for id := range st.FPs {
+			bf.covers[id] = append(bf.covers[id], st)
+		}
+	}
+	return bf
+}
+
+// inEarlier assigns a request to the batch an earlier run created for the
+// same request (fingerprint fp), if there is one.
+func (bf *batchFiles) inEarlier(id, fp string) bool {
+	for _, st := range bf.covers[id] {
+		if st.FPs[id] == fp {
+			ch := bf.earlier[st]
+			if ch == nil {
+				ch = &batchChunk{url: st.URL, saved: st, fps: map[string]string{}}
+				bf.earlier[st] = ch
+				bf.plan.chunks = append(bf.plan.chunks, ch)
+			}
+			ch.fps[id] = fp
+			ch.n++
+			return true
+		}
+	}
+	return false
+}
+
+// add writes a request's line to the open batch file of its url, starting
+// a new one when it is full.
+func (bf *batchFiles) add(id, url string, body []byte, fp string) error {
+	bf.buf = batchapi.AppendInput(bf.buf[:0], id, url, body)
+	ch := bf.open[url]
+	if ch != nil && (ch.n >= bf.maxRequests || ch.size+int64(len(bf.buf)) > bf.maxBytes) {
+		if err := ch.close(); err != nil {
+			return err
+		}
+		ch = nil
+	}
+	if ch == nil {
+		ch = &batchChunk{url: url, path: filepath.Join(bf.work, fmt.Sprintf("batch-%03d.jsonl", len(bf.plan.chunks))), h: sha256.New(), fps: map[string]string{}}
+		var err error
+		if ch.f, err = os.Create(ch.path); err != nil {
+			return err
+		}
+		ch.w = bufio.NewWriterSize(io.MultiWriter(ch.f, ch.h), 1<<20)
+		bf.plan.chunks = append(bf.plan.chunks, ch)
+		bf.open[url] = ch
+	}
+	ch.n++
+	ch.size += int64(len(bf.buf))
+	ch.fps[id] = fp
+	_, err := ch.w.Write(bf.buf)
+	return err
+}
+
+// close closes the open batch files.
+func (bf *batchFiles) close() error {
+	var err error
+	for _, ch := range bf.open {
+		if cerr := ch.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// matchOlderStates takes a new batch file for the batch of a state line of
+// an older ifkit, which names no requests, when their bytes are the same.
+func (bf *batchFiles) matchOlderStates(saved []*batchState) {
+	for _, ch := range bf.plan.chunks {
 		for _, st := range saved {
 			if ch.saved == nil && st.FPs == nil && st.Hash == ch.sum {
 				ch.saved = st
 			}
 		}
 	}
-	return plan, nil
 }
 
 // cached reports whether the cache holds the reply to a call, which then
@@ -311,31 +357,24 @@ func (e *engine) create(cl *batchapi.Client, ch *batchChunk, fileID string, i, n
 	return sf.add(batchState{FileID: fileID, BatchID: b.ID})
 }
 
-// downloadResults reads the output and error files of the ended batches,
-// keeping the results of the requests this run takes from each.
-func (e *engine) downloadResults(cl *batchapi.Client, chunks []*batchChunk) (*batchapi.Results, error) {
-	res := batchapi.NewResults()
+// downloadResults reads the output and error files of the ended batches as
+// they download, keeping the results of the requests this run takes from
+// each; they wait in work when they outgrow memory (batchapi.Results).
+func (e *engine) downloadResults(cl *batchapi.Client, chunks []*batchChunk, work string) (*batchapi.Results, error) {
+	res := batchapi.NewResults(work)
 	for _, ch := range chunks {
 		b := ch.batch
 		if b.Status != batchapi.StatusCompleted {
 			e.r.Log.Warn("batch did not complete: its requests without a result get an error", "batch", b.ID, "status", b.Status, "errors", batchErrors(b))
 		}
-		got := batchapi.NewResults()
+		takes := func(id string) bool { _, ok := ch.fps[id]; return ok }
 		for _, id := range []*string{b.OutputFileID, b.ErrorFileID} {
 			if id == nil || *id == "" {
 				continue
 			}
-			var data bytes.Buffer
-			if err := cl.Download(e.r.Ctx, *id, &data); err != nil {
-				return nil, err
-			}
-			if err := got.ReadFrom(b.ID+"/"+*id, &data); err != nil {
+			if err := cl.ReadResults(e.r.Ctx, *id, b.ID+"/"+*id, res, takes); err != nil {
+				res.Close()
 				return nil, fmt.Errorf("batch %s: %w", b.ID, err)
-			}
-		}
-		for id := range ch.fps {
-			if o, ok := got.Take(id); ok {
-				res.Add(o)
 			}
 		}
 	}

@@ -237,7 +237,7 @@ func (e *engine) ignored(c *call, comp *oai.Completion, id string) {
 			e.r.Log.Warn(fmt.Sprintf("the server ignored the request's n (%d): it answered one choice (Ollama does); infer-batch records the first choice only anyway", c.n), "id", id, "server", e.server().Name())
 		})
 	}
-	if c.completionOnly && comp.HasUsage && comp.Usage.CompletionTokens > c.maxTokens+runawaySlack {
+	if c.completionOnly && overran(c, comp) {
 		e.mctWarn.Do(func() {
 			e.r.Log.Warn("the server ignored max_completion_tokens (Ollama does): replies run to the server's own limit; give max_tokens", "id", id, "max_completion_tokens", c.maxTokens, "completion_tokens", comp.Usage.CompletionTokens, "server", e.server().Name())
 		})
@@ -246,21 +246,28 @@ func (e *engine) ignored(c *call, comp *oai.Completion, id string) {
 
 // runaway says whether a reply stopped at finish_reason length by the
 // server's own limit rather than the request's: the request set no
-// max_tokens, or the server generated well past the one it set, so ignored
-// it (Ollama ignores max_completion_tokens, and asked for no limit stops at
-// 10 × num_ctx: 20,480 tokens for a 2,048 context). Well past: by more than
-// runawaySlack tokens, as a server that counts a reasoning trace and its
-// answer apart may report a token or two more than it generated.
+// max_tokens, or the server generated past the one it set, so ignored it
+// (Ollama ignores max_completion_tokens, and asked for no limit stops at
+// 10 × num_ctx: 20,480 tokens for a 2,048 context).
 func runaway(c *call, comp *oai.Completion) bool {
 	if comp.FinishReason != "length" {
 		return false
 	}
-	return c.maxTokens == 0 || comp.HasUsage && comp.Usage.CompletionTokens > c.maxTokens+runawaySlack
+	return c.maxTokens == 0 || overran(c, comp)
 }
 
-// runawaySlack is how many completion tokens past max_tokens a reply may
-// report before the server is taken to have ignored max_tokens.
-const runawaySlack = 16
+// overran says whether a reply reports more completion tokens than the
+// request allowed. No slack: a server that honours max_tokens stops there
+// and counts every generated token once, a reasoning trace included (vLLM
+// counts len(output.token_ids), its tags too; SGLang, llama.cpp, TGI and
+// OpenAI the same), so completion_tokens never exceeds it. Speculative
+// decoding overshoots only SGLang's reasoning_tokens, not completion_tokens,
+// and Ollama's num_predict off-by-one gave one token fewer. The 16 tokens
+// once allowed here covered llm-sim --reasoning field counting its trace
+// and its answer apart, which counted their seam twice.
+func overran(c *call, comp *oai.Completion) bool {
+	return comp.HasUsage && comp.Usage.CompletionTokens > c.maxTokens
+}
 
 // exactHint says how to get exact cut detection on the server in use.
 func (e *engine) exactHint() string {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/sim"
 )
@@ -267,6 +268,32 @@ func TestRunawayAndIgnoredSettings(t *testing.T) {
 	code, _, stderr = runBatch(t, nil, "--base-url", base, "--model", sim.DefaultModel, in)
 	if code != 0 || strings.Count(stderr, "ignored the request's n (2)") != 1 || strings.Count(stderr, "ignored max_completion_tokens") != 1 {
 		t.Errorf("exit %d, want one warning each:\n%s", code, stderr)
+	}
+}
+
+// A reply is runaway when it stopped at length past the request's
+// max_tokens by any amount: real servers stop at max_tokens and count each
+// generated token once, a reasoning trace included, so there is no slack.
+func TestRunawayNoSlack(t *testing.T) {
+	for _, tc := range []struct {
+		max, got int
+		finish   string
+		usage    bool
+		want     bool
+	}{
+		{100, 100, "length", true, false},
+		{100, 101, "length", true, true}, // one past max_tokens: the server ignored it
+		{100, 116, "length", true, true},
+		{100, 20480, "length", true, true},
+		{100, 300, "stop", true, false},  // not stopped by a limit at all
+		{100, 0, "length", false, false}, // no usage: nothing to say
+		{0, 5, "length", true, true},     // no max_tokens: the server's own limit
+	} {
+		c := &call{maxTokens: tc.max}
+		comp := &oai.Completion{FinishReason: tc.finish, HasUsage: tc.usage, Usage: oai.Usage{CompletionTokens: tc.got}}
+		if got := runaway(c, comp); got != tc.want {
+			t.Errorf("max_tokens %d, completion_tokens %d, %s, usage %v: runaway %v; want %v", tc.max, tc.got, tc.finish, tc.usage, got, tc.want)
+		}
 	}
 }
 

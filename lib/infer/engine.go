@@ -577,15 +577,7 @@ func (e *engine) work(it *item) {
 	c := it.call
 	<-it.built
 	if re := it.buildErr; re != nil {
-		if e.reqCtx.Err() != nil {
-			it.drop = true
-			return
-		}
-		if re.Kind != "internal" {
-			e.st.preflight()
-		}
-		e.fail(it.rec, re)
-		e.jr.add(it.rec, it.fp)
+		e.failBuild(it, re)
 		return
 	}
 	defer func() { c.head, c.body, c.req = nil, nil, nil }() // the window keeps the item, not its bodies
@@ -598,17 +590,40 @@ func (e *engine) work(it *item) {
 		it.drop = true
 		return
 	}
+	e.send(it, &holding)
+}
+
+// failBuild records a request that could not be built (the pre-flight
+// refused it, or building failed), unless the run is stopping.
+func (e *engine) failBuild(it *item, re *record.Error) {
+	if e.reqCtx.Err() != nil {
+		it.drop = true
+		return
+	}
+	if re.Kind != "internal" {
+		e.st.preflight()
+	}
+	e.fail(it.rec, re)
+	e.jr.add(it.rec, it.fp)
+}
+
+// send makes the record's attempts until one succeeds, a failure is final
+// or the retries are spent, and journals the outcome; the record is dropped
+// (sent again by --resume) when the run stops first. *holding says whether
+// it holds a limiter slot: it gives it back while it waits to retry.
+func (e *engine) send(it *item, holding *bool) {
+	c := it.call
 	var last *oai.Error
 	var avoid *endpoint
 	attempts := 0
 	tries := 0 // attempts that count against --max-retries: not those an outage failed
 	for {
-		if !holding {
+		if !*holding {
 			if e.lim.acquire(e.stop) != nil {
 				it.drop = true
 				return
 			}
-			holding = true
+			*holding = true
 		}
 		if e.gate(it) != nil {
 			it.drop = true
@@ -658,7 +673,7 @@ func (e *engine) work(it *item) {
 		e.st.retries.Add(1)
 		avoid = ep
 		e.lim.release()
-		holding = false
+		*holding = false
 		if e.backOff(tries, last) != nil {
 			it.drop = true
 			return

@@ -52,8 +52,10 @@ func readLake(t *testing.T, dir string) []*record.Record {
 // A partitioned run (-o DIR/ --partition-by) killed with kill -9, resumed
 // and stopped by SIGTERM, then resumed again, ends with every id once in
 // the folder and at most -j answers paid twice: the kill's. There are more
-// partitions than lake.MaxOpen, so parts are completed while the run goes
-// on. The same for infer-batch and for a judge.
+// partitions than lake.MaxOpen, so some partitions' records wait in memory
+// for a part (lake.HoldLimit), which the kill loses (the journal keeps
+// their answers) and SIGTERM writes to hidden parts. The same for
+// infer-batch and for a judge.
 func TestPartitionedRunResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: kill -9 and SIGTERM trials (make test runs them)")

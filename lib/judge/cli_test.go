@@ -17,7 +17,8 @@ func TestActionWarnsAboutIdleEngineFlags(t *testing.T) {
 	if err := os.WriteFile(in, []byte(`{"id":"c","bench":"echo","text":"decided"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tool := app.Tool{Name: "judge", Flags: Flags(nil), Action: Action(map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }}, nil)}
+	lexical := []Judged{{"Echo", []string{ModeLLM, ModeLexical}, nil}}
+	tool := app.Tool{Name: "judge", Flags: Flags(lexical), Action: Action(map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }}, lexical)}
 	for _, tc := range []struct {
 		args []string
 		warn string // "" = no warning
@@ -41,27 +42,47 @@ func TestActionWarnsAboutIdleEngineFlags(t *testing.T) {
 	}
 }
 
-// --judge-prompt takes a variant some benchmark has; the help and the
-// refusal name each benchmark's.
-func TestPromptVariants(t *testing.T) {
-	prompts := []Prompts{{"A", []string{"x", "y"}}, {"B", []string{"z"}}}
+// --judge-prompt takes a variant some benchmark has, and --judge a mode
+// some benchmark takes (or the default); the help and the refusals name
+// each benchmark's.
+func TestPromptVariantsAndModes(t *testing.T) {
+	judged := []Judged{{"A", []string{ModeLLM, ModeLexical}, []string{"x", "y"}}, {"B", []string{ModeLLM}, []string{"z"}}, {"C", []string{ModeLLM}, nil}}
 	for _, ok := range []string{"", "x", "y", "z"} {
-		if err := checkPrompt(ok, prompts); err != nil {
+		if err := checkPrompt(ok, judged); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
-	if err := checkPrompt("w", prompts); err == nil || err.Error() != `--judge-prompt "w": want x or y (A), z (B)` {
+	if err := checkPrompt("w", judged); err == nil || err.Error() != `--judge-prompt "w": want x or y (A), z (B)` {
 		t.Errorf("w: %v", err)
 	}
 	if err := checkPrompt("w", nil); err == nil {
 		t.Error("a variant was accepted with no benchmark that has any")
 	}
-	for _, f := range Flags(prompts) {
-		if f.Names()[0] == "judge-prompt" {
-			if u := f.(interface{ GetUsage() string }).GetUsage(); u != "judge prompt variant (A: x or y; B: z)" {
-				t.Errorf("usage %q", u)
-			}
+	for _, tc := range []struct {
+		mode   string
+		judged []Judged
+		err    string
+	}{
+		{ModeLLM, judged, ""},
+		{ModeLexical, judged, ""},
+		{"fuzzy", judged, `--judge "fuzzy": want llm or lexical`},
+		{ModeLLM, nil, ""}, // the default, whatever the benchmarks
+		{ModeLexical, judged[1:], `--judge "lexical": want llm`},
+		{ModeLexical, nil, `--judge "lexical": no benchmark here has an LLM judge`},
+	} {
+		if err := checkMode(tc.mode, tc.judged); tc.err == "" && err != nil || tc.err != "" && (err == nil || err.Error() != tc.err) {
+			t.Errorf("--judge %s with %d benchmarks: %v, want %q", tc.mode, len(tc.judged), err, tc.err)
 		}
+	}
+	usage := map[string]string{}
+	for _, f := range Flags(judged) {
+		usage[f.Names()[0]] = f.(interface{ GetUsage() string }).GetUsage()
+	}
+	if u := usage["judge-prompt"]; u != "judge prompt variant (A: x or y; B: z)" {
+		t.Errorf("--judge-prompt usage %q", u)
+	}
+	if u := usage["judge"]; u != "how the checks that need an LLM judge are judged: llm (a judge model: A, B, C) or lexical (an offline approximation, labelled in every record: A)" {
+		t.Errorf("--judge usage %q", u)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // Options are the judge flags every benchmark may read: how its LLM judge
 // is asked and read (a benchmark's own flags are its business: lib/bench).
 type Options struct {
-	Mode          string // LLM-judged benchmarks: "llm" or "lexical" (offline, labelled)
+	Mode          string // the checks that need an LLM judge: ModeLLM or ModeLexical
 	StrictVerdict bool   // accept only a reply that is exactly yes/no
 	Prompt        string // judge prompt variant
 	// Reasoning is the reasoning rule for the records' replies (the judge

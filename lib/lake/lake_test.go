@@ -2,10 +2,13 @@ package lake
 
 import (
 	"fmt"
+	"io"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -116,13 +119,14 @@ func TestKeyValue(t *testing.T) {
 	}
 }
 
-// More partitions than MaxOpen in mixed order: parts rotate, every record
-// lands once in its partition's folder, no hidden file is left, and Check
-// lists exactly the parts.
+// More partitions than MaxOpen in mixed order, past the hold limit: parts
+// rotate, every record lands once in its partition's folder, no hidden file
+// is left, and Check lists exactly the parts.
 func TestWriterRotatesAndChecks(t *testing.T) {
 	dir := t.TempDir()
 	keys, _ := ParseKeys("model")
 	w := Create(dir, keys, stream.Zstd, ".jsonl.zst")
+	w.holdLimit = 64
 	const models, per = MaxOpen + 4, 3
 	for round := range per {
 		for m := range models {
@@ -199,6 +203,139 @@ func TestWriterRotatesAndChecks(t *testing.T) {
 	os.Remove(first)
 	if _, _, _, err := Check(dir, false); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("missing part: %v", err)
+	}
+}
+
+// Records alternating among more partitions than MaxOpen (40, round
+// robin) keep at most MaxOpen parts open at any time and do not write a part
+// per record: with the hold limit in force, one part per partition; with a
+// small one, each part started holds at least limit / partitions bytes, so
+// the parts are bounded by MaxOpen + partitions + bytes × partitions / limit.
+// Every record lands once, in order, in its partition; after Abandon the
+// held records are in hidden parts too.
+func TestWriterManyPartitionsBounded(t *testing.T) {
+	const partitions, rounds = 40, 30
+	keys, _ := ParseKeys("model")
+	for _, tc := range []struct {
+		name    string
+		limit   int
+		abandon bool
+	}{
+		{"held in memory", HoldLimit, false},
+		{"past a small limit", 4 << 10, false},
+		{"abandoned", 4 << 10, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			w := Create(dir, keys, stream.Zstd, ".jsonl.zst")
+			w.holdLimit = tc.limit
+			bytes := 0
+			for round := range rounds {
+				for m := range partitions {
+					rec := record.New(fmt.Sprintf("r%02d-%02d", m, round))
+					rec.Set("model", fmt.Sprintf("m%02d", m))
+					bytes += len(rec.AppendJSON(nil)) + 1
+					if err := w.Write(rec, rec.AppendJSON); err != nil {
+						t.Fatal(err)
+					}
+					if n := len(hiddenParts(t, dir)); n > MaxOpen {
+						t.Fatalf("after %s: %d parts open, want at most %d", rec.ID(), n, MaxOpen)
+					}
+				}
+			}
+			files := map[string][]string{} // partition -> its part files
+			if tc.abandon {
+				if err := w.Abandon(); err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range hiddenParts(t, dir) {
+					rel, _ := filepath.Rel(dir, f)
+					files[filepath.Dir(rel)] = append(files[filepath.Dir(rel)], f)
+				}
+				for _, p := range w.Parts() { // completed before the stop
+					files[path.Dir(p.Path)] = append(files[path.Dir(p.Path)], filepath.Join(dir, filepath.FromSlash(p.Path)))
+				}
+			} else {
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if h := hiddenParts(t, dir); len(h) > 0 {
+					t.Errorf("hidden parts left: %v", h)
+				}
+				ps := w.Parts()
+				for _, p := range ps {
+					folder := path.Dir(p.Path)
+					files[folder] = append(files[folder], filepath.Join(dir, filepath.FromSlash(p.Path)))
+				}
+				bound := MaxOpen + partitions + bytes*partitions/tc.limit
+				if tc.limit == HoldLimit {
+					bound = partitions
+				}
+				if len(ps) > bound || w.Records() != partitions*rounds {
+					t.Errorf("%d parts, %d records; want at most %d parts (%d bytes), %d records", len(ps), w.Records(), bound, bytes, partitions*rounds)
+				}
+				t.Logf("%d parts for %d records in %d partitions", len(ps), w.Records(), partitions)
+			}
+			if len(files) != partitions {
+				t.Fatalf("%d partitions written, want %d", len(files), partitions)
+			}
+			for folder, fs := range files {
+				// in part order: part-00000 before .part-00001….partial
+				slices.SortFunc(fs, func(a, b string) int {
+					return strings.Compare(strings.TrimPrefix(filepath.Base(a), "."), strings.TrimPrefix(filepath.Base(b), "."))
+				})
+				var ids []string
+				for _, f := range fs {
+					ids = append(ids, readIDs(t, f)...)
+				}
+				m := strings.TrimPrefix(folder, "model=m")
+				for round := range rounds {
+					if want := fmt.Sprintf("r%s-%02d", m, round); round >= len(ids) || ids[round] != want {
+						t.Fatalf("%s: records %v, want r%s-00 … r%s-%02d in order", folder, ids, m, m, rounds-1)
+					}
+				}
+				if len(ids) != rounds {
+					t.Errorf("%s: %d records, want %d", folder, len(ids), rounds)
+				}
+			}
+		})
+	}
+}
+
+// hiddenParts lists the parts being written (or abandoned) under dir.
+func hiddenParts(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".part-") && strings.HasSuffix(d.Name(), ".partial") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+func readIDs(t *testing.T, file string) []string {
+	t.Helper()
+	in, err := stream.Open(file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	var ids []string
+	for {
+		line, _, err := in.Next()
+		if err == io.EOF {
+			return ids
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := record.Parse(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, rec.ID())
 	}
 }
 

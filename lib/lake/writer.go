@@ -1,6 +1,7 @@
 package lake
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -18,10 +19,19 @@ import (
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
-// MaxOpen bounds the parts open at once. Each holds a 4 MiB buffer and a
-// compressor, so a run over many partitions in mixed order closes the part
-// used longest ago and later starts that partition's next part.
+// MaxOpen bounds the parts open at once: each holds a 4 MiB buffer, a
+// compressor and a file.
 const MaxOpen = 16
+
+// HoldLimit bounds the bytes of the records held in memory for the
+// partitions that have no open part. A run over more than MaxOpen
+// partitions in mixed order would otherwise close a part and start another
+// for nearly every record. When the held records pass HoldLimit, the
+// partition holding the most gets a part, in place of the one used longest
+// ago: every part started then gets at least HoldLimit / (partitions) bytes
+// at once, and a run whose held records never pass it writes one part per
+// partition.
+const HoldLimit = 64 << 20
 
 // Writer routes records to the parts of their partitions.
 type Writer struct {
@@ -30,13 +40,16 @@ type Writer struct {
 	comp stream.Compression
 	ext  string
 
-	mu      sync.Mutex
-	names   namer
-	open    map[string]*openPart // by relative folder
-	next    map[string]int       // the next part number of each folder
-	done    []Part
-	tick    int64
-	records int64
+	mu        sync.Mutex
+	names     namer
+	open      map[string]*openPart // by relative folder
+	held      map[string]*heldPart // records waiting for a part, by relative folder
+	heldBytes int
+	holdLimit int            // HoldLimit; tests lower it
+	next      map[string]int // the next part number of each folder
+	done      []Part
+	tick      int64
+	records   int64
 }
 
 type openPart struct {
@@ -45,9 +58,17 @@ type openPart struct {
 	used int64
 }
 
+// heldPart is the records of a partition without an open part, as lines,
+// in the order they came.
+type heldPart struct {
+	lines   []byte
+	records int64
+	vals    map[string]*string
+}
+
 // Create starts a writer into dir, which must exist.
 func Create(dir string, keys []Key, c stream.Compression, ext string) *Writer {
-	return &Writer{dir: dir, keys: keys, comp: c, ext: ext, open: map[string]*openPart{}, next: map[string]int{}}
+	return &Writer{dir: dir, keys: keys, comp: c, ext: ext, open: map[string]*openPart{}, held: map[string]*heldPart{}, holdLimit: HoldLimit, next: map[string]int{}}
 }
 
 // folderOf is the partition of a record as its folder; an error is bad input.
@@ -67,8 +88,9 @@ func (w *Writer) folderOf(rec *record.Record) (string, map[string]*string, error
 	return rel, m, nil
 }
 
-// Write appends the line appendLine makes to the part of rec's partition. An
-// error of type *ValueError is the record's fault, not the writer's.
+// Write appends the line appendLine makes to the part of rec's partition,
+// or holds it until the partition gets a part (HoldLimit). An error of type
+// *ValueError is the record's fault, not the writer's.
 func (w *Writer) Write(rec *record.Record, appendLine func(dst []byte) []byte) error {
 	rel, vals, err := w.folderOf(rec)
 	if err != nil {
@@ -77,10 +99,14 @@ func (w *Writer) Write(rec *record.Record, appendLine func(dst []byte) []byte) e
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p := w.open[rel]
-	if p == nil {
+	if p == nil && len(w.open) < MaxOpen && w.held[rel] == nil {
 		if p, err = w.start(rel, vals); err != nil {
 			return err
 		}
+	}
+	w.records++
+	if p == nil {
+		return w.hold(rel, vals, appendLine)
 	}
 	w.tick++
 	p.used = w.tick
@@ -88,8 +114,55 @@ func (w *Writer) Write(rec *record.Record, appendLine func(dst []byte) []byte) e
 		return err
 	}
 	p.part.Records++
-	w.records++
 	return nil
+}
+
+// hold keeps a record of a partition without an open part; past the
+// limit, the partition holding the most gets a part for its records.
+func (w *Writer) hold(rel string, vals map[string]*string, appendLine func(dst []byte) []byte) error {
+	h := w.held[rel]
+	if h == nil {
+		h = &heldPart{vals: vals}
+		w.held[rel] = h
+	}
+	before := len(h.lines)
+	h.lines = append(appendLine(h.lines), '\n')
+	h.records++
+	w.heldBytes += len(h.lines) - before
+	if w.heldBytes <= w.holdLimit {
+		return nil
+	}
+	var most string
+	for k, h := range w.held {
+		if most == "" || len(h.lines) > len(w.held[most].lines) {
+			most = k
+		}
+	}
+	_, err := w.release(most)
+	return err
+}
+
+// release writes a partition's held records to a new part of it, which
+// stays open, closing the part used longest ago when MaxOpen are open.
+func (w *Writer) release(rel string) (*openPart, error) {
+	h := w.held[rel]
+	delete(w.held, rel)
+	w.heldBytes -= len(h.lines)
+	p, err := w.start(rel, h.vals)
+	if err != nil {
+		return nil, err
+	}
+	w.tick++
+	p.used = w.tick
+	for lines := h.lines; len(lines) > 0; {
+		line, rest, _ := bytes.Cut(lines, []byte{'\n'})
+		if err := p.out.WriteLine(line); err != nil {
+			return nil, err
+		}
+		lines = rest
+	}
+	p.part.Records += h.records
+	return p, nil
 }
 
 // ValueError is a record whose partition field cannot name a folder.
@@ -140,7 +213,8 @@ func (w *Writer) closePart(rel string) error {
 	return nil
 }
 
-// Close completes every open part (each renamed into place).
+// Close completes every open part (each renamed into place), then writes
+// the held records, a part for each partition, one part open at a time.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -148,19 +222,36 @@ func (w *Writer) Close() error {
 	for _, rel := range slices.Sorted(maps.Keys(w.open)) {
 		errs = append(errs, w.closePart(rel))
 	}
+	for _, rel := range slices.Sorted(maps.Keys(w.held)) {
+		if _, err := w.release(rel); err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		errs = append(errs, w.closePart(rel))
+	}
 	return errors.Join(errs...)
 }
 
 // Abandon leaves the open parts under their hidden names, for a run that
 // stopped early: no reader mistakes them for complete parts, and --resume
-// reads them. It reports whether they could be flushed.
+// reads them. The held records go to hidden parts of their own, one open
+// at a time. It reports whether everything could be written.
 func (w *Writer) Abandon() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var errs []error
-	for rel, p := range w.open {
-		errs = append(errs, p.out.Abandon())
+	abandon := func(rel string) {
+		errs = append(errs, w.open[rel].out.Abandon())
 		delete(w.open, rel)
+	}
+	for rel := range w.open {
+		abandon(rel)
+	}
+	for _, rel := range slices.Sorted(maps.Keys(w.held)) {
+		if _, err := w.release(rel); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		abandon(rel)
 	}
 	return errors.Join(errs...)
 }

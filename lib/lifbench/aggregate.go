@@ -243,114 +243,142 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 		models = append(models, m)
 	}
 	sort.Strings(models)
-	res := &aggregate.Result{}
-	// row writes one metric over n items: the samples ss (its n_failed
-	// and, unless cut says otherwise, n_truncated); a length label also
-	// gives its token budget as a number. cut >= 0 is n_truncated where
-	// the items are not samples (IFS: tasks, or perspectives).
-	row := func(model, metric string, v float64, n int, ss []sample, cut int, dims ...string) {
-		d := map[string]string{}
-		for i := 0; i+1 < len(dims); i += 2 {
-			d[dims[i]] = dims[i+1]
-		}
-		var nums map[string]float64
-		if tok, ok := lengthTokens(d["length"]); ok {
-			nums = map[string]float64{"length_tokens": tok}
-		}
-		failed, truncated := tally(ss)
-		if cut >= 0 {
-			truncated = cut
-		}
-		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: model, Metric: metric, Dims: d, Nums: nums, Value: v, Unit: "ratio", N: n, NFailed: failed, NTruncated: truncated})
-	}
+	b := &lifRows{res: &aggregate.Result{}}
 	for _, m := range models {
 		all := byModel[m]
 		ss := scored(all, opt)
-		per, overall, n := ars(ss)
-		counts := map[*Task]int{}
-		byTask := map[*Task][]sample{}
-		for _, s := range all {
-			byTask[s.task] = append(byTask[s.task], s)
-		}
-		for _, s := range ss {
-			counts[s.task]++
-		}
-		for _, t := range Tasks {
-			if v, ok := per[t]; ok {
-				row(m, "ARS", v, counts[t], byTask[t], -1, "task", t.Name, "length", "all")
-			}
-		}
-		row(m, "ARS", overall, n, all, -1, "task", "overall", "length", "all")
-
-		byLen, allByLen := map[string][]sample{}, map[string][]sample{}
-		var lengths []string
-		for _, s := range all {
-			if _, ok := allByLen[s.length]; !ok {
-				lengths = append(lengths, s.length)
-			}
-			allByLen[s.length] = append(allByLen[s.length], s)
-		}
-		for _, s := range ss {
-			byLen[s.length] = append(byLen[s.length], s)
-		}
-		lengthOrder(lengths)
-		for _, l := range lengths {
-			lp, lo, ln := ars(byLen[l])
-			lt := map[*Task][]sample{}
-			for _, s := range allByLen[l] {
-				lt[s.task] = append(lt[s.task], s)
-			}
-			lc := map[*Task]int{}
-			for _, s := range byLen[l] {
-				lc[s.task]++
-			}
-			for _, t := range Tasks {
-				if v, ok := lp[t]; ok {
-					row(m, "ARS", v, lc[t], lt[t], -1, "task", t.Name, "length", l)
-				}
-			}
-			row(m, "ARS", lo, ln, allByLen[l], -1, "task", "overall", "length", l)
-			byCap := ifp(byLen[l])
-			for _, c := range Capabilities {
-				if v, ok := byCap[c]; ok {
-					row(m, "IFP", v, ln, allByLen[l], -1, "capability", c, "length", l)
-				}
-			}
-			for _, p := range perspectives[:2] {
-				v, nt, cut := ifs(byLen[l], p.key)
-				row(m, "IFS", v, nt, allByLen[l], cut, "perspective", p.name, "task", "overall", "length", l)
-			}
-		}
-
-		var vals []float64
-		cutPerspectives := 0 // the averaged perspectives with a cut sample in them
-		for _, p := range perspectives {
-			v, nt, cut := ifs(ss, p.key)
-			row(m, "IFS", v, nt, all, cut, "perspective", p.name, "task", "overall", "length", "all")
-			if !math.IsNaN(v) {
-				vals = append(vals, v)
-				if cut > 0 {
-					cutPerspectives++
-				}
-			}
-		}
-		row(m, "IFS", fsum.Mean(vals), len(vals), all, cutPerspectives, "perspective", "avg", "task", "overall", "length", "all")
-
-		caps := ifp(ss)
-		for _, c := range Capabilities {
-			if v, ok := caps[c]; ok {
-				row(m, "IFP", v, n, all, -1, "capability", c, "length", "all")
-			}
-		}
+		n := b.byTask(m, all, ss)
+		b.byLength(m, all, ss)
+		b.stability(m, all, ss)
+		b.capabilities(m, all, ss, n)
 	}
 	if failed, _ := tally(all); failed > 0 {
 		note := "failed: records that failed before judging (error) score 0, as the official runner stores an empty output that every rubric scores 0; they are in n and counted in the failed column."
 		if opt.ExcludeFailed() {
 			note = "failed: records that failed before judging (error) are left out (--failed exclude) and counted in the failed column."
 		}
-		res.Note(titleByTask, note)
+		b.res.Note(titleByTask, note)
 	}
-	return res, nil
+	return b.res, nil
+}
+
+// lifRows are the metric rows compute writes, model by model; the paper's
+// tables are laid out from them (Tables).
+type lifRows struct {
+	res *aggregate.Result
+}
+
+// row writes one metric over n items: the samples ss (its n_failed and,
+// unless cut says otherwise, n_truncated); a length label also gives its
+// token budget as a number. cut >= 0 is n_truncated where the items are
+// not samples (IFS: tasks, or perspectives).
+func (b *lifRows) row(model, metric string, v float64, n int, ss []sample, cut int, dims ...string) {
+	d := map[string]string{}
+	for i := 0; i+1 < len(dims); i += 2 {
+		d[dims[i]] = dims[i+1]
+	}
+	var nums map[string]float64
+	if tok, ok := lengthTokens(d["length"]); ok {
+		nums = map[string]float64{"length_tokens": tok}
+	}
+	failed, truncated := tally(ss)
+	if cut >= 0 {
+		truncated = cut
+	}
+	b.res.Rows = append(b.res.Rows, report.Row{Bench: Bench, Model: model, Metric: metric, Dims: d, Nums: nums, Value: v, Unit: "ratio", N: n, NFailed: failed, NTruncated: truncated})
+}
+
+// byTask writes a model's ARS by task over all lengths and overall
+// (Table 3), and returns the number of scored samples.
+func (b *lifRows) byTask(m string, all, ss []sample) int {
+	per, overall, n := ars(ss)
+	counts := map[*Task]int{}
+	byTask := map[*Task][]sample{}
+	for _, s := range all {
+		byTask[s.task] = append(byTask[s.task], s)
+	}
+	for _, s := range ss {
+		counts[s.task]++
+	}
+	for _, t := range Tasks {
+		if v, ok := per[t]; ok {
+			b.row(m, "ARS", v, counts[t], byTask[t], -1, "task", t.Name, "length", "all")
+		}
+	}
+	b.row(m, "ARS", overall, n, all, -1, "task", "overall", "length", "all")
+	return n
+}
+
+// byLength writes a model's ARS by task at each length (Table 7), with the
+// IFP and the expression and variable IFS of each length.
+func (b *lifRows) byLength(m string, all, ss []sample) {
+	byLen, allByLen := map[string][]sample{}, map[string][]sample{}
+	var lengths []string
+	for _, s := range all {
+		if _, ok := allByLen[s.length]; !ok {
+			lengths = append(lengths, s.length)
+		}
+		allByLen[s.length] = append(allByLen[s.length], s)
+	}
+	for _, s := range ss {
+		byLen[s.length] = append(byLen[s.length], s)
+	}
+	lengthOrder(lengths)
+	for _, l := range lengths {
+		lp, lo, ln := ars(byLen[l])
+		lt := map[*Task][]sample{}
+		for _, s := range allByLen[l] {
+			lt[s.task] = append(lt[s.task], s)
+		}
+		lc := map[*Task]int{}
+		for _, s := range byLen[l] {
+			lc[s.task]++
+		}
+		for _, t := range Tasks {
+			if v, ok := lp[t]; ok {
+				b.row(m, "ARS", v, lc[t], lt[t], -1, "task", t.Name, "length", l)
+			}
+		}
+		b.row(m, "ARS", lo, ln, allByLen[l], -1, "task", "overall", "length", l)
+		byCap := ifp(byLen[l])
+		for _, c := range Capabilities {
+			if v, ok := byCap[c]; ok {
+				b.row(m, "IFP", v, ln, allByLen[l], -1, "capability", c, "length", l)
+			}
+		}
+		for _, p := range perspectives[:2] {
+			v, nt, cut := ifs(byLen[l], p.key)
+			b.row(m, "IFS", v, nt, allByLen[l], cut, "perspective", p.name, "task", "overall", "length", l)
+		}
+	}
+}
+
+// stability writes a model's IFS by perspective and their average (Table 4).
+func (b *lifRows) stability(m string, all, ss []sample) {
+	var vals []float64
+	cutPerspectives := 0 // the averaged perspectives with a cut sample in them
+	for _, p := range perspectives {
+		v, nt, cut := ifs(ss, p.key)
+		b.row(m, "IFS", v, nt, all, cut, "perspective", p.name, "task", "overall", "length", "all")
+		if !math.IsNaN(v) {
+			vals = append(vals, v)
+			if cut > 0 {
+				cutPerspectives++
+			}
+		}
+	}
+	b.row(m, "IFS", fsum.Mean(vals), len(vals), all, cutPerspectives, "perspective", "avg", "task", "overall", "length", "all")
+}
+
+// capabilities writes a model's IFP by capability over all lengths (Table
+// 8), over its n scored samples.
+func (b *lifRows) capabilities(m string, all, ss []sample, n int) {
+	caps := ifp(ss)
+	for _, c := range Capabilities {
+		if v, ok := caps[c]; ok {
+			b.row(m, "IFP", v, n, all, -1, "capability", c, "length", "all")
+		}
+	}
 }
 
 // roundHalfUp rounds as the paper's tables do: sums of scores such as

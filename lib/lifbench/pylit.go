@@ -601,97 +601,87 @@ func hashKey(v any) string {
 // 0x/0o/0b integers, floats, and j for imaginary numbers. A letter or digit
 // right after the literal is an error ("invalid decimal literal").
 func (p *litParser) number() (any, error) {
-	s := p.s
-	i := p.i
-	digits := func(ok func(byte) bool) (string, bool) {
-		var sb strings.Builder
-		for {
-			if i < len(s) && ok(s[i]) {
-				sb.WriteByte(s[i])
-				i++
-				continue
-			}
-			if i+1 < len(s) && s[i] == '_' && sb.Len() > 0 && ok(s[i+1]) {
-				i++
-				continue
-			}
-			return sb.String(), sb.Len() > 0 && (i >= len(s) || s[i] != '_')
-		}
+	n := &numScan{s: p.s, i: p.i}
+	var v any
+	var err error
+	if n.s[n.i] == '0' && n.i+1 < len(n.s) && strings.IndexByte("xXoObB", n.s[n.i+1]) >= 0 {
+		v, err = n.prefixedInt()
+	} else {
+		v, err = p.decimalNumber(n)
 	}
-	dec := func(c byte) bool { return c >= '0' && c <= '9' }
-	finish := func(v pyNumber) (any, error) {
-		if identAt(s, i) || i < len(s) && s[i] == '.' {
-			return nil, errors.New("invalid number literal")
-		}
-		p.i = i
-		return v, nil
+	if err != nil {
+		return nil, err
 	}
-	if s[i] == '0' && i+1 < len(s) && strings.IndexByte("xXoObB", s[i+1]) >= 0 {
-		base := map[byte]int{'x': 16, 'o': 8, 'b': 2}[s[i+1]|0x20]
-		i += 2
-		if i < len(s) && s[i] == '_' {
-			i++
-		}
-		ds, ok := digits(func(c byte) bool {
-			d := int(c|0x20) - 'a' + 10
-			if dec(c) {
-				d = int(c - '0')
-			}
-			return (dec(c) || c|0x20 >= 'a' && c|0x20 <= 'f') && d < base
-		})
-		if !ok {
-			return nil, errors.New("invalid integer literal")
-		}
-		n, _ := new(big.Int).SetString(ds, base)
-		return finish(pyInt(n))
+	if identAt(n.s, n.i) || n.i < len(n.s) && n.s[n.i] == '.' {
+		return nil, errors.New("invalid number literal")
 	}
-	intPart, hasInt := "", false
-	if dec(s[i]) {
-		var ok bool
-		if intPart, ok = digits(dec); !ok {
-			return nil, errors.New("invalid decimal literal")
+	p.i = n.i
+	return v, nil
+}
+
+// numScan reads a numeric literal of s from i on.
+type numScan struct {
+	s string
+	i int
+}
+
+// digits reads digits that ok accepts, with single underscores between
+// them; false when there are none or an underscore ends them.
+func (n *numScan) digits(ok func(byte) bool) (string, bool) {
+	s := n.s
+	var sb strings.Builder
+	for {
+		if n.i < len(s) && ok(s[n.i]) {
+			sb.WriteByte(s[n.i])
+			n.i++
+			continue
 		}
-		hasInt = true
+		if n.i+1 < len(s) && s[n.i] == '_' && sb.Len() > 0 && ok(s[n.i+1]) {
+			n.i++
+			continue
+		}
+		return sb.String(), sb.Len() > 0 && (n.i >= len(s) || s[n.i] != '_')
 	}
-	lit, isFloat := intPart, false
-	if i < len(s) && s[i] == '.' {
-		i++
-		frac := ""
-		if i < len(s) && dec(s[i]) {
-			var ok bool
-			if frac, ok = digits(dec); !ok {
-				return nil, errors.New("invalid decimal literal")
-			}
-		}
-		if !hasInt && frac == "" {
-			return nil, errors.New("invalid syntax")
-		}
-		lit, isFloat = lit+"."+frac, true
+}
+
+func isDecimalDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// prefixedInt reads a 0x, 0o or 0b integer (an underscore may follow the
+// prefix).
+func (n *numScan) prefixedInt() (any, error) {
+	base := map[byte]int{'x': 16, 'o': 8, 'b': 2}[n.s[n.i+1]|0x20]
+	n.i += 2
+	if n.i < len(n.s) && n.s[n.i] == '_' {
+		n.i++
 	}
-	if i < len(s) && s[i]|0x20 == 'e' {
-		j := i + 1
-		sign := ""
-		if j < len(s) && (s[j] == '+' || s[j] == '-') {
-			sign = s[j : j+1]
-			j++
+	ds, ok := n.digits(func(c byte) bool {
+		d := int(c|0x20) - 'a' + 10
+		if isDecimalDigit(c) {
+			d = int(c - '0')
 		}
-		if j < len(s) && dec(s[j]) {
-			i = j
-			exp, ok := digits(dec)
-			if !ok {
-				return nil, errors.New("invalid decimal literal")
-			}
-			lit, isFloat = lit+"e"+sign+exp, true
-		}
+		return (isDecimalDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'f') && d < base
+	})
+	if !ok {
+		return nil, errors.New("invalid integer literal")
 	}
-	if i < len(s) && s[i]|0x20 == 'j' {
-		i++
+	v, _ := new(big.Int).SetString(ds, base)
+	return pyInt(v), nil
+}
+
+// decimalNumber reads a decimal integer, a float or an imaginary number.
+func (p *litParser) decimalNumber(n *numScan) (any, error) {
+	lit, isFloat, err := n.decimal()
+	if err != nil {
+		return nil, err
+	}
+	if n.i < len(n.s) && n.s[n.i]|0x20 == 'j' {
+		n.i++
 		f, _ := parseFloat(lit)
-		return finish(pyComplex(0, f))
+		return pyComplex(0, f), nil
 	}
 	if isFloat {
 		f, _ := parseFloat(lit)
-		return finish(pyFloatNum(f))
+		return pyFloatNum(f), nil
 	}
 	if strings.Trim(lit, "0") != "" && lit[0] == '0' {
 		return nil, errors.New("leading zeros in decimal integer literals are not permitted")
@@ -701,8 +691,53 @@ func (p *litParser) number() (any, error) {
 	if strings.Trim(lit, "0") != "" && p.rules.tooManyDigits(len(lit)) {
 		return nil, fmt.Errorf("exceeds the limit (%d digits) for integer string conversion", p.rules.maxDigits)
 	}
-	n, _ := new(big.Int).SetString(lit, 10)
-	return finish(pyInt(n))
+	v, _ := new(big.Int).SetString(lit, 10)
+	return pyInt(v), nil
+}
+
+// decimal reads the digits, fraction and exponent of a decimal literal,
+// without underscores; isFloat when it has a point or an exponent.
+func (n *numScan) decimal() (lit string, isFloat bool, err error) {
+	s := n.s
+	hasInt := false
+	if isDecimalDigit(s[n.i]) {
+		var ok bool
+		if lit, ok = n.digits(isDecimalDigit); !ok {
+			return "", false, errors.New("invalid decimal literal")
+		}
+		hasInt = true
+	}
+	if n.i < len(s) && s[n.i] == '.' {
+		n.i++
+		frac := ""
+		if n.i < len(s) && isDecimalDigit(s[n.i]) {
+			var ok bool
+			if frac, ok = n.digits(isDecimalDigit); !ok {
+				return "", false, errors.New("invalid decimal literal")
+			}
+		}
+		if !hasInt && frac == "" {
+			return "", false, errors.New("invalid syntax")
+		}
+		lit, isFloat = lit+"."+frac, true
+	}
+	if n.i < len(s) && s[n.i]|0x20 == 'e' {
+		j := n.i + 1
+		sign := ""
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			sign = s[j : j+1]
+			j++
+		}
+		if j < len(s) && isDecimalDigit(s[j]) {
+			n.i = j
+			exp, ok := n.digits(isDecimalDigit)
+			if !ok {
+				return "", false, errors.New("invalid decimal literal")
+			}
+			lit, isFloat = lit+"e"+sign+exp, true
+		}
+	}
+	return lit, isFloat, nil
 }
 
 // strings reads one or more adjacent string literals (Python joins them;

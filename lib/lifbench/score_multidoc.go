@@ -145,7 +145,9 @@ func dupRow(row any) ([]any, bool) {
 // pairRe is the official pattern for one duplicate set: [[…]] on a line.
 var pairRe = regexp.MustCompile(`\[\[.*?\]\]`)
 
-// findDup is judge_multidoc_find_dup_text, with eval() replaced by pyEval.
+// findDup is judge_multidoc_find_dup_text, with eval() replaced by pyEval:
+// the reply's shape, its values against the context, the gold contents it
+// holds, and how it groups the gold records.
 func (c *scoring) findDup() (points, error) {
 	p := points{}
 	answer := c.g.Param.DupInfos
@@ -170,6 +172,40 @@ func (c *scoring) findDup() (points, error) {
 		}
 	}
 	inInput := func(v string) bool { return fields[v] || strings.Contains(input, v) }
+	parsed := c.dupShape(p, out, len(answer))
+	if ori, ok := dupOriginal(parsed, inInput); ok {
+		p["ori"] = ori
+	}
+	o := strings.ReplaceAll(out, "null", "None")
+	decoded, err := c.unicodeEscape(o)
+	if err != nil {
+		decoded = o
+	}
+	if correct, ok := dupContents(answer, decoded); ok {
+		p["correct"] = correct
+	}
+	o = strings.ReplaceAll(o, "\n", ",")
+	o = strings.ReplaceAll(o, `\"`, "")
+	o = strings.ReplaceAll(o, `\`, ",")
+	if t, err := inputText(o, c.g.InputStart, c.g.InputEnd); err == nil {
+		o = t
+	}
+	prompt := strings.ReplaceAll(pystr.Strip(c.prompt), `"`, "")
+	got, sum, trueItems := c.dupGroups(o, func(v string) bool {
+		return (fields[v] && !strings.Contains(v, `"`)) || strings.Contains(prompt, v)
+	})
+	if sum != 0 {
+		p["ori"] += float64(trueItems) * 3 / float64(sum)
+	}
+	gold := dupGold(answer, need)
+	p["correct"] += float64(dupPairs(gold, got)) / float64(len(gold)*len(gold))
+	return p, nil
+}
+
+// dupShape adds the format and count points of the reply's shape: its
+// brackets, its [[…]] sets (one a line, as many as the answer's), and
+// whether they parse as lists of lists. It returns those that do.
+func (c *scoring) dupShape(p points, out string, sets int) [][]any {
 	if strings.Contains(out, "[") && strings.Contains(out, "]") {
 		p["format"] += 0.5
 	}
@@ -178,10 +214,10 @@ func (c *scoring) findDup() (points, error) {
 		p["format"] += 0.5
 	}
 	matches := pairRe.FindAllString(out, -1)
-	if len(matches) == len(answer) {
+	if len(matches) == sets {
 		p["num_text"] = 1
 	}
-	p["num_text"] += max(0, 1-math.Abs(float64(len(matches)-len(answer)))/float64(len(answer)+2)) * 4
+	p["num_text"] += max(0, 1-math.Abs(float64(len(matches)-sets))/float64(sets+2)) * 4
 	if len(matches) == len(strings.Split(out, "\n")) {
 		p["format"] += 1
 	}
@@ -215,6 +251,12 @@ func (c *scoring) findDup() (points, error) {
 			p["format"]++
 		}
 	}
+	return parsed
+}
+
+// dupOriginal is the share of the parsed values (null counts) found in the
+// context, out of 3; false when nothing parsed.
+func dupOriginal(parsed [][]any, inInput func(string) bool) (float64, bool) {
 	oriCount, total := 0, 0
 	for _, rows := range parsed {
 		for _, row := range rows {
@@ -227,15 +269,15 @@ func (c *scoring) findDup() (points, error) {
 			}
 		}
 	}
-	if total > 0 {
-		p["ori"] = float64(oriCount) / float64(total) * 3
+	if total == 0 {
+		return 0, false
 	}
-	prompt := strings.ReplaceAll(pystr.Strip(c.prompt), `"`, "")
-	o := strings.ReplaceAll(out, "null", "None")
-	decoded, err := c.unicodeEscape(o)
-	if err != nil {
-		decoded = o
-	}
+	return float64(oriCount) / float64(total) * 3, true
+}
+
+// dupContents is the share of the gold records' values (None for null)
+// that occur in the decoded reply, out of 3; false when there are none.
+func dupContents(answer [][]map[string]*string, decoded string) (float64, bool) {
 	count, nContents := 0, 0
 	for _, grp := range answer {
 		for _, d := range grp {
@@ -251,15 +293,15 @@ func (c *scoring) findDup() (points, error) {
 			}
 		}
 	}
-	if nContents > 0 {
-		p["correct"] = float64(count) * 3 / float64(nContents)
+	if nContents == 0 {
+		return 0, false
 	}
-	o = strings.ReplaceAll(o, "\n", ",")
-	o = strings.ReplaceAll(o, `\"`, "")
-	o = strings.ReplaceAll(o, `\`, ",")
-	if t, err := inputText(o, c.g.InputStart, c.g.InputEnd); err == nil {
-		o = t
-	}
+	return float64(count) * 3 / float64(nContents), true
+}
+
+// dupGold maps each gold record, by its info_keys values without quotes,
+// to its duplicate set.
+func dupGold(answer [][]map[string]*string, need []string) map[string]int {
 	gold := map[string]int{}
 	for gi, grp := range answer {
 		for _, d := range grp {
@@ -274,8 +316,16 @@ func (c *scoring) findDup() (points, error) {
 			gold[strings.Join(parts, "\x00")] = gi
 		}
 	}
-	got := map[string]int{}
-	sum, trueItems, t := 0, 0, 0
+	return gold
+}
+
+// dupGroups reads the reply's sets as op_answer2map does: each row's
+// values, as a key, mapped to its set's number. sum counts the cells of
+// the sets read (rows × the first row's length) and trueItems the cells
+// whose value is from the documents (known).
+func (c *scoring) dupGroups(o string, known func(string) bool) (got map[string]int, sum, trueItems int) {
+	got = map[string]int{}
+	t := 0
 	for _, m := range pairRe.FindAllString(o, -1) {
 		v, err := pyEval(strings.ReplaceAll(m, `,"`, ""), c.py())
 		if err != nil {
@@ -289,29 +339,7 @@ func (c *scoring) findDup() (points, error) {
 		if !ok {
 			continue
 		}
-		var keys []string
-		num := 0
-		for _, row := range rows {
-			cells, ok := dupRow(row)
-			if !ok || slices.ContainsFunc(cells, c.py().strRaises) {
-				// op_answer2map raises on this row (see dupRow), or on str()
-				// of an int too long to print.
-				keys = nil
-				break
-			}
-			parts := make([]string, len(cells))
-			for i, cell := range cells {
-				parts[i] = pyStr(cell)
-				if (fields[parts[i]] && !strings.Contains(parts[i], `"`)) || strings.Contains(prompt, parts[i]) {
-					num++
-				}
-			}
-			key := strings.Join(parts, "\x00")
-			if _, isList := row.(pyList); !isList {
-				key = "\x01" // tuple(run) of a dict or an empty str is no gold key
-			}
-			keys = append(keys, key)
-		}
+		keys, num := c.dupKeys(rows, known)
 		if keys == nil {
 			continue
 		}
@@ -322,9 +350,39 @@ func (c *scoring) findDup() (points, error) {
 		trueItems += num
 		t++
 	}
-	if sum != 0 {
-		p["ori"] += float64(trueItems) * 3 / float64(sum)
+	return got, sum, trueItems
+}
+
+// dupKeys are the keys of one set's rows and how many of their cells are
+// known; nil when op_answer2map raises on a row (see dupRow), or on str()
+// of an int too long to print.
+func (c *scoring) dupKeys(rows pyList, known func(string) bool) ([]string, int) {
+	var keys []string
+	num := 0
+	for _, row := range rows {
+		cells, ok := dupRow(row)
+		if !ok || slices.ContainsFunc(cells, c.py().strRaises) {
+			return nil, 0
+		}
+		parts := make([]string, len(cells))
+		for i, cell := range cells {
+			parts[i] = pyStr(cell)
+			if known(parts[i]) {
+				num++
+			}
+		}
+		key := strings.Join(parts, "\x00")
+		if _, isList := row.(pyList); !isList {
+			key = "\x01" // tuple(run) of a dict or an empty str is no gold key
+		}
+		keys = append(keys, key)
 	}
+	return keys, num
+}
+
+// dupPairs counts the ordered pairs of gold records the reply found that
+// it groups as the gold does: together when they are, apart when not.
+func dupPairs(gold, got map[string]int) int {
 	pairs := 0
 	for x, y := range gold {
 		gx, ok := got[x]
@@ -341,6 +399,5 @@ func (c *scoring) findDup() (points, error) {
 			}
 		}
 	}
-	p["correct"] += float64(pairs) / float64(len(gold)*len(gold))
-	return p, nil
+	return pairs
 }

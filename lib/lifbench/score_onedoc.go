@@ -7,7 +7,9 @@ import (
 	"github.com/ifkit/ifkit/lib/pystr"
 )
 
-// repeat is judge_onedoc_repeat.
+// repeat is judge_onedoc_repeat: the key sentences the reply repeats, its
+// lines and separators against the count asked for, and each line's
+// sentence against the key sentences of the types it names.
 func (c *scoring) repeat() (points, error) {
 	p := points{}
 	lab, err := c.label()
@@ -22,27 +24,7 @@ func (c *scoring) repeat() (points, error) {
 	if out == "" {
 		return p, nil
 	}
-	// The official scorer removes newlines inside matched key sentences from
-	// both the reply and its (copied) label.
-	texts := map[string][]string{}
-	hit, fake := 0, 0
-	for _, lt := range lab {
-		for _, k := range lt.Items {
-			t := k.Text
-			if strings.Contains(out, t) {
-				hit++
-				if !k.True {
-					fake++
-				}
-				if strings.Contains(t, "\n") {
-					pure := strings.ReplaceAll(t, "\n", "")
-					out = strings.ReplaceAll(out, t, pure)
-					t = pure
-				}
-			}
-			texts[lt.Type] = append(texts[lt.Type], t)
-		}
-	}
+	out, texts, hit, fake := repeatHits(lab, out)
 	if hit > 0 || !c.strict {
 		p["ori"] = 1
 	}
@@ -65,19 +47,66 @@ func (c *scoring) repeat() (points, error) {
 			lines = append(lines, l)
 		}
 	}
-	nsep := strings.Count(out, sep)
-	for _, ok := range []bool{nsep == num, len(lines) == num, hit == num} {
+	p["num"] = repeatCounts(strings.Count(out, sep), len(lines), hit, num)
+	p["format"] += c.repeatSeparated(out, lines, sep, num)
+	// Every line counts: the official test of its type list is a filter
+	// object, which is always true.
+	if len(lines) > 0 {
+		p["correct"] = float64(repeatCorrect(lines, sep, texts)) / float64(len(lines)) * 3
+	}
+	return p, nil
+}
+
+// repeatHits counts the key sentences in the reply (hit) and the false ones
+// among them (fake), and lists each type's sentences. The official scorer
+// removes newlines inside matched key sentences from both the reply and
+// its (copied) label: the reply comes back so changed.
+func repeatHits(lab Label, out string) (string, map[string][]string, int, int) {
+	texts := map[string][]string{}
+	hit, fake := 0, 0
+	for _, lt := range lab {
+		for _, k := range lt.Items {
+			t := k.Text
+			if strings.Contains(out, t) {
+				hit++
+				if !k.True {
+					fake++
+				}
+				if strings.Contains(t, "\n") {
+					pure := strings.ReplaceAll(t, "\n", "")
+					out = strings.ReplaceAll(out, t, pure)
+					t = pure
+				}
+			}
+			texts[lt.Type] = append(texts[lt.Type], t)
+		}
+	}
+	return out, texts, hit, fake
+}
+
+// repeatCounts are the count points: a point for each of the separators,
+// the lines and the hits that is the number asked for, and a third for
+// each pair of them that agree.
+func repeatCounts(nsep, lines, hit, num int) float64 {
+	n := 0.0
+	for _, ok := range []bool{nsep == num, lines == num, hit == num} {
 		if ok {
-			p["num"]++
+			n++
 		}
 	}
 	agree := 0
-	for _, ok := range []bool{nsep == len(lines), nsep == hit, hit == len(lines)} {
+	for _, ok := range []bool{nsep == lines, nsep == hit, hit == lines} {
 		if ok {
 			agree++
 		}
 	}
-	p["num"] += float64(agree) / 3
+	return n + float64(agree)/3
+}
+
+// repeatSeparated is the format points of the lines that split on the
+// separator into two parts, out of 2. Officially a line counts when the
+// reply holds the separator anywhere; strictly, when the line does.
+func (c *scoring) repeatSeparated(out string, lines []string, sep string, num int) float64 {
 	good, total := 0, 0
 	for _, l := range lines {
 		where := out
@@ -92,7 +121,12 @@ func (c *scoring) repeat() (points, error) {
 			good++
 		}
 	}
-	p["format"] += min(1, float64(good)/float64(max(total, num))) * 2
+	return min(1, float64(good)/float64(max(total, num))) * 2
+}
+
+// repeatCorrect counts the lines whose sentence is within an edit distance
+// of a sixth of its length + 3 of a key sentence of a type the line names.
+func repeatCorrect(lines []string, sep string, texts map[string][]string) int {
 	correct := 0
 	for _, l := range lines {
 		sentence, att := pystr.Strip(l), pystr.Strip(l)
@@ -112,12 +146,7 @@ func (c *scoring) repeat() (points, error) {
 			}
 		}
 	}
-	// Every line counts: the official test of its type list is a filter
-	// object, which is always true.
-	if len(lines) > 0 {
-		p["correct"] = float64(correct) / float64(len(lines)) * 3
-	}
-	return p, nil
+	return correct
 }
 
 // extract is judge_onedoc_extract; early reports the "[]" answer for the

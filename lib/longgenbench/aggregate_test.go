@@ -30,7 +30,7 @@ func judged(parent, model, check string, entry int, verdict string, counts Count
 	rec.Set("group", map[string]string{"version": Short})
 	rec.Set("gold", CheckGold{Check: check, Entry: entry, Event: "e", Label: "Floor"})
 	rec.Set("split", counts)
-	j := &record.Judgement{Verdict: verdict, Rubric: "test", Detail: map[string]any{"mode": ModeLLM}, Judge: &record.JudgeCall{Model: "judge-m"}}
+	j := &record.Judgement{Verdict: verdict, Rubric: "test", Detail: map[string]any{"mode": judge.ModeLLM}, Judge: &record.JudgeCall{Model: "judge-m"}}
 	if verdict == judge.VerdictYes {
 		j.Score = 1
 	}

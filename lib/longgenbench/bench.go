@@ -44,6 +44,7 @@ var Benchmark = bench.Bench{
 		},
 	},
 	Judge:        bench.Fixed[judge.Factory](NewScorer),
+	JudgeModes:   []string{judge.ModeLLM, judge.ModeLexical},
 	JudgePrompts: []string{Prompt3Shot, PromptZeroShot},
 	Aggregate:    NewAggregator,
 	Tables:       Tables,

@@ -62,12 +62,6 @@ func JudgePrompt(variant, event, entry string) string {
 	return b.String()
 }
 
-// Modes of the judge (--judge).
-const (
-	ModeLLM     = "llm"
-	ModeLexical = "lexical"
-)
-
 type scorer struct {
 	mode, prompt string
 	verdict      judge.YesNo
@@ -78,12 +72,12 @@ type scorer struct {
 func NewScorer(opt judge.Options) (judge.Scorer, error) {
 	s := scorer{mode: opt.Mode, prompt: opt.Prompt, verdict: judge.YesNo{Strict: opt.StrictVerdict}}
 	if s.mode == "" {
-		s.mode = ModeLLM
+		s.mode = judge.ModeLLM
 	}
 	if s.prompt == "" || s.prompt == "default" {
 		s.prompt = Prompt3Shot
 	}
-	if s.mode != ModeLLM && s.mode != ModeLexical {
+	if s.mode != judge.ModeLLM && s.mode != judge.ModeLexical {
 		return nil, app.Usagef("longgenbench: --judge %q: want llm or lexical", opt.Mode)
 	}
 	if s.prompt != Prompt3Shot && s.prompt != PromptZeroShot {
@@ -93,7 +87,7 @@ func NewScorer(opt judge.Options) (judge.Scorer, error) {
 }
 
 func (s scorer) rubric() string {
-	if s.mode == ModeLexical {
+	if s.mode == judge.ModeLexical {
 		return "longgenbench-lexical-v1"
 	}
 	return "longgenbench-llm-" + s.prompt + "-v1"
@@ -138,7 +132,7 @@ func (s scorer) Prepare(rec *record.Record) (judge.Decision, error) {
 	if !e.Found {
 		return judge.Decision{Judgement: s.judgement(g, judge.VerdictMissing, nil)}, nil
 	}
-	if s.mode == ModeLexical {
+	if s.mode == judge.ModeLexical {
 		ok, found, missing := LexicalMatch(g.Event, e.Text)
 		v := judge.VerdictNo
 		if ok {
@@ -225,7 +219,7 @@ func LexicalMatch(event, text string) (ok bool, found, missing []string) {
 
 // Label is how reports name a judge mode.
 func Label(mode, model string) string {
-	if mode == ModeLexical {
+	if mode == judge.ModeLexical {
 		return "lexical (offline approximation, no judge model)"
 	}
 	if model == "" {

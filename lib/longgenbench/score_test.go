@@ -53,7 +53,7 @@ func newScorer(t *testing.T, opt judge.Options) judge.Scorer {
 }
 
 func TestScorerMissingNeedsNoCall(t *testing.T) {
-	for _, mode := range []string{ModeLLM, ModeLexical} {
+	for _, mode := range []string{judge.ModeLLM, judge.ModeLexical} {
 		d, err := newScorer(t, judge.Options{Mode: mode}).Prepare(child(t, false, ""))
 		if err != nil || d.Call != nil || d.Judgement == nil || d.Judgement.Verdict != judge.VerdictMissing || d.Judgement.Score != 0 {
 			t.Errorf("%s: %+v, %v", mode, d, err)
@@ -62,14 +62,14 @@ func TestScorerMissingNeedsNoCall(t *testing.T) {
 }
 
 func TestScorerLexicalIsLabelled(t *testing.T) {
-	s := newScorer(t, judge.Options{Mode: ModeLexical})
+	s := newScorer(t, judge.Options{Mode: judge.ModeLexical})
 	for text, want := range map[string]string{"Floor 34: an aerial gym with a view": judge.VerdictYes, "Floor 34: offices": judge.VerdictNo} {
 		d, err := s.Prepare(child(t, true, text))
 		if err != nil || d.Judgement == nil {
 			t.Fatalf("%+v, %v", d, err)
 		}
 		j := d.Judgement
-		if j.Verdict != want || j.Rubric != "longgenbench-lexical-v1" || j.Detail["mode"] != ModeLexical {
+		if j.Verdict != want || j.Rubric != "longgenbench-lexical-v1" || j.Detail["mode"] != judge.ModeLexical {
 			t.Errorf("%q: %+v", text, j)
 		}
 	}
@@ -80,7 +80,7 @@ func TestScorerLLMCall(t *testing.T) {
 		prompt   string
 		examples bool
 	}{{"", true}, {Prompt3Shot, true}, {PromptZeroShot, false}} {
-		s := newScorer(t, judge.Options{Mode: ModeLLM, Prompt: tc.prompt})
+		s := newScorer(t, judge.Options{Mode: judge.ModeLLM, Prompt: tc.prompt})
 		d, err := s.Prepare(child(t, true, "Floor 34: offices"))
 		if err != nil || d.Judgement != nil {
 			t.Fatalf("%+v, %v", d, err)

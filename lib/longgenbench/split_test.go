@@ -9,7 +9,7 @@ import (
 	"github.com/ifkit/ifkit/lib/record"
 )
 
-// TestEntryNumber: official mode follows parse_blocks (parse_weeks in 2024) in the official
+// TestEntryNumber: official mode follows parse_blocks in the pinned official
 // Evalution/eval.py, m = re.search(rf"{type} (\d+)", block) then
 // int(m.group(1)); strict mode fixes the regex's quirks.
 func TestEntryNumber(t *testing.T) {
@@ -90,6 +90,61 @@ func TestParseEntriesFirstClaimWins(t *testing.T) {
 		if len(e.Text) != 3 || e.Text[2] != "Floor 2: offices" {
 			t.Errorf("entries %v", e.Text)
 		}
+	}
+}
+
+// TestSplitFirstClaimAsPinned: when several pieces claim one entry, the
+// pinned official evaluator (mozhu621/LongGenBench 62c0e86,
+// Evalution/eval.py parse_blocks) keeps the first and judges the check on it
+// alone; earlier 2024 versions kept the last (docs/longgenbench.md, "Which
+// piece an entry is read from"). Each reply is the minimal one that tells
+// the two apart: the event sits only in the later piece.
+func TestSplitFirstClaimAsPinned(t *testing.T) {
+	tests := []struct {
+		name   string
+		reply  string // after the prefix "#*# Floor 1:"
+		strict bool
+		want   map[int]string // entry -> the text its checks are judged on; absent: missing
+		found  int
+	}{
+		{"a heading repeated: the first piece", " a lobby\n#*# Floor 2: offices\n#*# Floor 2: a washroom", false,
+			map[int]string{1: "Floor 1: a lobby", 2: "Floor 2: offices"}, 2},
+		{"the prefix's entry restated", " a lobby\n#*# Floor 1: a coffee shop", false,
+			map[int]string{1: "Floor 1: a lobby"}, 1},
+		{"a piece claims its first number only", " a lobby\n#*# Floor 2, like Floor 3: offices\n#*# Floor 3: a washroom", false,
+			map[int]string{1: "Floor 1: a lobby", 2: "Floor 2, like Floor 3: offices", 3: "Floor 3: a washroom"}, 3},
+		{"a quirk's claim comes first and holds", " a lobby\n#*# SubFloor 2: storage\n#*# Floor 2: offices", false,
+			map[int]string{1: "Floor 1: a lobby", 2: "SubFloor 2: storage"}, 2},
+		{"strict: the quirk is no claim, the real heading wins", " a lobby\n#*# SubFloor 2: storage\n#*# Floor 2: offices", true,
+			map[int]string{1: "Floor 1: a lobby", 2: "Floor 2: offices"}, 2},
+		{"strict: a heading repeated, the first piece too", " a lobby\n#*# Floor 2: offices\n#*# Floor 2: a washroom", true,
+			map[int]string{1: "Floor 1: a lobby", 2: "Floor 2: offices"}, 2},
+		{"an entry past the end claims nothing that counts", " a lobby\n#*# Floor 9: roof\n#*# Floor 3: offices", false,
+			map[int]string{1: "Floor 1: a lobby", 3: "Floor 3: offices"}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := checksRecord(t, tc.reply, nil)
+			var kids []*record.Record
+			split := Split
+			if tc.strict {
+				split = SplitStrict
+			}
+			if err := split(rec, func(r *record.Record) error { kids = append(kids, r); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range kids {
+				g := decode[CheckGold](t, k, "gold")
+				e := decode[Entry](t, k, "entry")
+				want, ok := tc.want[g.Entry]
+				if e.Found != ok || e.Text != want {
+					t.Errorf("%s: entry %+v; want found %v text %q", k.ID(), e, ok, want)
+				}
+				if c := decode[Counts](t, k, "split"); c.Found != tc.found {
+					t.Errorf("%s: found %d entries; want %d", k.ID(), c.Found, tc.found)
+				}
+			}
+		})
 	}
 }
 

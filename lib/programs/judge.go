@@ -12,10 +12,10 @@ func judgePlug(b bench.Bench) bench.Plug[judge.Factory] { return b.Judge }
 // engine for the checks that need one.
 func Judge(bs []bench.Bench) app.Tool {
 	check(bs)
-	var prompts []judge.Prompts
+	var judged []judge.Judged
 	for _, b := range bs {
-		if len(b.JudgePrompts) > 0 {
-			prompts = append(prompts, judge.Prompts{Title: b.Title, Names: b.JudgePrompts})
+		if len(b.JudgeModes) > 0 {
+			judged = append(judged, judge.Judged{Title: b.Title, Modes: b.JudgeModes, Prompts: b.JudgePrompts})
 		}
 	}
 	return app.Tool{
@@ -33,14 +33,14 @@ counted by aggregate-ifs. The judge's calls can also run offline as an OpenAI Ba
 Example:
   infer-batch -j 64 req.jsonl.zst | judge | aggregate-ifs
   split-subtasks out.jsonl.zst | judge --judge-base-url http://judge:8000/v1 --judge-model qwen -j 32`,
-		Flags: bench.Flags(judge.Flags(prompts), bs, judgePlug),
+		Flags: bench.Flags(judge.Flags(judged), bs, judgePlug),
 		Paid:  judge.Paid,
 		Action: func(r *app.Run) error {
 			reg, err := bench.Open(r, bs, judgePlug)
 			if err != nil {
 				return err
 			}
-			return judge.Action(reg, prompts)(r)
+			return judge.Action(reg, judged)(r)
 		},
 	}
 }

@@ -175,13 +175,10 @@ func TestBatchCancel(t *testing.T) {
 	if done == 0 || done >= 40 || b.OutputFileID == nil || b.ErrorFileID == nil {
 		t.Fatalf("counts %+v, files %v %v", b.RequestCounts, b.OutputFileID, b.ErrorFileID)
 	}
-	res := batchapi.NewResults()
+	res := batchapi.NewResults(t.TempDir())
+	defer res.Close()
 	for _, id := range []string{*b.OutputFileID, *b.ErrorFileID} {
-		var buf bytes.Buffer
-		if err := cl.Download(ctx, id, &buf); err != nil {
-			t.Fatal(err)
-		}
-		if err := res.ReadFrom(id, &buf); err != nil {
+		if err := cl.ReadResults(ctx, id, id, res, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -190,7 +187,10 @@ func TestBatchCancel(t *testing.T) {
 	}
 	cancelled := 0
 	for i := range 40 {
-		o, _ := res.Take("r" + strconv.Itoa(i))
+		o, _, err := res.Take("r" + strconv.Itoa(i))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if strings.Contains(o.ErrorMessage(), "batch_cancelled") {
 			cancelled++
 		}

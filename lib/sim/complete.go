@@ -54,9 +54,39 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	// under test, llm-sim's work on 64 long prompts arriving at once would
 	// otherwise stretch every wave and be charged to the client.
 	begin := time.Now()
-	b, ok := s.readBody(w, r)
+	req, co, ok := s.readRequest(w, r, chat)
 	if !ok {
 		return
+	}
+	req, pt, hash, ok := s.fitContext(w, req)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	fault, stalled, ok := s.injectFault(ctx, w, seq, req, r.Header.Get(FaultHeader))
+	if !ok {
+		return
+	}
+	if stalled {
+		begin = time.Now()
+	}
+	release, queued, ok := s.admit(ctx, w)
+	if !ok {
+		return
+	}
+	defer release()
+	if queued {
+		begin = time.Now() // a waiting request's latency starts with its slot
+	}
+	s.answer(ctx, w, req, co, seq, pt, hash, fault, begin)
+}
+
+// readRequest reads and parses a request and resolves its model; when it
+// cannot, it answers the request itself and returns false.
+func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, chat bool) (*Request, callOptions, bool) {
+	b, ok := s.readBody(w, r)
+	if !ok {
+		return nil, callOptions{}, false
 	}
 	req, co, err := parseRequest(b, chat, s.quirks)
 	putBody(b)
@@ -68,7 +98,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 			d.Param = &br.param
 		}
 		s.writeErrorDetail(w, http.StatusBadRequest, d)
-		return
+		return nil, callOptions{}, false
 	}
 	switch {
 	case req.Model == "":
@@ -79,63 +109,73 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 		// reply names the model asked for, as llama.cpp's does.
 	default:
 		s.unknownModel(w, req.Model)
-		return
+		return nil, callOptions{}, false
 	}
-	pt, hash := s.measure(req)
-	if s.overflow(pt, req.MaxTokens) {
-		if s.opt.Overflow == OverflowError {
-			s.contextError(w, req, pt)
-			return
-		}
-		if pt > s.opt.MaxModelLen {
-			req, pt = s.truncatePrompt(req, pt)
-			hash = requestHash(req, nil)
-			s.count(func(st *Stats) { st.PromptsCut++ })
-		}
+	return req, co, true
+}
+
+// fitContext counts the prompt (pt tokens, hash its requestHash) and
+// applies --max-model-len: a prompt that does not fit is refused (answered
+// here, false) or, with --overflow truncate, cut (the request returned).
+func (s *Server) fitContext(w http.ResponseWriter, req *Request) (_ *Request, pt int, hash uint64, ok bool) {
+	pt, hash = s.measure(req)
+	if !s.overflow(pt, req.MaxTokens) {
+		return req, pt, hash, true
 	}
-	fault, err := s.faultFor(seq, req, r.Header.Get(FaultHeader))
+	if s.opt.Overflow == OverflowError {
+		s.contextError(w, req, pt)
+		return nil, 0, 0, false
+	}
+	if pt > s.opt.MaxModelLen {
+		req, pt = s.truncatePrompt(req, pt)
+		hash = requestHash(req, nil)
+		s.count(func(st *Stats) { st.PromptsCut++ })
+	}
+	return req, pt, hash, true
+}
+
+// injectFault draws the request's fault and answers those that end it
+// before any generation (false); a stall waits first (stalled).
+func (s *Server) injectFault(ctx context.Context, w http.ResponseWriter, seq uint64, req *Request, header string) (fault Fault, stalled, ok bool) {
+	fault, err := s.faultFor(seq, req, header)
 	if err != nil {
 		s.clientError(w, http.StatusBadRequest, err.Error(), "invalid_request_error", "")
-		return
+		return NoFault, false, false
 	}
 	if fault != NoFault {
 		s.count(func(st *Stats) { st.Faults[fault]++ })
 		s.opt.Log.Debug("fault", "seq", seq, "fault", string(fault))
 	}
-	ctx := r.Context()
 	switch fault {
 	case Fault429:
 		s.retryAfter(w)
 		s.writeError(w, http.StatusTooManyRequests, "Rate limit reached (simulated by llm-sim)", "requests", "rate_limit_exceeded")
-		return
+		return fault, false, false
 	case Fault500:
 		s.writeError(w, http.StatusInternalServerError, "The server had an error while processing your request (simulated by llm-sim)", "server_error", "internal_error")
-		return
+		return fault, false, false
 	case Fault503:
 		s.retryAfter(w)
 		s.writeError(w, http.StatusServiceUnavailable, "The engine is currently overloaded (simulated by llm-sim)", "server_error", "overloaded")
-		return
+		return fault, false, false
 	case FaultReset:
 		resetConn(w)
-		return
+		return fault, false, false
 	case FaultStall:
 		// A hung request holds no slot: it models a stuck proxy or connection.
 		if !s.sleep(ctx, s.opt.StallFor) {
 			s.interrupted(ctx, w)
-			return
+			return fault, false, false
 		}
-		begin = time.Now()
+		return fault, true, true
 	}
+	return fault, false, true
+}
 
-	release, queued, ok := s.admit(ctx, w)
-	if !ok {
-		return
-	}
-	defer release()
-	if queued {
-		begin = time.Now() // a waiting request's latency starts with its slot
-	}
-
+// answer generates the reply in the request's slot and sends it whole or
+// streamed, its first token due at the latency (and prefill) from begin,
+// then counts it.
+func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req *Request, co callOptions, seq uint64, pt int, hash uint64, fault Fault, begin time.Time) {
 	rep := s.generate(req, co, pt, hash)
 	if fault == FaultAbort {
 		rep = aborted(rep, req.MaxTokens)
@@ -155,20 +195,21 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, chat bool) {
 	} else {
 		done = s.writeWhole(ctx, w, req, rep, seq, ttft, fault == FaultTruncate)
 	}
-	if done && fault != FaultAbort {
-		shifted := s.opt.Overflow == OverflowTruncate && s.opt.MaxModelLen > 0 && pt+rep.usage.CompletionTokens > s.opt.MaxModelLen
-		s.count(func(st *Stats) {
-			if shifted {
-				st.ContextShifts++
-			}
-			st.OK++
-			st.PromptTokens += int64(rep.usage.PromptTokens)
-			st.CompletionTokens += int64(rep.usage.CompletionTokens)
-			if rep.solver != "" {
-				st.Solved[rep.solver]++
-			}
-		})
+	if !done || fault == FaultAbort {
+		return
 	}
+	shifted := s.opt.Overflow == OverflowTruncate && s.opt.MaxModelLen > 0 && pt+rep.usage.CompletionTokens > s.opt.MaxModelLen
+	s.count(func(st *Stats) {
+		if shifted {
+			st.ContextShifts++
+		}
+		st.OK++
+		st.PromptTokens += int64(rep.usage.PromptTokens)
+		st.CompletionTokens += int64(rep.usage.CompletionTokens)
+		if rep.solver != "" {
+			st.Solved[rep.solver]++
+		}
+	})
 }
 
 // readBody reads a request body up to maxBody; when it cannot, it answers

@@ -14,7 +14,8 @@ const (
 	// ReasoningHarmony: gpt-oss's channels, analysis then final, in the text.
 	ReasoningHarmony = "harmony"
 	// ReasoningField: beside the text, as reasoning_content (a server with
-	// a reasoning parser), with the server's count in usage; chat only.
+	// a reasoning parser), with the server's count in usage; chat only. The
+	// model writes ReasoningInline's tags; the parser takes them out.
 	ReasoningField = "field"
 )
 
@@ -22,30 +23,39 @@ const (
 var markup = map[string][2]string{
 	ReasoningInline:  {"<think>\n", "\n</think>\n\n"},
 	ReasoningHarmony: {"<|channel|>analysis<|message|>", "<|end|><|start|>assistant<|channel|>final<|message|>"},
-	ReasoningField:   {"", ""},
 }
 
 // think makes the reply of a model that thinks: the trace, then the
 // answer, generated as one sequence, so max_tokens and the stop strings
 // cut them together; a cut inside the trace leaves no answer.
+//
+// completion_tokens counts that sequence once, as vLLM counts a reply
+// (len(output.token_ids)): the trace, its tags and the answer, never more
+// than max_tokens. In field mode the model still writes its think tags and
+// the server's reasoning parser takes them out, so they count in
+// completion_tokens but in neither part; reasoning_tokens counts the trace
+// between them, as vLLM's parsers count the span between <think> and
+// </think>.
 func (rep *reply) think(mode, trace, answer string, stop []string, limit int) {
-	m := markup[mode]
-	head := m[0] + trace + m[1]
+	written := mode
+	if mode == ReasoningField {
+		written = ReasoningInline
+	}
+	m := markup[written]
 	var out string
-	out, rep.finish = applyLimits(head+answer, stop, limit)
+	out, rep.finish = applyLimits(m[0]+trace+m[1]+answer, stop, limit)
+	rep.usage.CompletionTokens = EstimateTokens(out)
 	if mode != ReasoningField {
 		rep.text = out
-		rep.usage.CompletionTokens = EstimateTokens(out)
 		return
 	}
-	if len(out) <= len(trace) {
-		rep.reasoning = out
+	rest := out[min(len(out), len(m[0])):]
+	if len(rest) <= len(trace) {
+		rep.reasoning = rest
 	} else {
-		rep.reasoning, rep.text = trace, out[len(trace):]
+		rep.reasoning, rep.text = trace, rest[min(len(rest), len(trace)+len(m[1])):]
 	}
-	n := EstimateTokens(rep.reasoning)
-	rep.usage.CompletionTokens = n + EstimateTokens(rep.text)
-	rep.usage.Details = &usageDetails{ReasoningTokens: n}
+	rep.usage.Details = &usageDetails{ReasoningTokens: EstimateTokens(rep.reasoning)}
 }
 
 // trace is what the model thinks before it answers: what its solver would

@@ -46,7 +46,7 @@ func TestReasoningModes(t *testing.T) {
 					t.Errorf("usage %+v for %q", c.Usage, m.Content)
 				}
 				m.Reasoning = trace
-			} else if m.Content != answer || c.Usage.Details == nil || c.Usage.Details.ReasoningTokens != 40 || c.Usage.CompletionTokens != 40+EstimateTokens(answer) {
+			} else if m.Content != answer || c.Usage.Details == nil || c.Usage.Details.ReasoningTokens != 40 || c.Usage.CompletionTokens != EstimateTokens("<think>\n"+m.Reasoning+"\n</think>\n\n"+answer) {
 				t.Fatalf("content %q, usage %+v", m.Content, c.Usage)
 			}
 			if !strings.HasPrefix(m.Reasoning, "POISON 41") || EstimateTokens(m.Reasoning) != 40 || c.Choices[0].FinishReason != "stop" {
@@ -68,5 +68,37 @@ func TestReasoningModes(t *testing.T) {
 				t.Errorf("/v1/completions: %q", text)
 			}
 		})
+	}
+}
+
+// A reply's usage counts the generated sequence once, as vLLM counts
+// len(output.token_ids): never more than max_tokens, the trace and its tags
+// included, whether the trace goes in the text or in reasoning_content.
+// The trace here ends in a word and the answer starts with one, where
+// counting the two parts apart used to count the seam twice.
+func TestReasoningUsageCountsTheSequenceOnce(t *testing.T) {
+	const trace, answer = "I weigh it and say so", "ANSWER 42, as asked."
+	for _, mode := range []string{ReasoningInline, ReasoningHarmony, ReasoningField} {
+		whole := markup[ReasoningInline][0] + trace + markup[ReasoningInline][1] + answer
+		if mode == ReasoningHarmony {
+			whole = markup[mode][0] + trace + markup[mode][1] + answer
+		}
+		for limit := 1; limit <= EstimateTokens(whole)+1; limit++ {
+			var rep reply
+			rep.think(mode, trace, answer, nil, limit)
+			want, finish := applyLimits(whole, nil, limit)
+			if rep.usage.CompletionTokens != EstimateTokens(want) || rep.usage.CompletionTokens > limit || rep.finish != finish {
+				t.Errorf("%s, max_tokens %d: completion_tokens %d, finish %s; want %d (%q), %s", mode, limit, rep.usage.CompletionTokens, rep.finish, EstimateTokens(want), want, finish)
+			}
+			if mode != ReasoningField {
+				continue
+			}
+			if !strings.HasPrefix(trace, rep.reasoning) || !strings.HasPrefix(answer, rep.text) || rep.text != "" && rep.reasoning != trace {
+				t.Errorf("field, max_tokens %d: reasoning %q, content %q", limit, rep.reasoning, rep.text)
+			}
+			if d := rep.usage.Details; d == nil || d.ReasoningTokens != EstimateTokens(rep.reasoning) {
+				t.Errorf("field, max_tokens %d: details %+v for %q", limit, d, rep.reasoning)
+			}
+		}
 	}
 }

@@ -189,6 +189,8 @@ var whitespaceRegexp = pretok.MustCompile(`\w+|[^\w\s]+`)
 // preTokenizers lists the pre-tokenizer types ParseHF honours.
 const preTokenizers = "ByteLevel, Split, Metaspace, Digits, Whitespace, WhitespaceSplit, CharDelimiterSplit, Sequence"
 
+// preTokenizer reads a pre_tokenizer as the steps it makes, each kind in
+// its own function.
 func (h *HF) preTokenizer(raw json.RawMessage) ([]preStep, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -197,6 +199,8 @@ func (h *HF) preTokenizer(raw json.RawMessage) ([]preStep, error) {
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return nil, err
 	}
+	var step preStep
+	var err error
 	switch c.Type {
 	case "Sequence":
 		var steps []preStep
@@ -209,115 +213,144 @@ func (h *HF) preTokenizer(raw json.RawMessage) ([]preStep, error) {
 		}
 		return steps, nil
 	case "ByteLevel":
-		h.byteLevel = true
-		prefix := c.AddPrefixSpace == nil || *c.AddPrefixSpace
-		h.prefixed = h.prefixed || prefix
-		useRegex := c.UseRegex == nil || *c.UseRegex
-		return []preStep{func(pieces []piece, lim pretok.Limit) ([]piece, error) {
-			var out []piece
-			for _, p := range pieces {
-				if prefix && !strings.HasPrefix(p.text, " ") {
-					p.text = " " + p.text
-				}
-				from := len(out)
-				if useRegex {
-					spans, err := matchSpans(gpt2Regexp, p.text, false, lim)
-					if err != nil {
-						return nil, err
-					}
-					out = splitBy(p, spans, "Isolated", out)
-				} else if p.text != "" {
-					out = append(out, p)
-				}
-				for i := from; i < len(out); i++ {
-					out[i].text = toByteLevel(out[i].text)
-				}
-			}
-			return out, nil
-		}}, nil
+		step = h.byteLevelStep(c)
 	case "Split":
-		var re finder
-		var err error
-		switch {
-		case c.Pattern.Regex != nil:
-			re, err = pretok.Compile(*c.Pattern.Regex)
-		case c.Pattern.String != nil && *c.Pattern.String != "":
-			re = literal(*c.Pattern.String)
-		case c.Pattern.String != nil:
-			re, err = pretok.Compile("") // matches between every two characters
-		default:
-			err = fmt.Errorf("Split without a pattern")
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := checkBehavior(c.Behavior); err != nil {
-			return nil, err
-		}
-		return []preStep{regexStep(re, c.Behavior, c.Invert)}, nil
+		step, err = splitStep(c)
 	case "Metaspace":
-		rep := c.Replacement
-		if rep == "" {
-			rep = "▁"
-		}
-		if utf8.RuneCountInString(rep) != 1 {
-			return nil, fmt.Errorf("Metaspace replacement %q is not one character", rep)
-		}
-		h.space = rep
-		scheme := c.PrependScheme
-		switch {
-		case scheme == "" && c.AddPrefixSpace != nil && !*c.AddPrefixSpace:
-			// The library refuses it: the default scheme, always, prepends.
-			return nil, fmt.Errorf("Metaspace add_prefix_space false contradicts the default prepend_scheme always (give prepend_scheme never)")
-		case scheme == "":
-			scheme = "always"
-		case scheme != "always" && scheme != "first" && scheme != "never":
-			return nil, fmt.Errorf("Metaspace prepend_scheme %q is not one of always, first, never", scheme)
-		}
-		h.prefixed = h.prefixed || scheme != "never"
-		split := c.Split == nil || *c.Split
-		repRune, _ := utf8.DecodeRuneInString(rep)
-		return []preStep{func(pieces []piece, _ pretok.Limit) ([]piece, error) {
-			var out []piece
-			for _, p := range pieces {
-				p.text = strings.ReplaceAll(p.text, " ", rep)
-				if !strings.HasPrefix(p.text, rep) && (scheme == "always" || scheme == "first" && p.first) {
-					p.text = rep + p.text
-				}
-				if !split {
-					if p.text != "" {
-						out = append(out, p)
-					}
-					continue
-				}
-				out = splitBy(p, charSpans(p.text, func(r rune) bool { return r == repRune }, false), "MergedWithNext", out)
-			}
-			return out, nil
-		}}, nil
+		step, err = h.metaspaceStep(c)
 	case "Digits":
-		// char::is_numeric: General_Category N, at Rust's Unicode version.
-		numeric := func(r rune) bool {
-			if r < utf8.RuneSelf {
-				return '0' <= r && r <= '9'
-			}
-			return rustUnicode.In(r, ucd.N)
-		}
-		if c.IndividualDigits {
-			return []preStep{charStep(numeric, "Isolated")}, nil
-		}
-		return []preStep{charStep(numeric, "Contiguous")}, nil
+		step = digitsStep(c)
 	case "Whitespace":
-		return []preStep{regexStep(whitespaceRegexp, "Removed", true)}, nil
+		step = regexStep(whitespaceRegexp, "Removed", true)
 	case "WhitespaceSplit":
-		return []preStep{charStep(ucd.IsWhiteSpace, "Removed")}, nil
+		step = charStep(ucd.IsWhiteSpace, "Removed")
 	case "CharDelimiterSplit":
 		d, size := utf8.DecodeRuneInString(c.Delimiter)
 		if size == 0 || size != len(c.Delimiter) {
 			return nil, fmt.Errorf("CharDelimiterSplit delimiter %q is not one character", c.Delimiter)
 		}
-		return []preStep{charStep(func(r rune) bool { return r == d }, "Removed")}, nil
+		step = charStep(func(r rune) bool { return r == d }, "Removed")
+	default:
+		return nil, fmt.Errorf("type %q is not supported (supported: %s)", c.Type, preTokenizers)
 	}
-	return nil, fmt.Errorf("type %q is not supported (supported: %s)", c.Type, preTokenizers)
+	if err != nil {
+		return nil, err
+	}
+	return []preStep{step}, nil
+}
+
+// byteLevelStep is ByteLevel: a space before each piece (add_prefix_space),
+// the GPT-2 split (use_regex), then every byte as its printable stand-in.
+func (h *HF) byteLevelStep(c component) preStep {
+	h.byteLevel = true
+	prefix := c.AddPrefixSpace == nil || *c.AddPrefixSpace
+	h.prefixed = h.prefixed || prefix
+	useRegex := c.UseRegex == nil || *c.UseRegex
+	return func(pieces []piece, lim pretok.Limit) ([]piece, error) {
+		var out []piece
+		for _, p := range pieces {
+			if prefix && !strings.HasPrefix(p.text, " ") {
+				p.text = " " + p.text
+			}
+			from := len(out)
+			if useRegex {
+				spans, err := matchSpans(gpt2Regexp, p.text, false, lim)
+				if err != nil {
+					return nil, err
+				}
+				out = splitBy(p, spans, "Isolated", out)
+			} else if p.text != "" {
+				out = append(out, p)
+			}
+			for i := from; i < len(out); i++ {
+				out[i].text = toByteLevel(out[i].text)
+			}
+		}
+		return out, nil
+	}
+}
+
+// splitStep is Split: a regex, a literal string, or "" (between every two
+// characters), with its behavior and invert.
+func splitStep(c component) (preStep, error) {
+	var re finder
+	var err error
+	switch {
+	case c.Pattern.Regex != nil:
+		re, err = pretok.Compile(*c.Pattern.Regex)
+	case c.Pattern.String != nil && *c.Pattern.String != "":
+		re = literal(*c.Pattern.String)
+	case c.Pattern.String != nil:
+		re, err = pretok.Compile("") // matches between every two characters
+	default:
+		err = fmt.Errorf("Split without a pattern")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBehavior(c.Behavior); err != nil {
+		return nil, err
+	}
+	return regexStep(re, c.Behavior, c.Invert), nil
+}
+
+// metaspaceStep is Metaspace: spaces become the replacement, prepended by
+// prepend_scheme, and the text split before each (split).
+func (h *HF) metaspaceStep(c component) (preStep, error) {
+	rep := c.Replacement
+	if rep == "" {
+		rep = "▁"
+	}
+	if utf8.RuneCountInString(rep) != 1 {
+		return nil, fmt.Errorf("Metaspace replacement %q is not one character", rep)
+	}
+	h.space = rep
+	scheme := c.PrependScheme
+	switch {
+	case scheme == "" && c.AddPrefixSpace != nil && !*c.AddPrefixSpace:
+		// The library refuses it: the default scheme, always, prepends.
+		return nil, fmt.Errorf("Metaspace add_prefix_space false contradicts the default prepend_scheme always (give prepend_scheme never)")
+	case scheme == "":
+		scheme = "always"
+	case scheme != "always" && scheme != "first" && scheme != "never":
+		return nil, fmt.Errorf("Metaspace prepend_scheme %q is not one of always, first, never", scheme)
+	}
+	h.prefixed = h.prefixed || scheme != "never"
+	split := c.Split == nil || *c.Split
+	repRune, _ := utf8.DecodeRuneInString(rep)
+	return func(pieces []piece, _ pretok.Limit) ([]piece, error) {
+		var out []piece
+		for _, p := range pieces {
+			p.text = strings.ReplaceAll(p.text, " ", rep)
+			if !strings.HasPrefix(p.text, rep) && (scheme == "always" || scheme == "first" && p.first) {
+				p.text = rep + p.text
+			}
+			if !split {
+				if p.text != "" {
+					out = append(out, p)
+				}
+				continue
+			}
+			out = splitBy(p, charSpans(p.text, func(r rune) bool { return r == repRune }, false), "MergedWithNext", out)
+		}
+		return out, nil
+	}, nil
+}
+
+// digitsStep is Digits: numeric characters apart, each alone
+// (individual_digits) or in runs.
+func digitsStep(c component) preStep {
+	// char::is_numeric: General_Category N, at Rust's Unicode version.
+	numeric := func(r rune) bool {
+		if r < utf8.RuneSelf {
+			return '0' <= r && r <= '9'
+		}
+		return rustUnicode.In(r, ucd.N)
+	}
+	if c.IndividualDigits {
+		return charStep(numeric, "Isolated")
+	}
+	return charStep(numeric, "Contiguous")
 }
 
 func checkBehavior(b string) error {
