@@ -274,7 +274,21 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			}
 		}
 	}
-	res := &aggregate.Result{}
+	res := &aggregate.Result{Rows: rowsOf(cells)}
+	if a.opt.ExcludeFailed() {
+		res.Note(titleTable4, "Tasks whose inference failed are left out (--failed exclude); their checks are counted in the \"failed checks\" column.")
+	} else {
+		res.Note(titleTable4, "Tasks whose inference failed score 0 on every constraint, as the official generate step stores an empty reply and its judge finds every constraint of it unmet; their checks are in \"checks\" and \"failed checks\" (--failed exclude leaves them out).")
+	}
+	if len(a.judges) > 0 {
+		res.Note(titleTable4, "Judge model: "+strings.Join(sortedKeys(a.judges), ", ")+".")
+	}
+	return res, nil
+}
+
+// rowsOf are the metric rows of the cells, in key order.
+func rowsOf(cells map[cellKey]*cell) []report.Row {
+	var out []report.Row
 	keys := slices.Collect(maps.Keys(cells))
 	sort.Slice(keys, func(i, j int) bool { return lessKey(keys[i], keys[j]) })
 	for _, k := range keys {
@@ -292,7 +306,7 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		// n_truncated counts among what n counts: tasks (or
 		// sub-instructions), checks, or every task.
 		row := func(metric, unit string, v float64, n, cut int) {
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: metric, Dims: dims, Nums: nums, Value: v, Unit: unit, N: n, NFailed: c.nFailed, NTruncated: cut})
+			out = append(out, report.Row{Bench: Bench, Model: k.model, Metric: metric, Dims: dims, Nums: nums, Value: v, Unit: unit, N: n, NFailed: c.nFailed, NTruncated: cut})
 		}
 		for _, m := range metrics {
 			row(m, "ratio", vals[m], c.n, c.truncated)
@@ -304,15 +318,7 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			row("failed_tasks", "count", float64(c.failedTasks), c.n+c.failedTasks, c.cutTasks)
 		}
 	}
-	if a.opt.ExcludeFailed() {
-		res.Note(titleTable4, "Tasks whose inference failed are left out (--failed exclude); their checks are counted in the \"failed checks\" column.")
-	} else {
-		res.Note(titleTable4, "Tasks whose inference failed score 0 on every constraint, as the official generate step stores an empty reply and its judge finds every constraint of it unmet; their checks are in \"checks\" and \"failed checks\" (--failed exclude leaves them out).")
-	}
-	if len(a.judges) > 0 {
-		res.Note(titleTable4, "Judge model: "+strings.Join(sortedKeys(a.judges), ", ")+".")
-	}
-	return res, nil
+	return out
 }
 
 // counts are the rows that count checks or tasks, not a level.

@@ -87,6 +87,18 @@ func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
 	return &aggregator{opt: opt, cells: map[string]*cell{}, failedUnsplit: map[string]int{}, overLimit: map[[2]string]bool{}, seen: map[[2]string]bool{}}
 }
 
+// once refuses a check of a model taken before: aggregate-ifs reads one
+// check judged by two judge models as two records, which this table would
+// count twice.
+func (a *aggregator) once(model, id string) error {
+	k := [2]string{model, id}
+	if a.seen[k] {
+		return fmt.Errorf("check %q of model %q appears twice (judged by two judge models?): aggregate each judge's verdicts apart (a run each)", id, model)
+	}
+	a.seen[k] = true
+	return nil
+}
+
 func (a *aggregator) Add(rec *record.Record) error {
 	model := aggregate.ModelOf(rec)
 	if !rec.Has("parent") {
@@ -108,11 +120,9 @@ func (a *aggregator) Add(rec *record.Record) error {
 	if err := rec.Decode("group", &group); err != nil {
 		return err
 	}
-	seen := [2]string{model, rec.ID()}
-	if a.seen[seen] {
-		return fmt.Errorf("check %q of model %q appears twice (judged by two judge models?): aggregate each judge's verdicts apart (a run each)", rec.ID(), model)
+	if err := a.once(model, rec.ID()); err != nil {
+		return err
 	}
-	a.seen[seen] = true
 	if limit := max(counts.Number, counts.LastEntry); counts.Number <= 0 || g.Entry < 1 || g.Entry > limit {
 		return fmt.Errorf("record %q: check entry %d outside 1..%d", rec.ID(), g.Entry, limit)
 	}
