@@ -103,7 +103,7 @@ func (p *Provenance) Add(rec *record.Record, run string) {
 	if v.Response != nil {
 		addTo(&o.tokenizers, v.Response.Tokenizer)
 	}
-	o.simulated = o.simulated || FromSimulator(rec)
+	o.simulated = o.simulated || fromSimulator(rec)
 }
 
 // Fill names this run's own records by its id, and says which ifkit

@@ -6,7 +6,6 @@ import (
 
 	"github.com/ifkit/ifkit/lib/cost"
 	"github.com/ifkit/ifkit/lib/record"
-	"github.com/ifkit/ifkit/lib/report"
 )
 
 // replies counts, for the tables of one run and bench, what the replies
@@ -39,10 +38,7 @@ func (p *replies) add(rec *record.Record) {
 			p.saved++
 		}
 	}
-	id := rec.String("parent")
-	if id == "" {
-		id = rec.ID()
-	}
+	id := sentKey(rec)
 	if v.Response == nil || v.Response.Usage == nil || p.seen[id] {
 		return
 	}
@@ -57,7 +53,7 @@ func (p *replies) add(rec *record.Record) {
 }
 
 // mark notes the tokens, and the cache's share when it answered any.
-func (p *replies) mark(tables []report.Table) {
+func (p *replies) mark(res *Result) {
 	var notes []string
 	if n := len(p.seen); n > 0 {
 		t := p.tokens
@@ -81,7 +77,7 @@ func (p *replies) mark(tables []report.Table) {
 	if len(c) > 0 {
 		notes = append(notes, "Cache: "+strings.Join(c, " and ")+" came from the cache (--cache), paid for by an earlier run.")
 	}
-	for i := range tables {
-		tables[i].Notes = append(tables[i].Notes, notes...)
+	for _, n := range notes {
+		res.Note("", n)
 	}
 }

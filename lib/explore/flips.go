@@ -1,9 +1,9 @@
 package explore
 
 import (
-	"cmp"
 	"slices"
-	"strings"
+
+	"github.com/ifkit/ifkit/lib/aggregate"
 )
 
 // flipSet is the run diff of two answerers (a model, or one run of a model
@@ -19,8 +19,8 @@ type flipSet struct {
 // maxFlips bounds the pairs the page lists, over all answerer pairs.
 const maxFlips = 200_000
 
-// label names an answerer: its model, and its run when the model has
-// several in the input.
+// labels name each entry's answerer: its model, and its run when the model
+// has several in the input.
 func labels(entries []entry) []string {
 	runs := map[string][]string{}
 	for _, e := range entries {
@@ -38,46 +38,58 @@ func labels(entries []entry) []string {
 	return out
 }
 
+// side is one answerer's items of one benchmark, as aggregate.Flips reads
+// them, and where each is in the index.
+type side struct {
+	scored []aggregate.Scored
+	at     map[string]int // id → index of the entry
+}
+
 // flips finds, for every two answerers, the items (same benchmark, same
-// id) both answered whose scores differ; an item that failed (no score)
-// differs from one that has a score. This is the explorer's one rule of
-// what a flip is, kept in one function so that aggregate-ifs' own flips
-// (--flips, issue 24) can take its place.
+// id) both answered whose scores differ: aggregate.Flips, the rule --flips
+// writes by, benchmark by benchmark.
 func flips(entries []entry) []flipSet {
 	label := labels(entries)
-	type key struct{ bench, id string }
-	by := map[key]map[string]int{} // item → answerer → index
-	var names []string
+	sides := map[[2]string]*side{} // answerer, bench
+	var names, benches []string
 	for i, e := range entries {
-		k := key{e.Bench, e.ID}
-		if by[k] == nil {
-			by[k] = map[string]int{}
+		k := [2]string{label[i], e.Bench}
+		s := sides[k]
+		if s == nil {
+			s = &side{at: map[string]int{}}
+			sides[k] = s
 		}
-		by[k][label[i]] = i
+		s.scored = append(s.scored, aggregate.Scored{ID: e.ID, Bench: e.Bench, Model: e.Model, Run: e.Run, Score: e.Score, Failed: e.Flags&flagFailed != 0})
+		s.at[e.ID] = i
 		if !slices.Contains(names, label[i]) {
 			names = append(names, label[i])
 		}
+		if !slices.Contains(benches, e.Bench) {
+			benches = append(benches, e.Bench)
+		}
 	}
 	slices.Sort(names)
-	keys := make([]key, 0, len(by))
-	for k := range by {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(strings.Compare(a.bench, b.bench), strings.Compare(a.id, b.id)) })
+	slices.Sort(benches)
 	out := []flipSet{} // a list in the page's JSON even when empty
 	total := 0
 	for ai, a := range names {
 		for _, b := range names[ai+1:] {
 			fs := flipSet{A: a, B: b, Pairs: [][2]int{}}
-			for _, k := range keys {
-				i, okA := by[k][a]
-				j, okB := by[k][b]
-				if !okA || !okB {
+			for _, bench := range benches {
+				x, y := sides[[2]string{a, bench}], sides[[2]string{b, bench}]
+				if x == nil || y == nil {
 					continue
 				}
-				fs.Both++
-				if differ(entries[i].Score, entries[j].Score) && total < maxFlips {
-					fs.Pairs = append(fs.Pairs, [2]int{i, j})
+				for id := range x.at {
+					if _, ok := y.at[id]; ok {
+						fs.Both++
+					}
+				}
+				for _, f := range aggregate.Flips(x.scored, y.scored) {
+					if total == maxFlips {
+						break
+					}
+					fs.Pairs = append(fs.Pairs, [2]int{x.at[f.Base.ID], y.at[f.Other.ID]})
 					total++
 				}
 			}
@@ -87,11 +99,4 @@ func flips(entries []entry) []flipSet {
 		}
 	}
 	return out
-}
-
-func differ(a, b *float64) bool {
-	if a == nil || b == nil {
-		return (a == nil) != (b == nil)
-	}
-	return *a != *b
 }

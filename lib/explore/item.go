@@ -241,23 +241,20 @@ func headTail(s string, limit int) (string, bool) {
 // entryOf reads the index entry of a record.
 func (s source) entryOf(run string) entry {
 	rec := s.rec
-	e := entry{ID: rec.ID(), Bench: rec.String("bench"), Model: aggregate.ModelOf(rec), Run: run, Task: rec.String("task"), Parent: rec.String("parent")}
+	sc := aggregate.ScoredOf(rec, run) // as --items and --flips read it
+	e := entry{ID: sc.ID, Bench: sc.Bench, Model: sc.Model, Run: run, Task: sc.Task, Parent: rec.String("parent"),
+		Score: sc.Score, Verdict: sc.Verdict, Error: sc.ErrKind}
 	keys := map[string][]string{}
-	for k, v := range aggregate.GroupOf(rec) {
+	for k, v := range sc.Group {
 		keys[k] = []string{v}
 	}
 	var j struct {
-		Score   *float64 `json:"score"`
-		Verdict string   `json:"verdict"`
-		Judge   *struct {
+		Judge *struct {
 			Model string `json:"model"`
 		} `json:"judge"`
 	}
-	if rec.Has("judgement") && rec.Decode("judgement", &j) == nil {
-		e.Score, e.Verdict = j.Score, j.Verdict
-		if j.Judge != nil && j.Judge.Model != "" {
-			keys["judge"] = []string{j.Judge.Model}
-		}
+	if rec.Has("judgement") && rec.Decode("judgement", &j) == nil && j.Judge != nil && j.Judge.Model != "" {
+		keys["judge"] = []string{j.Judge.Model} // the rows of LLM-judged benchmarks are per judge
 	}
 	if s.hooks.Keys != nil {
 		for k, vs := range s.hooks.Keys(rec) {
@@ -267,23 +264,17 @@ func (s source) entryOf(run string) entry {
 	if len(keys) > 0 {
 		e.Keys = keys
 	}
-	if rec.Errored() {
+	if sc.Failed {
 		e.Flags |= flagFailed
-		var er struct {
-			Kind string `json:"kind"`
-		}
-		if rec.Decode("error", &er) == nil {
-			e.Error = er.Kind
-		}
+	}
+	if sc.Truncated {
+		e.Flags |= flagTruncated
 	}
 	var resp struct {
 		Unfinished bool `json:"reasoning_unfinished"`
 	}
 	if e.Error == reasoning.KindUnfinished || rec.Has("response") && rec.Decode("response", &resp) == nil && resp.Unfinished {
 		e.Flags |= flagUnfinished
-	}
-	if aggregate.ServerTruncated(rec) {
-		e.Flags |= flagTruncated
 	}
 	return e
 }

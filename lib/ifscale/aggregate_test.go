@@ -162,7 +162,7 @@ func TestHeadlineShowsTheDensitiesRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		head := res.Tables[0]
+		head := Tables(res.Rows, aggregate.TableOptions{Decimals: 1})[0]
 		if got := strings.Join(head.Columns, " "); got != tc.want {
 			t.Errorf("densities %v: columns %q, want %q", tc.densities, got, tc.want)
 		}

@@ -78,7 +78,7 @@ type Selection struct {
 
 // selectionOf is the selection of a row drawn in figure fig.
 func selectionOf(fig int, title string, r *report.Row) Selection {
-	s := Selection{Figure: fig, Title: title, Bench: r.Bench, Model: strings.TrimSuffix(r.Model, " (run "+r.Run+")"), Run: r.Run, Metric: r.Metric, Value: r.Value, N: r.N, Dims: map[string]string{}}
+	s := Selection{Figure: fig, Title: title, Bench: r.Bench, Model: strings.TrimSuffix(r.Model, report.RunLabel("", r.Run)), Run: r.Run, Metric: r.Metric, Value: r.Value, N: r.N, Dims: map[string]string{}}
 	for k, v := range r.Dims {
 		if k != "source" && k != "simulated" && k != "shards" {
 			s.Dims[k] = v
@@ -249,6 +249,9 @@ func caption(f Figure) string {
 	if len(refs) > 0 {
 		sb.WriteString("Published reference: " + escape(strings.Join(refs, ", ")) + ". ")
 	}
+	if f.Intervals != "" && hasInterval(f) {
+		sb.WriteString(escape(f.Intervals) + ". ")
+	}
 	switch {
 	case len(sim) == 0:
 		sb.WriteString("Replies from the models named (not llm-sim).")
@@ -258,6 +261,27 @@ func caption(f Figure) string {
 		sb.WriteString("<strong>Replies from llm-sim</strong> for " + escape(strings.Join(sim, ", ")) + " (a test double, not a model).")
 	}
 	return sb.String()
+}
+
+// hasInterval reports whether anything drawn in the figure has an interval.
+func hasInterval(f Figure) bool {
+	for _, p := range f.Panels {
+		for _, s := range p.Series {
+			for _, pt := range s.Points {
+				if pt.Lo != nil {
+					return true
+				}
+			}
+		}
+		if p.Heat != nil {
+			for _, c := range p.Heat.Cells {
+				if c.Lo != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func upperFirst(s string) string {
@@ -297,6 +321,9 @@ func writeTable(sb *strings.Builder, f Figure, dec int) {
 					for _, cell := range p.Heat.Cells {
 						if cell.Row == r && cell.Col == c {
 							v, sel = fmt.Sprintf("%s (%d)", fv(cell.Value), cell.N), cell.sel
+							if cell.Lo != nil && cell.Hi != nil {
+								v = fmt.Sprintf("%s [%s, %s] (%d)", fv(cell.Value), fv(*cell.Lo), fv(*cell.Hi), cell.N)
+							}
 						}
 					}
 					fmt.Fprintf(sb, "<td%s>%s</td>", selAttr(sel), escape(v))
@@ -345,7 +372,7 @@ func writeTable(sb *strings.Builder, f Figure, dec int) {
 				case !ok:
 					sb.WriteString("<td>–</td>")
 				case pt.Lo != nil && pt.Hi != nil:
-					fmt.Fprintf(sb, "<td%s>%s <small>(band %s–%s; n %d)</small></td>", selAttr(pt.sel), fv(pt.Y), fv(*pt.Lo), fv(*pt.Hi), pt.N)
+					fmt.Fprintf(sb, "<td%s>%s <small>[%s, %s]; n %d</small></td>", selAttr(pt.sel), fv(pt.Y), fv(*pt.Lo), fv(*pt.Hi), pt.N)
 				default:
 					fmt.Fprintf(sb, "<td%s>%s <small>(n %d)</small></td>", selAttr(pt.sel), fv(pt.Y), pt.N)
 				}
@@ -394,7 +421,7 @@ func selAttr(sel int) string {
 // (all from the rows), and what about adds (from the records).
 func provenance(rows []report.Row, about func(bench, model string) string) func(Figure) string {
 	return func(f Figure) string {
-		own := apartByRun(ofBench(rows, f.Bench))
+		own := report.ApartByRun(ofBench(rows, f.Bench))
 		var parts []string
 		for _, c := range f.Counts {
 			if c.Reference {
@@ -411,7 +438,7 @@ func provenance(rows []report.Row, about func(bench, model string) string) func(
 				if r.Model != c.Model {
 					continue
 				}
-				model = strings.TrimSuffix(r.Model, " (run "+r.Run+")")
+				model = strings.TrimSuffix(r.Model, report.RunLabel("", r.Run))
 				add(&runs, r.Run)
 				add(&versions, r.Version)
 				add(&dates, strings.SplitN(r.Created, "T", 2)[0])
