@@ -37,7 +37,7 @@ func TestScriptsAtTinySize(t *testing.T) {
 		"DENSITIES=10,20", "SEEDS=0", // ifscale
 		"TASKS=20", "INSTANCES=10", "LONGINS_LENGTHS=256", // longins
 		"LONG_N=16", "SHORT_N=200", "PREFIX_LENGTHS=1k", "BATCH_LENGTHS=1k", "BASE=", // batch
-		"STUDY_RUNS=0", // stats: its study is TestIntervalStudy's
+		"STUDY_RUNS=0",           // stats: its study is TestIntervalStudy's
 		"COPIES=1", "BROWSER=no", // explorer (LIFBENCH_LENGTHS above)
 	)
 	out, err := cmd.CombinedOutput()
