@@ -1,7 +1,7 @@
 package tokens
 
 import (
-	"hash/maphash"
+	"errors"
 	"math"
 	"unicode/utf8"
 
@@ -17,60 +17,39 @@ import (
 // backtracking engine that runs at ~5 MB/s with Go's Unicode 15.0 tables
 // and ASCII-only case folding.)
 type o200k struct {
-	ranks map[string]int
+	ranks *rankTable
 	// pairs holds the ranks of the two-byte tokens (math.MaxInt32: none):
 	// every merge starts by looking up each pair of adjacent bytes, and this
-	// 256 KB table answers those from cache rather than the map's 200k
-	// entries.
+	// 256 KB table answers those from cache.
 	pairs *[1 << 16]int32
 	// classes are the runeClasses of the Basic Multilingual Plane; rarer
 	// runes are classified as they come.
 	classes *[1 << 16]runeClass
-	// filter is a Bloom filter of the tokens (two bits each in 4 Mbit):
-	// most strings a merge asks about are no token (CJK and emoji pieces
-	// ask for every pair of neighbouring parts), and the filter, 512 KB in
-	// cache, answers those without probing the 200k-entry map.
-	filter []uint64
-}
-
-const filterBits = 1 << 22
-
-var filterSeed = maphash.MakeSeed()
-
-func (o *o200k) filterAdd(s string) {
-	h := maphash.String(filterSeed, s)
-	a, b := h%filterBits, (h>>32)%filterBits
-	o.filter[a>>6] |= 1 << (a & 63)
-	o.filter[b>>6] |= 1 << (b & 63)
 }
 
 // rank is the rank of s, if s is a token.
-func (o *o200k) rank(s string) (int, bool) {
-	h := maphash.String(filterSeed, s)
-	a, b := h%filterBits, (h>>32)%filterBits
-	if o.filter[a>>6]&(1<<(a&63)) == 0 || o.filter[b>>6]&(1<<(b&63)) == 0 {
-		return 0, false
-	}
-	r, ok := o.ranks[s]
-	return r, ok
-}
+func (o *o200k) rank(s string) (int, bool) { return o.ranks.rank(s) }
 
-func newO200k(ranks map[string]int) *o200k {
-	o := &o200k{ranks: ranks, pairs: new([1 << 16]int32), classes: new([1 << 16]runeClass)}
+// newO200k returns the encoder of ranks, which must be 0…n-1 (they are
+// o200k_base's token ids).
+func newO200k(ranks map[string]int) (*o200k, error) {
+	t, ok := newRankTable(ranks)
+	if !ok {
+		return nil, errors.New("ranks are not 0…n-1")
+	}
+	o := &o200k{ranks: t, pairs: new([1 << 16]int32), classes: new([1 << 16]runeClass)}
 	for r := range o.classes {
 		o.classes[r] = classify(rune(r))
 	}
 	for i := range o.pairs {
 		o.pairs[i] = math.MaxInt32
 	}
-	o.filter = make([]uint64, filterBits/64)
 	for tok, r := range ranks {
 		if len(tok) == 2 {
 			o.pairs[int(tok[0])<<8|int(tok[1])] = int32(r)
 		}
-		o.filterAdd(tok)
 	}
-	return o
+	return o, nil
 }
 
 // encode appends the ids of s to out; they are tiktoken-go's
@@ -82,7 +61,8 @@ func (o *o200k) encode(s string, out []int) []int {
 			return
 		}
 		for i := 0; i+1 < len(parts); i++ {
-			out = append(out, o.ranks[piece[parts[i].start:parts[i+1].start]])
+			r, _ := o.rank(piece[parts[i].start:parts[i+1].start])
+			out = append(out, r)
 		}
 	})
 	return out
@@ -113,7 +93,7 @@ func (o *o200k) each(s string, f func(piece string, id int, parts []bpePart)) {
 		e := o.piece(s, p)
 		piece := s[p:e]
 		p = e
-		if id, ok := o.ranks[piece]; ok {
+		if id, ok := o.rank(piece); ok {
 			f(piece, id, nil)
 			continue
 		}

@@ -355,3 +355,32 @@ func BenchmarkCountO200k(b *testing.B) {
 		}
 	}
 }
+
+// The rank table answers as the rank map does, for every token and for
+// strings next to tokens (a byte more or less), which merges ask about.
+func TestRankTable(t *testing.T) {
+	ranks, err := loader.LoadTiktokenBpe("o200k_base.tiktoken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, ok := newRankTable(ranks)
+	if !ok {
+		t.Fatal("o200k_base's ranks are not 0…n-1")
+	}
+	check := func(s string) {
+		got, gotOK := table.rank(s)
+		want, wantOK := ranks[s]
+		if gotOK != wantOK || got != want {
+			t.Fatalf("rank of %q: %d %v, want %d %v", s, got, gotOK, want, wantOK)
+		}
+	}
+	for tok := range ranks {
+		check(tok)
+		check(tok + "\x00")
+		check(tok[1:])
+		check(tok + tok)
+	}
+	if _, ok := newRankTable(map[string]int{"a": 0, "b": 2}); ok {
+		t.Error("ranks with a gap accepted")
+	}
+}
