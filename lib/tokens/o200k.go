@@ -48,7 +48,8 @@ func newO200k(ranks map[string]int) (*o200k, error) {
 	for i := range o.pairs {
 		o.pairs[i] = math.MaxInt32
 	}
-	for tok, r := range ranks {
+	for r := range t.size() {
+		tok := t.token(r)
 		if len(tok) == 2 {
 			o.pairs[int(tok[0])<<8|int(tok[1])] = int32(r)
 		}
@@ -94,7 +95,7 @@ func (o *o200k) encode(s string, out []int) []int {
 			return
 		}
 		for i := 0; i+1 < len(parts); i++ {
-			r, _ := o.rank(piece[parts[i].start:parts[i+1].start])
+			r, _ := o.ranks.lookup(piece[parts[i].start:parts[i+1].start])
 			out = append(out, r)
 		}
 	})
@@ -127,7 +128,7 @@ func (o *o200k) each(s string, f func(piece string, id int, parts []bpePart)) {
 		e := o.piece(s, p)
 		piece := s[p:e]
 		p = e
-		if id, ok := o.rank(piece); ok {
+		if id, ok := o.ranks.lookup(piece); ok {
 			f(piece, id, nil)
 			continue
 		}

@@ -434,10 +434,11 @@ func TestRankTable(t *testing.T) {
 		t.Fatal("o200k_base's ranks are not 0…n-1")
 	}
 	check := func(s string) {
-		got, gotOK := table.rank(s)
 		want, wantOK := ranks[s]
-		if gotOK != wantOK || got != want {
-			t.Fatalf("rank of %q: %d %v, want %d %v", s, got, gotOK, want, wantOK)
+		for _, f := range []func(string) (int, bool){table.rank, table.lookup} {
+			if got, gotOK := f(s); gotOK != wantOK || got != want {
+				t.Fatalf("rank of %q: %d %v, want %d %v", s, got, gotOK, want, wantOK)
+			}
 		}
 	}
 	for tok := range ranks {
