@@ -26,9 +26,12 @@ type o200k struct {
 	// plane 1 (emoji, historic scripts); rarer runes are classified as they
 	// come.
 	classes *[classTable]runeClass
-	// trigrams has a bit for every three bytes found together in a token
-	// (2 MB): with pairs, it tells where no token can span (cuttable).
-	trigrams *[1 << 18]uint64
+	// threes has a bit for every token of three bytes (2 MB), fours one
+	// for every four bytes found together in a token, at a hash of them
+	// (4 MB; a bit may stand for other bytes too): with pairs, they tell
+	// where no token can span (cuttable).
+	threes *[1 << 18]uint64
+	fours  *[1 << 19]uint64
 }
 
 // rank is the rank of s, if s is a token.
@@ -41,7 +44,13 @@ func newO200k(ranks map[string]int) (*o200k, error) {
 	if !ok {
 		return nil, errors.New("ranks are not 0…n-1")
 	}
-	o := &o200k{ranks: t, pairs: new([1 << 16]int32), classes: new([classTable]runeClass), trigrams: new([1 << 18]uint64)}
+	o := &o200k{
+		ranks:   t,
+		pairs:   new([1 << 16]int32),
+		classes: new([classTable]runeClass),
+		threes:  new([1 << 18]uint64),
+		fours:   new([1 << 19]uint64),
+	}
 	for r := range o.classes {
 		o.classes[r] = classify(rune(r))
 	}
@@ -53,33 +62,47 @@ func newO200k(ranks map[string]int) (*o200k, error) {
 		if len(tok) == 2 {
 			o.pairs[int(tok[0])<<8|int(tok[1])] = int32(r)
 		}
-		for i := 0; i+3 <= len(tok); i++ {
-			x := trigram(tok[i:])
-			o.trigrams[x>>6] |= 1 << (x & 63)
+		if len(tok) == 3 {
+			x := three(tok)
+			o.threes[x>>6] |= 1 << (x & 63)
+		}
+		for i := 0; i+4 <= len(tok); i++ {
+			x := four(tok[i:])
+			o.fours[x>>6] |= 1 << (x & 63)
 		}
 	}
 	return o, nil
 }
 
-func trigram(s string) int { return int(s[0])<<16 | int(s[1])<<8 | int(s[2]) }
+// three is the bit of threes for s[:3].
+func three(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2]) }
+
+// four is the bit of fours for s[:4], a multiplicative hash of them.
+func four(s string) uint32 { return (load32(s) * 0x9E3779B1) >> (32 - 25) }
 
 // cuttable says whether no token spans position k of piece (0 < k <
 // len(piece)): then no merge joins across k, and the piece's tokens are
 // those of piece[:k] followed by those of piece[k:] (merges on one side
 // never change the candidates of the other, nor the order among their own).
-// A token across k of two bytes is piece[k-1:k+1]; a longer one holds
-// piece[k-2:k+1] or starts at k-1 and holds piece[k-1:k+2].
+// A token across k of two bytes is piece[k-1:k+1], one of three
+// piece[k-2:k+1] or piece[k-1:k+2]; a longer one holds the four bytes that
+// start at the later of its start and k-3.
 func (o *o200k) cuttable(piece string, k int) bool {
 	if o.pairs[int(piece[k-1])<<8|int(piece[k])] != math.MaxInt32 {
 		return false
 	}
 	if k >= 2 {
-		if x := trigram(piece[k-2:]); o.trigrams[x>>6]&(1<<(x&63)) != 0 {
+		if x := three(piece[k-2:]); o.threes[x>>6]&(1<<(x&63)) != 0 {
 			return false
 		}
 	}
 	if k+2 <= len(piece) {
-		if x := trigram(piece[k-1:]); o.trigrams[x>>6]&(1<<(x&63)) != 0 {
+		if x := three(piece[k-1:]); o.threes[x>>6]&(1<<(x&63)) != 0 {
+			return false
+		}
+	}
+	for a := max(k-3, 0); a < k && a+4 <= len(piece); a++ {
+		if x := four(piece[a:]); o.fours[x>>6]&(1<<(x&63)) != 0 {
 			return false
 		}
 	}
