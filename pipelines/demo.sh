@@ -2,7 +2,9 @@
 # make demo: every benchmark end to end against a local llm-sim, on small grids
 # so it finishes in a few minutes on a laptop. llm-sim is a test double: the
 # numbers describe the simulator (two simulated models, a strong and a weak
-# one), not any real model. Results: OUT/<bench>/report.md, report.jsonl and report.html,
+# one), not any real model. Results: OUT/<bench>/<model>/report.md, report.jsonl and
+# report.html, OUT/<bench>/compare.md (both models side by side, sim-strong compared with
+# sim-weak) with OUT/<bench>/flips.jsonl (the items whose score changed),
 # OUT/summary.md with every report and OUT/report.html with every figure.
 #
 #   pipelines/demo.sh [OUT]      (finds or builds the programs itself: pipelines/lib.sh)
@@ -36,15 +38,21 @@ for model in sim-strong sim-weak; do
     bash "$here/$bench.sh" --model "$model" --out "$out/$bench/$model" "$@" >/dev/null
   }
   run lifbench --lengths 1k,2k,4k
-  run ifscale --densities 10,50,100,200 --seeds 0,1
+  run ifscale --densities 10,50,100,200 --seeds 0,1,2,3,4
   run longins --lengths 256,512,1024 --modes gist,list
   run longgenbench --version short --count 1 --judge-model sim-strong
   run eifbench --judge-model sim-strong
 done
 
+# Both models in one table per benchmark, compared item by item.
+for bench in lifbench ifscale longins longgenbench eifbench; do
+  aggregate-ifs --compare sim-weak --flips "$out/$bench/flips.jsonl" -o "$out/$bench/compare.md" \
+    "$out/$bench"/sim-*/judged.jsonl.zst
+done
+
 {
   echo "# ifkit demo (llm-sim test double; not a real model)"
-  for f in "$out"/*/*/report.md; do
+  for f in "$out"/*/compare.md "$out"/*/*/report.md; do
     printf '\n## %s\n\n' "${f#"$out"/}"
     cat "$f"
   done

@@ -64,6 +64,18 @@ func TestDemo(t *testing.T) {
 			t.Errorf("out/report.html has no numbers of %s", m)
 		}
 	}
+	for _, bench := range []string{"lifbench", "ifscale", "longins", "longgenbench", "eifbench"} {
+		md, err := os.ReadFile(filepath.Join(out, bench, "compare.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(md), "| sim-strong |") || !strings.Contains(string(md), "| sim-weak |") || !strings.Contains(string(md), ": paired comparison with sim-weak") {
+			t.Errorf("%s/compare.md does not put both models side by side and compare them:\n%s", bench, md)
+		}
+		if _, err := os.Stat(filepath.Join(out, bench, "flips.jsonl")); err != nil {
+			t.Errorf("%s: no flips.jsonl: %v", bench, err)
+		}
+	}
 	mds, _ := filepath.Glob(filepath.Join(out, "*", "*", "report.md"))
 	if len(mds) != 10 {
 		t.Errorf("%d report.md files, want 10 (five benchmarks, two models)", len(mds))

@@ -73,7 +73,7 @@ func TestLIFBenchBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`"metric":"ARS","value":0,"unit":"ratio","n":1,"n_failed":1,"n_truncated":0,"cut_check":"","n_reasoning_unfinished":0,"run":"[0-9a-f]{16}","ifkit_version":"[^"]+","created":"[^"]+","length":"all","task":"overall"`).Match(out) {
+	if !regexp.MustCompile(`"metric":"ARS","value":0,"ci_low":null,"ci_high":null,"unit":"ratio","n":1,"n_failed":1,"n_truncated":0,"cut_check":"","n_reasoning_unfinished":0,"run":"[0-9a-f]{16}","ifkit_version":"[^"]+","created":"[^"]+","ci_level":0.95,"ci_method":"too few units","ci_unit":"context","n_units":1,"length":"all","task":"overall"`).Match(out) {
 		t.Errorf("the failed record is not counted:\n%s", out)
 	}
 }

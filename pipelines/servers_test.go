@@ -234,7 +234,7 @@ func TestLongGenBenchChatForm(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(md, "| 1 | 100.000 | 100.000 | 100.000 |") {
+	if !strings.Contains(md, "| 1 | 100.000 [too few] | 100.000 [too few] | 100.000 [too few] |") {
 		t.Errorf("the chat form does not score like the raw continuation:\n%s", md)
 	}
 	if strings.Contains(stderr, "applied a chat template") {

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/cost"
 	"github.com/ifkit/ifkit/lib/cuts"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
@@ -25,10 +27,47 @@ type Aggregator interface {
 	Result() (*Result, error)
 }
 
-// Result is what an aggregator (or an importer of official files) produces.
+// Result is what an aggregator (or an importer of official files) produces:
+// the metric rows, and what only the records can tell about them. The
+// tables are laid out from the rows (Tabler), so that tables made from
+// records, from several runs or from earlier rows (--import rows) are one
+// layout with the models side by side.
 type Result struct {
-	Rows   []report.Row
-	Tables []report.Table
+	Rows []report.Row
+	// Notes go under the tables of the result's benchmark: by table title,
+	// "" for every table.
+	Notes map[string][]string
+	// Counted gives the notes that count the records a table is made from
+	// (report.Table.Scope: one mode, one model), asked once per table; nil
+	// for none.
+	Counted func(scope map[string]string) []string
+}
+
+// Note adds a note under the table titled title ("" for every table).
+func (res *Result) Note(title, note string) {
+	if res.Notes == nil {
+		res.Notes = map[string][]string{}
+	}
+	if !slices.Contains(res.Notes[title], note) {
+		res.Notes[title] = append(res.Notes[title], note)
+	}
+}
+
+// Tabler lays a benchmark's metric rows out as its paper's tables, the
+// models of the rows side by side (bench.Bench.Tables). The rows of a model
+// with several runs come named apart (report.ApartByRun).
+type Tabler func(rows []report.Row, opt TableOptions) []report.Table
+
+// TableOptions are what a Tabler needs besides the rows.
+type TableOptions struct {
+	Decimals int
+	// Failed is the --failed policy the rows were made under; "" when it is
+	// not known (rows read with --import rows).
+	Failed string
+	// Resamples and Seed made the rows' intervals (0: not made now, read
+	// back), for the tables' notes.
+	Resamples int
+	Seed      uint64
 }
 
 // Options are the aggregate-ifs flags a benchmark may read.
@@ -42,6 +81,19 @@ type Options struct {
 	// ExcludeTruncated leaves out records whose prompt the server cut
 	// (--exclude-truncated).
 	ExcludeTruncated bool
+	// CI is CIBootstrap (also "") or CINone (--ci); CILevel, Bootstrap and
+	// Seed set the intervals (--ci-level, --bootstrap, --seed).
+	CI        string
+	CILevel   float64
+	Bootstrap int
+	Seed      uint64
+	// Compare names the baseline model or run of the paired comparisons
+	// (--compare), Correction their adjustment (--correction), Flips where
+	// the items whose score changed are written (--flips).
+	Compare, Correction, Flips string
+	// Price and JudgePrice are the per-token prices the notes cost the
+	// replies and the judge's calls at (--price, --judge-price).
+	Price, JudgePrice cost.Price
 }
 
 // Policies for records that failed before they could be scored (--failed).
@@ -67,6 +119,9 @@ type Importer func(files []string, opt Options) (*Result, error)
 type Registry struct {
 	Aggregators map[string]Factory
 	Importers   map[string]Importer
+	Tables      map[string]Tabler
+	Designs     map[string]Design
+	Titles      map[string]string // the papers' spelling of the benchmarks' names
 	// Page draws the HTML report (--html) from the rows and the reference
 	// rows; the figures are the benchmarks', drawn by lib/plot.
 	Page func(w io.Writer, rows, reference []report.Row, opt Options) error
@@ -86,127 +141,241 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if err != nil {
 		return err
 	}
-	var results []*Result
-	var runs []string // the input run of each result, "" for this run's own
-	var items []item
+	var in *input
 	if importKind != "" {
-		imp, ok := reg.Importers[importKind]
-		if !ok {
-			return app.Usagef("--import %q: want one of %s", importKind, strings.Join(keys(reg.Importers), ", "))
-		}
-		res, err := imp(r.Args().Slice(), opt)
-		if err != nil {
-			return err
-		}
-		results = append(results, res)
+		in, err = readImport(r, reg, importKind, opt)
 	} else {
-		aggs := map[string]Aggregator{}
-		seen := map[string]*marks{}
-		err := r.Records(func(rec *record.Record) error {
-			bench := rec.String("bench")
-			// Records of two runs (partitioned folders with their own run id)
-			// are never pooled: each run is aggregated apart.
-			run := r.InputRun()
-			key := run + "\x00" + bench
-			// The aggregator is made before the record can be left out, so
-			// that a bench whose every record is left out still has its
-			// tables, saying why they are empty.
-			a, ok := aggs[key]
-			if !ok {
-				f, known := reg.Aggregators[bench]
-				if !known {
-					return app.Invalidf("bench %q has no aggregator (known: %s)", bench, strings.Join(keys(reg.Aggregators), ", "))
-				}
-				a = f(opt)
-				aggs[key] = a
-				seen[key] = newMarks(f, opt)
-			}
-			if seen[key].add(rec) {
-				return nil
-			}
-			if opt.Items != "" {
-				items = append(items, itemOf(rec, run))
-			}
-			if err := a.Add(rec); err != nil {
-				return app.Invalid(err)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, k := range keys(aggs) {
-			run, b, _ := strings.Cut(k, "\x00")
-			res, err := aggs[k].Result()
-			if err != nil {
-				return fmt.Errorf("%s: %w", b, err)
-			}
-			seen[k].mark(res)
-			if c := seen[k].cut; c.excluded && c.allCut() && len(res.Tables) == 0 {
-				r.Log.Warn("every record was left out (--exclude-truncated): the server cut every prompt; no table", "bench", b, "records", len(c.sent))
-			}
-			results = append(results, res)
-			runs = append(runs, run)
-		}
+		in, err = readRecords(r, reg, opt)
+	}
+	if err != nil {
+		return err
 	}
 	own, err := r.RunID()
 	if err != nil {
 		return err
 	}
-	var rows []report.Row
-	var tables []report.Table
-	several := len(distinct(runs)) > 1
-	for i, res := range results {
-		run := own
-		if i < len(runs) && runs[i] != "" {
-			run = runs[i]
-		}
-		stamp(res, run, r.Created(), several)
-		rows = append(rows, res.Rows...)
-		tables = append(tables, res.Tables...)
+	rows := in.stamp(own, r.Created())
+	if opt.CI != CINone {
+		intervals(reg.Designs, rows, in.arms, opt, r.Log.Warn)
 	}
-	for i := range items {
-		if items[i].run == "" {
-			items[i].run = own
+	topt := TableOptions{Decimals: opt.Decimals, Failed: opt.Failed, Resamples: opt.Bootstrap, Seed: opt.Seed}
+	if importKind != "" {
+		topt.Failed, topt.Resamples = "", 0
+	}
+	out := output{tables: layOut(reg.Tables, rows, in.results, in.runs, topt), metrics: rows, rows: rows, items: in.items, reference: reference}
+	if opt.Compare != "" {
+		ps, err := pairs(in.arms, opt.Compare)
+		if err != nil {
+			return err
+		}
+		cs := compare(reg.Designs, rows, ps, opt)
+		out.tables = append(out.tables, comparisonTables(cs, reg.Designs, reg.Titles, opt)...)
+		if opt.Flips != "" {
+			if err := writeTable(opt.Flips, flipTable(ps)); err != nil {
+				return err
+			}
+		}
+		// The page draws the metrics; the comparisons are rows of their own.
+		out.metrics = slices.Clip(rows)
+		res := &Result{Rows: comparisonRows(cs, reg.Designs, opt)}
+		stamp(res, own, r.Created())
+		out.rows = append(out.metrics, res.Rows...)
+	}
+	return out.write(r, reg, format, rowsPath, opt)
+}
+
+// input is what aggregate-ifs read: a result per input run and benchmark
+// (runs[i] the run of results[i], "" for this run's own), the scored
+// records for --items, and the arms the intervals and comparisons resample.
+type input struct {
+	results []*Result
+	runs    []string
+	items   []Scored
+	arms    map[armKey]*arm
+}
+
+// readImport reads official result files (or earlier rows) with the
+// importer of kind.
+func readImport(r *app.Run, reg Registry, kind string, opt Options) (*input, error) {
+	imp, ok := reg.Importers[kind]
+	if !ok {
+		return nil, app.Usagef("--import %q: want one of %s", kind, strings.Join(keys(reg.Importers), ", "))
+	}
+	res, err := imp(r.Args().Slice(), opt)
+	if err != nil {
+		return nil, err
+	}
+	return &input{results: []*Result{res}, arms: map[armKey]*arm{}}, nil
+}
+
+// readRecords aggregates the judged records, each run and benchmark apart.
+func readRecords(r *app.Run, reg Registry, opt Options) (*input, error) {
+	in := &input{arms: map[armKey]*arm{}}
+	aggs := map[string]Aggregator{}
+	seen := map[string]*marks{}
+	err := r.Records(func(rec *record.Record) error {
+		bench := rec.String("bench")
+		// Records of two runs (partitioned folders with their own run id)
+		// are never pooled: each run is aggregated apart.
+		run := r.InputRun()
+		key := run + "\x00" + bench
+		// The aggregator is made before the record can be left out, so
+		// that a bench whose every record is left out still has its
+		// tables, saying why they are empty.
+		a, ok := aggs[key]
+		if !ok {
+			f, known := reg.Aggregators[bench]
+			if !known {
+				return app.Invalidf("bench %q has no aggregator (known: %s)", bench, strings.Join(keys(reg.Aggregators), ", "))
+			}
+			a = f(opt)
+			aggs[key] = a
+			seen[key] = newMarks(f, opt)
+		}
+		if seen[key].add(rec) {
+			return nil
+		}
+		if opt.Items != "" {
+			in.items = append(in.items, scoredOf(rec, run))
+		}
+		if err := a.Add(rec); err != nil {
+			return app.Invalid(err)
+		}
+		if opt.CI != CINone || opt.Compare != "" {
+			return in.addToArm(reg.Designs[bench], rec, run, opt)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys(aggs) {
+		run, b, _ := strings.Cut(k, "\x00")
+		res, err := aggs[k].Result()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b, err)
+		}
+		seen[k].mark(res, opt)
+		if c := seen[k].cut; c.excluded && c.allCut() && len(res.Rows) == 0 {
+			r.Log.Warn("every record was left out (--exclude-truncated): the server cut every prompt; no table", "bench", b, "records", len(c.sent))
+		}
+		in.results = append(in.results, res)
+		in.runs = append(in.runs, run)
+	}
+	return in, nil
+}
+
+// addToArm adds a record to its model's arm as the benchmark's design
+// resamples it; a benchmark without a design has none.
+func (in *input) addToArm(d Design, rec *record.Record, run string, opt Options) error {
+	if d.Item == nil {
+		return nil
+	}
+	it, ok, err := d.Item(rec, opt)
+	if err != nil {
+		return app.Invalid(err)
+	}
+	if !ok {
+		return nil
+	}
+	bench := rec.String("bench")
+	k := armKey{run, bench, ModelOf(rec)}
+	if in.arms[k] == nil {
+		in.arms[k] = &arm{run: k.run, bench: bench, model: k.model}
+	}
+	ai := armItem{id: rec.ID(), Item: it}
+	if opt.Flips != "" {
+		s := scoredOf(rec, run)
+		ai.scored = &s
+	}
+	in.arms[k].items = append(in.arms[k].items, ai)
+	return nil
+}
+
+// stamp gives every result's rows their provenance (own is this run's id,
+// for the records of no input run), names the arms' and items' runs as the
+// rows do, and returns the rows.
+func (in *input) stamp(own string, created time.Time) []report.Row {
+	var rows []report.Row
+	for i, res := range in.results {
+		run := own
+		if i < len(in.runs) && in.runs[i] != "" {
+			run = in.runs[i]
+		}
+		stamp(res, run, created)
+		rows = append(rows, res.Rows...)
+		if i < len(in.runs) {
+			in.runs[i] = run
+		}
+	}
+	for k, a := range in.arms {
+		if k.run == "" {
+			delete(in.arms, k)
+			k.run, a.run = own, own
+			in.arms[k] = a
+			for _, it := range a.items {
+				if it.scored != nil {
+					it.scored.Run = own
+				}
+			}
+		}
+	}
+	for i := range in.items {
+		if in.items[i].Run == "" {
+			in.items[i].Run = own
 		}
 	}
 	// One row per record in id order, whatever order the records came in.
-	slices.SortFunc(items, func(a, b item) int {
-		return cmp.Or(strings.Compare(a.run, b.run), strings.Compare(a.bench, b.bench), strings.Compare(a.id, b.id))
+	slices.SortFunc(in.items, func(a, b Scored) int {
+		return cmp.Or(strings.Compare(a.Run, b.Run), strings.Compare(a.Bench, b.Bench), strings.Compare(a.ID, b.ID))
 	})
+	return rows
+}
+
+// output is what aggregate-ifs writes: the tables, every row (comparisons
+// included), the metric rows the page draws, the scored records, and the
+// published rows drawn beside them.
+type output struct {
+	tables        []report.Table
+	rows, metrics []report.Row
+	items         []Scored
+	reference     []report.Row
+}
+
+func (o output) write(r *app.Run, reg Registry, format, rowsPath string, opt Options) error {
 	if rowsPath != "" {
-		if err := writeRows(rowsPath, rows); err != nil {
+		if err := writeRows(rowsPath, o.rows); err != nil {
 			return err
 		}
 	}
 	if opt.HTML != "" {
-		if err := writePage(reg, opt, rows, reference); err != nil {
+		if err := writePage(reg, opt, o.metrics, o.reference); err != nil {
 			return err
 		}
 	}
 	if opt.Items != "" {
-		if err := writeTable(opt.Items, itemTable(items)); err != nil {
+		if err := writeTable(opt.Items, itemTable(o.items)); err != nil {
 			return err
 		}
 	}
 	w := r.TextWriter()
 	switch {
 	case r.OutputDir() != "":
-		return writeCSVFolder(r.OutputDir(), tables)
+		return writeCSVFolder(r.OutputDir(), o.tables)
 	case opt.Table != "":
-		return writeOneTable(r, w, tables, opt.Table)
+		return writeOneTable(r, w, o.tables, opt.Table)
 	}
 	switch format {
 	case "parquet":
-		return report.WriteParquet(r.BinaryWriter(), report.MetricTable(rows))
+		return report.WriteParquet(r.BinaryWriter(), report.MetricTable(o.rows))
 	case "md":
-		return report.WriteMarkdown(w, tables)
+		return report.WriteMarkdown(w, o.tables)
 	case "csv":
-		return report.WriteCSV(w, tables)
+		return report.WriteCSV(w, o.tables)
 	case "jsonl":
-		return report.WriteJSONL(w, rows)
+		return report.WriteJSONL(w, o.rows)
 	default:
-		return report.WriteJSON(w, rows, tables)
+		return report.WriteJSON(w, o.rows, o.tables)
 	}
 }
 
@@ -266,10 +435,7 @@ func newTruncation(excluded bool) *truncation {
 
 // add counts a record and reports whether it is to be left out.
 func (t *truncation) add(rec *record.Record) bool {
-	id := rec.String("parent")
-	if id == "" {
-		id = rec.ID()
-	}
+	id := sentKey(rec)
 	s := t.sent[id]
 	if s == nil {
 		s = &sent{model: ModelOf(rec)}
@@ -338,28 +504,35 @@ func (c checks) label() string {
 	return ""
 }
 
+// mark says, on every row, how well its model's records were checked, and
+// has each table count the cuts among its own records (notes).
 func (t *truncation) mark(res *Result) {
-	for i := range res.Tables {
-		c := t.count(res.Tables[i].Scope)
-		if c.cut > 0 {
-			note := fmt.Sprintf("Server-truncated: %d of %d records had their prompt cut by the server (response.server_truncated); ", c.cut, c.n)
-			if t.excluded {
-				note += "they are left out of this table (--exclude-truncated)."
-			} else {
-				note += "they are counted here as answered, though they answer a shorter prompt (--exclude-truncated leaves them out)."
-			}
-			res.Tables[i].Notes = append(res.Tables[i].Notes, note)
-		}
-		switch {
-		case c.unchecked > 0:
-			res.Tables[i].Notes = append(res.Tables[i].Notes, fmt.Sprintf("Server-truncated: cuts not checked on %d of %d records (the server reported no usage, or infer-batch's estimate of the prompts was not calibrated against its counts): a prompt cut by less than a quarter may be among them; infer-batch's summary says how to check exactly.", c.unchecked, c.n))
-		case c.calibrated > 0:
-			res.Tables[i].Notes = append(res.Tables[i].Notes, fmt.Sprintf("Server-truncated: cuts under %.0f %% of a prompt not detectable on %d of %d records (infer-batch's estimate, calibrated against the server's counts); an exact count (--tokenizer server, or the model's tokenizer.json) detects any.", math.Ceil(100*c.margin), c.calibrated, c.n))
-		}
-	}
+	res.Counted = t.notes
 	for i := range res.Rows {
 		res.Rows[i].CutCheck = t.count(map[string]string{"model": res.Rows[i].Model}).label()
 	}
+}
+
+// notes are what a table made from the records in scope says of their cuts.
+func (t *truncation) notes(scope map[string]string) []string {
+	var out []string
+	c := t.count(scope)
+	if c.cut > 0 {
+		note := fmt.Sprintf("Server-truncated: %d of %d records had their prompt cut by the server (response.server_truncated); ", c.cut, c.n)
+		if t.excluded {
+			note += "they are left out of this table (--exclude-truncated)."
+		} else {
+			note += "they are counted here as answered, though they answer a shorter prompt (--exclude-truncated leaves them out)."
+		}
+		out = append(out, note)
+	}
+	switch {
+	case c.unchecked > 0:
+		out = append(out, fmt.Sprintf("Server-truncated: cuts not checked on %d of %d records (the server reported no usage, or infer-batch's estimate of the prompts was not calibrated against its counts): a prompt cut by less than a quarter may be among them; infer-batch's summary says how to check exactly.", c.unchecked, c.n))
+	case c.calibrated > 0:
+		out = append(out, fmt.Sprintf("Server-truncated: cuts under %.0f %% of a prompt not detectable on %d of %d records (infer-batch's estimate, calibrated against the server's counts); an exact count (--tokenizer server, or the model's tokenizer.json) detects any.", math.Ceil(100*c.margin), c.calibrated, c.n))
+	}
+	return out
 }
 
 // allCut reports whether the server cut every prompt sent.
@@ -399,15 +572,14 @@ func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) e
 	if opt.Reference != "" && opt.HTML == "" {
 		return app.Usagef("--reference draws published models in the --html figures: give --html FILE too")
 	}
+	if err := checkCI(opt); err != nil {
+		return err
+	}
 	if opt.Decimals < 0 || opt.Decimals > 12 {
 		return app.Usagef("--decimals %d: want 0 to 12", opt.Decimals)
 	}
-	switch opt.Failed {
-	case "":
-		opt.Failed = FailedOfficial
-	case FailedOfficial, FailedExclude:
-	default:
-		return app.Usagef("--failed %q: want %s (the default) or %s", opt.Failed, FailedOfficial, FailedExclude)
+	if err := choose("failed", &opt.Failed, FailedOfficial, FailedExclude); err != nil {
+		return err
 	}
 	if r.OutputDir() != "" && format != "csv" {
 		return app.Usagef("-o %s/ writes one CSV file per table: it goes with --format csv (for --format %s give -o FILE)", r.OutputDir(), format)
@@ -429,6 +601,30 @@ func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) e
 	}
 	if opt.Items != "" && importKind != "" {
 		return app.Usagef("--items writes the scored records: official result files (--import) have none")
+	}
+	if err := choose("correction", &opt.Correction, CorrectionHolm, CorrectionBH); err != nil {
+		return err
+	}
+	if opt.Flips != "" && opt.Compare == "" {
+		return app.Usagef("--flips lists the items whose score changed between the models --compare compares: give --compare MODEL too")
+	}
+	if opt.Compare != "" && importKind != "" {
+		return app.Usagef("--compare pairs the models' answers item by item: it needs judged records, not --import %s", importKind)
+	}
+	if err := r.ClaimFile("flips", opt.Flips); err != nil {
+		return err
+	}
+	return nil
+}
+
+// choose fills an unset flag whose value is one of want with its default,
+// the first, and refuses any other value.
+func choose(flag string, v *string, want ...string) error {
+	switch {
+	case *v == "":
+		*v = want[0]
+	case !slices.Contains(want, *v):
+		return app.Usagef("--%s %q: want %s (the default) or %s", flag, *v, want[0], strings.Join(want[1:], " or "))
 	}
 	return nil
 }

@@ -1,15 +1,20 @@
 package aggregate
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/cost"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
+	"github.com/ifkit/ifkit/lib/stats"
 	"github.com/urfave/cli/v2"
 )
 
@@ -25,9 +30,36 @@ func (c *counter) Result() (*Result, error) {
 	res := &Result{}
 	for m, n := range c.n {
 		res.Rows = append(res.Rows, report.Row{Bench: "b", Model: m, Metric: "count", Value: float64(n), N: n})
-		res.Tables = append(res.Tables, report.Table{Title: "count", Columns: []string{"model", "n"}, Rows: [][]string{{m, report.Fmt(float64(n), 0)}}})
 	}
 	return res, nil
+}
+
+// countTables is a line per model.
+func countTables(rows []report.Row, _ TableOptions) []report.Table {
+	t := report.Table{Title: "count", Columns: []string{"model", "n"}}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, []string{r.Model, report.Cell(r, func(v float64) string { return report.Fmt(v, 0) })})
+	}
+	return []report.Table{t}
+}
+
+// countDesign resamples the records by their "unit" field; a record with
+// "off" makes the count it gives back one too many.
+var countDesign = Design{
+	Unit: "thing",
+	Item: func(rec *record.Record, _ Options) (Item, bool, error) {
+		it := Item{Unit: rec.String("unit")}
+		it.Add("n", 1)
+		if rec.Has("off") {
+			it.Add("off", 1)
+		}
+		return it, true, nil
+	},
+	Estimator: func(row report.Row, r *stats.Reader) stats.Estimator {
+		n, off := r.Var("n"), r.Var("off")
+		return func(x []float64) float64 { return stats.At(x, n) + stats.At(x, off) }
+	},
+	Headline: func(report.Row) int { return 1 },
 }
 
 // run calls Run through the real CLI layer and returns exit code, stdout, stderr.
@@ -39,9 +71,14 @@ func run(t *testing.T, input string, args ...string) (int, string, string) {
 		t.Fatal(err)
 	}
 	var stderr strings.Builder
-	reg := Registry{Aggregators: map[string]Factory{"b": func(Options) Aggregator { return &counter{n: map[string]int{}} }}}
-	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Flags: []cli.Flag{&cli.BoolFlag{Name: "exclude-truncated"}}, Action: func(r *app.Run) error {
-		return Run(r, reg, "md", "", r.Getenv("ROWS"), Options{Decimals: 3, ExcludeTruncated: r.Bool("exclude-truncated")})
+	reg := Registry{Aggregators: map[string]Factory{"b": func(Options) Aggregator { return &counter{n: map[string]int{}} }}, Tables: map[string]Tabler{"b": countTables},
+		Importers: map[string]Importer{"rows": ImportRows}, Designs: map[string]Design{"b": countDesign}}
+	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Answerer: Answerer, Flags: []cli.Flag{&cli.BoolFlag{Name: "exclude-truncated"}, &cli.StringFlag{Name: "import"}, &cli.StringFlag{Name: "ci"},
+		&cli.StringFlag{Name: "compare"}, &cli.StringFlag{Name: "flips"}, &cli.StringFlag{Name: "correction"}, &cli.StringFlag{Name: "price"}, &cli.StringFlag{Name: "judge-price"}}, Action: func(r *app.Run) error {
+		price, _ := cost.ParsePrice(r.String("price"))
+		judgePrice, _ := cost.ParsePrice(r.String("judge-price"))
+		return Run(r, reg, "md", r.String("import"), r.Getenv("ROWS"), Options{Decimals: 3, ExcludeTruncated: r.Bool("exclude-truncated"), CI: r.String("ci"), Bootstrap: 200,
+			Compare: r.String("compare"), Flips: r.String("flips"), Correction: r.String("correction"), Price: price, JudgePrice: judgePrice})
 	}}
 	rows := filepath.Join(dir, "rows.jsonl")
 	code := app.RunTool(tool, append([]string{"aggregate-ifs"}, args...), app.Env{
@@ -64,9 +101,9 @@ func TestRun(t *testing.T) {
 	cut := `{"id":"1#a","parent":"1","bench":"b","model":"m","response":{"server_truncated":true}}` + "\n" +
 		`{"id":"1#b","parent":"1","bench":"b","model":"m","response":{"server_truncated":true}}` + "\n" +
 		`{"id":"2","bench":"b","model":"m","response":{"text":"t"}}` + "\n"
-	cached := `{"id":"1#a","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"yes","cached":true}}}` + "\n" +
-		`{"id":"1#b","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"no"}}}` + "\n" +
-		`{"id":"2","bench":"b","model":"m","response":{"text":"t","usage":{"prompt_tokens":20,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":4}}},"judgement":{"judge":{"model":"j","reply":"no"}}}` + "\n"
+	cached := `{"id":"1#a","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"yes","usage":{"prompt_tokens":100,"completion_tokens":10},"cached":true}}}` + "\n" +
+		`{"id":"1#b","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"no","usage":{"prompt_tokens":200,"completion_tokens":20}}}}` + "\n" +
+		`{"id":"2","bench":"b","model":"m","response":{"text":"t","usage":{"prompt_tokens":20,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":4}}},"judgement":{"judge":{"model":"j","reply":"no","usage":{"prompt_tokens":300,"completion_tokens":30}}}}` + "\n"
 	for _, tc := range []struct {
 		name, input string
 		args        []string
@@ -75,27 +112,38 @@ func TestRun(t *testing.T) {
 	}{
 		{"per model, failed records counted under the model they were sent to",
 			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"2","bench":"b","request":{"model":"m2"},"error":{"stage":"infer-batch","kind":"http","message":"x"}}` + "\n",
-			nil, 0, []string{"| m1 | 1 |", "| m2 | 1 |", `"metric":"count"`}, []string{"test double", "simulated", "Server-truncated"}},
+			nil, 0, []string{"| m1 | 1 [too few] |", "| m2 | 1 [too few] |", `"metric":"count"`}, []string{"test double", "simulated", "Server-truncated"}},
 		{"replies from llm-sim are marked in tables and rows",
 			`{"id":"1","bench":"b","model":"m","response":{"text":"t","system_fingerprint":"llm-sim"}}` + "\n",
 			nil, 0, []string{"llm-sim, a test double", `"simulated":"true"`}, nil},
 		{"a bench without an aggregator is bad input naming the record",
 			`{"id":"x1","bench":"nope"}` + "\n", nil, app.ExitBadInput, nil, nil},
 		{"server-truncated records are counted and every table says so", cut, nil,
-			0, []string{"| m | 3 |", "Server-truncated: 1 of 2 records", "--exclude-truncated leaves them out"}, nil},
+			0, []string{"| m | 3 [too few] |", "Server-truncated: 1 of 2 records", "--exclude-truncated leaves them out"}, nil},
 		{"--exclude-truncated leaves them out and says so", cut, []string{"--exclude-truncated"},
-			0, []string{"| m | 1 |", "Server-truncated: 1 of 2 records", "left out of this table (--exclude-truncated)"}, nil},
+			0, []string{"| m | 1 [too few] |", "Server-truncated: 1 of 2 records", "left out of this table (--exclude-truncated)"}, nil},
 		{"the replies' tokens, and the cache's share of replies and verdicts, once per parent", cached, nil,
 			0, []string{"Tokens: 30 prompt (4 served by the server's prefix cache), 12 completion (5 reasoning), over 2 replies",
-				"Cache: 1 of 2 replies (response.cached) and 1 of 3 judge verdicts (judgement.judge.cached) came from the cache"}, nil},
+				"Cache: 1 of 2 replies (response.cached) and 1 of 3 judge verdicts (judgement.judge.cached) came from the cache",
+				"Judge tokens: 600 prompt, 60 completion, over 3 judge calls (judgement.judge.usage)."}, []string{"cost"}},
+		{"priced: what this run's calls paid for, the cache's answers apart", cached, []string{"--price", "in=1000,out=2000,cached=500", "--judge-price", "in=1,out=2"},
+			0, []string{"over 2 replies (response.usage); at in=1000,out=2000,cached=500 per million tokens they cost 0.0280 (the calls this run paid for; the cache's answers were paid by an earlier run).",
+				"over 3 judge calls (judgement.judge.usage); at in=1,out=2 per million tokens they cost 0.0006 (the calls"}, nil},
 		{"no note of the cache when it gave nothing", cut, nil, 0, nil, []string{"Cache:", "Tokens:"}},
+		{"one item answered by two models, or judged by two judges, is read side by side",
+			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"1","bench":"b","model":"m2"}` + "\n" +
+				`{"id":"1#a","bench":"b","model":"m3","judgement":{"judge":{"model":"j1"}}}` + "\n" + `{"id":"1#a","bench":"b","model":"m3","judgement":{"judge":{"model":"j2"}}}` + "\n",
+			nil, 0, []string{"| m1 | 1 [too few] |", "| m2 | 1 [too few] |", "| m3 | 2 [too few] |"}, nil},
+		{"one model's answer read twice is bad input naming both places",
+			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"1","bench":"b","model":"m2"}` + "\n" + `{"id":"1","bench":"b","model":"m1"}` + "\n",
+			nil, app.ExitBadInput, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, stderr := run(t, tc.input, tc.args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
 			}
-			if code == app.ExitBadInput && !strings.Contains(stderr, `-:1: record "x1": bench "nope" has no aggregator`) {
+			if code == app.ExitBadInput && !strings.Contains(stderr, `-:1: record "x1": bench "nope" has no aggregator`) && !strings.Contains(stderr, `-:3: record "1": duplicate id answered by model "m1": already read at -:1`) {
 				t.Errorf("stderr does not name the record: %s", stderr)
 			}
 			for _, w := range tc.want {
@@ -129,6 +177,154 @@ func TestGroupOf(t *testing.T) {
 		}
 		if got := groupOf(rec); !maps.Equal(got, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.line, got, tt.want)
+		}
+	}
+}
+
+// Rows written by earlier runs make the same tables, every file's models
+// side by side, and one model's two runs apart; where a cut could not have
+// been seen, the rows' cut_check says so under the tables.
+func TestImportRowsTables(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, rows string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(rows), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.jsonl", `{"bench":"b","model":"m1","metric":"count","value":3,"n":3,"run":"r1","simulated":"true","cut_check":"exact"}`+"\n")
+	b := write("b.jsonl", `{"bench":"b","model":"m2","metric":"count","value":4,"n":4,"run":"r2","cut_check":"cuts not checked"}`+"\n"+`{"bench":"b","model":"m1","metric":"count","value":5,"n":5,"run":"r2","cut_check":"cuts under 5 % not detectable"}`+"\n")
+	code, out, stderr := run(t, "", "--import", "rows", a, b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{"| m1 (run r1) | 3 |", "| m1 (run r2) | 5 |", "| m2 | 4 |", "m1 (run r1): " + SimulatorNote,
+		"m2: Server-truncated: cuts not checked", "m1 (run r2): Server-truncated: cuts under 5 % not detectable"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// Every row its benchmark's design has an estimator for gets an interval
+// from the model's units, the same whatever the records' order; too few
+// units, --ci none, or a design that does not give back the row's value,
+// none (the last with a warning).
+func TestIntervals(t *testing.T) {
+	lines := func(units int, extra string) []string {
+		var out []string
+		for i := range 12 {
+			out = append(out, fmt.Sprintf(`{"id":"%d","bench":"b","model":"m","unit":"u%d"%s}`, i, i%units, extra))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name      string
+		lines     []string
+		args      []string
+		want, not []string
+	}{
+		{"six units", lines(6, ""), nil, []string{`"ci_low":12,"ci_high":12,`, `"ci_level":0.95,"ci_method":"bootstrap","ci_unit":"thing","n_units":6`, "| m | 12 [12, 12] |", "[low, high]: 95 % confidence interval, resampling the things"}, []string{"WARN"}},
+		{"four units", lines(4, ""), nil, []string{`"ci_method":"too few units","ci_unit":"thing","n_units":4`, "| m | 12 [too few] |", "[too few]: fewer than 5 things"}, nil},
+		{"--ci none", lines(6, ""), []string{"--ci", "none"}, []string{`"ci_level":null,"ci_method":"","ci_unit":"","n_units":null`, "| m | 12 |"}, []string{"confidence"}},
+		{"a design that does not give back the value", lines(6, `,"off":1`), nil, []string{"do not give back its metric: no interval", `"ci_level":null`}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var first string
+			for _, order := range [][]string{tc.lines, reversed(tc.lines)} {
+				code, out, stderr := run(t, strings.Join(order, "\n")+"\n", tc.args...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(out+stderr, w) {
+						t.Errorf("output lacks %q:\n%s%s", w, out, stderr)
+					}
+				}
+				for _, n := range tc.not {
+					if strings.Contains(out+stderr, n) {
+						t.Errorf("output has %q:\n%s%s", n, out, stderr)
+					}
+				}
+				if rows := out[strings.Index(out, "--rows--"):]; first == "" {
+					first = rows
+				} else if !sameButRun(rows, first) {
+					t.Errorf("another order, other rows:\n%s\n%s", rows, first)
+				}
+			}
+		})
+	}
+}
+
+func reversed(xs []string) []string {
+	out := slices.Clone(xs)
+	slices.Reverse(out)
+	return out
+}
+
+// runID matches what differs between two runs over the same records: the
+// run id, and the time the rows were made (a run may start in the next
+// second).
+var runID = regexp.MustCompile(`"run":"[0-9a-f]*"|"created":"[^"]*"`)
+
+func sameButRun(a, b string) bool {
+	return runID.ReplaceAllString(a, "") == runID.ReplaceAllString(b, "")
+}
+
+// --compare pairs each other model with the baseline on the items both
+// answered (the others counted, left out), gives the difference with its
+// paired interval, p-value and verdict in a table and as delta_ rows, and
+// --flips lists the items whose score changed.
+func TestCompare(t *testing.T) {
+	var lines []string
+	for i := range 12 {
+		score := 1
+		if i < 2 {
+			score = 0
+		}
+		if i != 11 {
+			lines = append(lines, fmt.Sprintf(`{"id":"%d","bench":"b","model":"a","unit":"u%d","task":"t","group":{"k":"v%d"},"judgement":{"score":1},"response":{"usage":{"completion_tokens":%d}}}`, i, i%6, i, 10+i))
+		}
+		if i != 0 {
+			lines = append(lines, fmt.Sprintf(`{"id":"%d","bench":"b","model":"b","unit":"u%d","task":"t","group":{"k":"v%d"},"judgement":{"score":%d}}`, i, i%6, i, score))
+		}
+	}
+	input := strings.Join(lines, "\n") + "\n"
+	flips := filepath.Join(t.TempDir(), "flips.jsonl")
+	code, out, stderr := run(t, input, "--compare", "a", "--flips", flips)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{
+		"### b: paired comparison with a",
+		"| b | count | 10.000 | 10.000 | 0.000 [0.000, 0.000] | 1.0000 | 1.0000 | no detectable difference | 0.000 | 6 | 10 | 1 | 1 |",
+		"after the Holm correction for the 1 comparisons",
+		`"model":"b","metric":"delta_count","value":0,"ci_low":0,"ci_high":0,`, `"ifkit_version":"dev","created":"20`,
+		`"baseline":"a","baseline_run":"`, `"only_baseline":1,"only_model":1,"p_adjusted":1,"p_value":1,`, `"verdict":"no detectable difference"`,
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	b, err := os.ReadFile(flips)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"bench":"b","id":"1","task":"t","baseline":"a","baseline_run":"RUN","model":"b","run":"RUN","baseline_score":1,"score":0,"delta":-1,"baseline_failed":false,"failed":false,"baseline_reply_tokens":11,"reply_tokens":null,"k":"v1"}` + "\n"
+	if got := regexp.MustCompile(`_?run":"[0-9a-f]+"`).ReplaceAllStringFunc(string(b), func(s string) string { return s[:strings.Index(s, ":")+1] + `"RUN"` }); got != want {
+		t.Errorf("flips:\n%s\nwant\n%s", got, want)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--compare", "zzz"}, `, a, b)`},
+		{[]string{"--flips", flips}, "give --compare MODEL too"},
+		{[]string{"--compare", "a", "--correction", "bonferroni"}, `--correction "bonferroni": want holm (the default) or bh`},
+	} {
+		if code, _, stderr := run(t, input, tc.args...); code != app.ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %s; want exit 2 and %q", tc.args, code, stderr, tc.want)
 		}
 	}
 }

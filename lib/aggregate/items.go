@@ -12,39 +12,47 @@ import (
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
-// item is one scored record, as --items writes it: the per-sample table an
-// evaluation team joins against. It is derived from the record's common
-// fields (docs/records.md, "Records"), the same for every benchmark.
-type item struct {
-	id, bench, model, task, run string
-	group                       map[string]string
-	score                       *float64
-	verdict, errKind, finish    string
-	failed, truncated           bool
+// Scored is one scored record, as --items writes it (the per-sample table
+// an evaluation team joins against) and as --flips compares two models'
+// answers. It is derived from the record's common fields (docs/records.md,
+// "Records"), the same for every benchmark.
+type Scored struct {
+	ID, Bench, Model, Task, Run string
+	Group                       map[string]string
+	Score                       *float64 // judgement.score; nil when the record was not judged
+	Verdict, ErrKind, Finish    string
+	Failed, Truncated           bool
+	ReplyTokens                 *int // response.usage.completion_tokens, when the server counted them
 }
 
-func itemOf(rec *record.Record, run string) item {
-	it := item{id: rec.ID(), bench: rec.String("bench"), model: ModelOf(rec), task: rec.String("task"), run: run,
-		failed: rec.Errored(), truncated: ServerTruncated(rec)}
-	it.group = groupOf(rec)
+func scoredOf(rec *record.Record, run string) Scored {
+	it := Scored{ID: rec.ID(), Bench: rec.String("bench"), Model: ModelOf(rec), Task: rec.String("task"), Run: run,
+		Failed: rec.Errored(), Truncated: ServerTruncated(rec)}
+	it.Group = groupOf(rec)
 	var j struct {
 		Score   *float64 `json:"score"`
 		Verdict string   `json:"verdict"`
 	}
 	if rec.Has("judgement") && rec.Decode("judgement", &j) == nil {
-		it.score, it.verdict = j.Score, j.Verdict
+		it.Score, it.Verdict = j.Score, j.Verdict
 	}
 	var e struct {
 		Kind string `json:"kind"`
 	}
-	if it.failed && rec.Decode("error", &e) == nil {
-		it.errKind = e.Kind
+	if it.Failed && rec.Decode("error", &e) == nil {
+		it.ErrKind = e.Kind
 	}
 	var resp struct {
 		Finish string `json:"finish_reason"`
+		Usage  *struct {
+			Completion *int `json:"completion_tokens"`
+		} `json:"usage"`
 	}
 	if rec.Has("response") && rec.Decode("response", &resp) == nil {
-		it.finish = resp.Finish
+		it.Finish = resp.Finish
+		if resp.Usage != nil {
+			it.ReplyTokens = resp.Usage.Completion
+		}
 	}
 	return it
 }
@@ -82,14 +90,14 @@ var itemColumns = []report.Column{
 
 // itemTable types the items: a column per group key, numbers for the numeric
 // dimensions (density, seed, …; null where a label is not a number).
-func itemTable(items []item) report.TypedTable {
+func itemTable(items []Scored) report.TypedTable {
 	t := report.TypedTable{Columns: slices.Clone(itemColumns)}
 	taken := func(k string) bool {
 		return slices.ContainsFunc(t.Columns, func(c report.Column) bool { return c.Name == k })
 	}
 	var keys []string
 	for _, it := range items {
-		for k := range it.group {
+		for k := range it.Group {
 			if !slices.Contains(keys, k) && !taken(k) {
 				keys = append(keys, k)
 			}
@@ -113,13 +121,13 @@ func itemTable(items []item) report.TypedTable {
 		return s
 	}
 	for _, it := range items {
-		m := map[string]any{"id": it.id, "bench": it.bench, "model": it.model, "task": opt(it.task), "run": it.run,
-			"verdict": opt(it.verdict), "failed": it.failed, "error_kind": opt(it.errKind), "truncated": it.truncated, "finish_reason": opt(it.finish)}
-		if it.score != nil {
-			m["score"] = *it.score
+		m := map[string]any{"id": it.ID, "bench": it.Bench, "model": it.Model, "task": opt(it.Task), "run": it.Run,
+			"verdict": opt(it.Verdict), "failed": it.Failed, "error_kind": opt(it.ErrKind), "truncated": it.Truncated, "finish_reason": opt(it.Finish)}
+		if it.Score != nil {
+			m["score"] = *it.Score
 		}
 		for _, k := range keys {
-			v, ok := it.group[k]
+			v, ok := it.Group[k]
 			if !ok {
 				continue
 			}

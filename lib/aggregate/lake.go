@@ -14,32 +14,23 @@ import (
 	"github.com/ifkit/ifkit/lib/stream"
 )
 
-// stamp gives every row of a result its provenance (docs/records.md, "Metric rows"): the run its
-// records came from, this ifkit's version and when the rows were made. When
-// the input holds several runs, each table's title names its run.
-func stamp(res *Result, run string, created time.Time, several bool) {
+// stamp gives every row of a result its provenance (docs/records.md,
+// "Metric rows"): the run its records came from, this ifkit's version and
+// when the rows were made. Rows read from earlier runs (--import rows) keep
+// their own.
+func stamp(res *Result, run string, created time.Time) {
 	for i := range res.Rows {
-		if res.Rows[i].Run == "" {
-			res.Rows[i].Run = run
+		r := &res.Rows[i]
+		if r.Run == "" {
+			r.Run = run
 		}
-		res.Rows[i].Version = app.Version
-		res.Rows[i].Created = created.Format(time.RFC3339)
-	}
-	if several {
-		for i := range res.Tables {
-			res.Tables[i].Title += " (run " + run + ")"
+		if r.Version == "" {
+			r.Version = app.Version
 		}
-	}
-}
-
-func distinct(xs []string) []string {
-	var out []string
-	for _, x := range xs {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
+		if r.Created == "" {
+			r.Created = created.Format(time.RFC3339)
 		}
 	}
-	return out
 }
 
 // tableNames are the tables' file names (report.TableName), numbered when

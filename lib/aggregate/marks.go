@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/record"
-	"github.com/ifkit/ifkit/lib/report"
 )
 
 // marks collects, from one run's records of one bench (the key of its
@@ -15,8 +14,10 @@ import (
 // missing (--allow-partial), the replies' tokens and how many the cache
 // gave (replies.go), and their reasoning traces, those that never ended
 // counted in every row (thinking.go). Kept per key, so one run's note
-// never lands on another run's tables. f makes another aggregator of the
-// bench, for thinking.
+// never lands on another run's tables: the sources, llm-sim and the shards
+// as dimensions of its rows (the tables' notes name the models they
+// concern, rowNotes), the others as notes of its result. f makes another
+// aggregator of the bench, for thinking.
 type marks struct {
 	sources   []string
 	cut       *truncation
@@ -48,33 +49,29 @@ func (m *marks) add(rec *record.Record) bool {
 	return false
 }
 
-func (m *marks) mark(res *Result) {
+func (m *marks) mark(res *Result, opt Options) {
 	m.thinking.count(res.Rows)
 	if len(m.sources) > 0 {
-		// Sorted: the note is the same whatever order the records came in.
+		// Sorted: the dimension is the same whatever order the records came in.
 		slices.Sort(m.sources)
-		what := strings.Join(m.sources, "; ")
-		annotate(res.Rows, res.Tables, "Items: "+what+".", "source", what)
+		annotate(res, "source", strings.Join(m.sources, "; "))
 	}
 	m.cut.mark(res)
 	if m.simulated {
-		annotate(res.Rows, res.Tables, SimulatorNote, "simulated", "true")
+		annotate(res, "simulated", "true")
 	}
-	m.partial.mark(res.Rows, res.Tables)
-	m.replies.mark(res.Tables)
-	m.thinking.mark(res.Tables)
+	m.partial.mark(res)
+	m.replies.mark(res, opt.Price, opt.JudgePrice)
+	m.thinking.mark(res)
 }
 
-// annotate adds note under every table and the dimension dim=value to every
-// row.
-func annotate(rows []report.Row, tables []report.Table, note, dim, value string) {
-	for i := range tables {
-		tables[i].Notes = append(tables[i].Notes, note)
-	}
-	for i := range rows {
-		if rows[i].Dims == nil {
-			rows[i].Dims = map[string]string{}
+// annotate sets the dimension dim=value on every row; the tables say it in a
+// note (rowNotes), whether the rows were made now or read (--import rows).
+func annotate(res *Result, dim, value string) {
+	for i := range res.Rows {
+		if res.Rows[i].Dims == nil {
+			res.Rows[i].Dims = map[string]string{}
 		}
-		rows[i].Dims[dim] = value
+		res.Rows[i].Dims[dim] = value
 	}
 }

@@ -45,10 +45,10 @@ func TestMarksStayWithTheirRecords(t *testing.T) {
 					skipped++
 				}
 			}
-			res := &Result{Tables: []report.Table{{Title: "t"}}, Rows: []report.Row{{Metric: "x"}}}
-			m.mark(res)
-			if len(res.Tables[0].Notes) != tc.wantNotes {
-				t.Errorf("notes %q, want %d", res.Tables[0].Notes, tc.wantNotes)
+			res := &Result{Rows: []report.Row{{Bench: "b", Metric: "x"}}}
+			m.mark(res, Options{})
+			if notes := tablesOf(res, map[string]map[string]string{"t": nil})[0].Notes; len(notes) != tc.wantNotes {
+				t.Errorf("notes %q, want %d", notes, tc.wantNotes)
 			}
 			got := res.Rows[0].Dims
 			if got == nil {
@@ -86,8 +86,8 @@ func TestMarksIgnoreRecordOrder(t *testing.T) {
 			}
 			m.add(rec)
 		}
-		res := &Result{Tables: []report.Table{{Title: "t"}}, Rows: []report.Row{{Metric: "x"}}}
-		m.mark(res)
+		res := &Result{Rows: []report.Row{{Metric: "x"}}}
+		m.mark(res, Options{})
 		if first == nil {
 			first = res
 			if got := res.Rows[0].Dims["source"]; got != "official file GIST_256.json; official file GIST_512.json" {
@@ -95,8 +95,29 @@ func TestMarksIgnoreRecordOrder(t *testing.T) {
 			}
 			continue
 		}
-		if !slices.Equal(res.Tables[0].Notes, first.Tables[0].Notes) || !maps.Equal(res.Rows[0].Dims, first.Rows[0].Dims) {
-			t.Errorf("records in another order: notes %q dims %v; first order: %q %v", res.Tables[0].Notes, res.Rows[0].Dims, first.Tables[0].Notes, first.Rows[0].Dims)
+		if !slices.Equal(res.Notes[""], first.Notes[""]) || !maps.Equal(res.Rows[0].Dims, first.Rows[0].Dims) {
+			t.Errorf("records in another order: notes %q dims %v; first order: %q %v", res.Notes[""], res.Rows[0].Dims, first.Notes[""], first.Rows[0].Dims)
+		}
+	}
+}
+
+// A note the rows' dimensions call for names the models it concerns when
+// not all of them share it.
+func TestRowNotes(t *testing.T) {
+	sim := map[string]string{"simulated": "true", "source": "s"}
+	real := map[string]string{"source": "s"}
+	for _, tc := range []struct {
+		name string
+		rows []report.Row
+		want []string
+	}{
+		{"all simulated", []report.Row{{Model: "a", Dims: sim}, {Model: "b", Dims: sim}}, []string{"Items: s.", SimulatorNote}},
+		{"one simulated", []report.Row{{Model: "a", Dims: sim}, {Model: "b", Dims: real}}, []string{"Items: s.", "a: " + SimulatorNote}},
+		{"two sources", []report.Row{{Model: "a", Dims: map[string]string{"source": "x"}}, {Model: "b", Dims: map[string]string{"source": "y"}}}, []string{"a: Items: x.", "b: Items: y."}},
+		{"none", []report.Row{{Model: "a"}}, nil},
+	} {
+		if got := rowNotes(tc.rows); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
@@ -120,7 +141,7 @@ func (f *failures) Add(rec *record.Record) error {
 }
 
 func (f *failures) Result() (*Result, error) {
-	res := &Result{Tables: []report.Table{{Title: "t"}}}
+	res := &Result{}
 	for _, k := range slices.SortedFunc(maps.Keys(f.rows), func(a, b [2]string) int { return strings.Compare(a[0]+a[1], b[0]+b[1]) }) {
 		res.Rows = append(res.Rows, *f.rows[k])
 	}
@@ -152,7 +173,7 @@ func TestMarksCountUnfinishedTraces(t *testing.T) {
 		}
 	}
 	res, _ := main.Result()
-	m.mark(res)
+	m.mark(res, Options{})
 	got := map[string][2]int{}
 	for _, r := range res.Rows {
 		got[r.Model+"/"+r.Dims["task"]] = [2]int{r.NFailed, r.NReasoningUnfinished}
@@ -160,17 +181,12 @@ func TestMarksCountUnfinishedTraces(t *testing.T) {
 	if want := map[string][2]int{"m/x": {1, 1}, "m/y": {2, 1}, "n/y": {0, 0}}; !maps.Equal(got, want) {
 		t.Errorf("rows (n_failed, n_reasoning_unfinished) %v, want %v", got, want)
 	}
-	notes := strings.Join(res.Tables[0].Notes, "\n")
-	for _, want := range []string{
+	notes := strings.Join(tablesOf(res, map[string]map[string]string{"t": nil})[0].Notes, "\n")
+	notesHold(t, notes,
 		"Reasoning (model m): 3 of 3 replies held a reasoning trace (harmony 1, think_tags 2)",
 		"60 reasoning tokens, 20.0 per reply with a trace (counted by: o200k_base~ 2, usage 1)",
 		"Reasoning unfinished (model m): 2 of 3 replies ended inside their trace",
-		"--reasoning-budget",
-	} {
-		if !strings.Contains(notes, want) {
-			t.Errorf("notes lack %q:\n%s", want, notes)
-		}
-	}
+		"--reasoning-budget")
 	if strings.Contains(notes, "model n") || strings.Contains(notes, "Reasoning budget") {
 		t.Errorf("a model without traces has a note:\n%s", notes)
 	}
@@ -179,18 +195,12 @@ func TestMarksCountUnfinishedTraces(t *testing.T) {
 // The tables note the --reasoning-budget the requests were made with, over
 // the records (a check counts as its parent).
 func TestMarksNoteReasoningBudget(t *testing.T) {
-	m := newMarks(nil, Options{})
-	for _, line := range []string{`{"id":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#1","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#2","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"b","bench":"b"}`} {
-		rec, err := record.Parse([]byte(line))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.add(rec)
-	}
-	res := &Result{Tables: []report.Table{{Title: "t"}}}
-	m.mark(res)
-	if want := "Reasoning budget: max_tokens raised by 4096 tokens for the reasoning trace (expand-templates --reasoning-budget 4096) on 1 of 2 records"; len(res.Tables[0].Notes) != 1 || !strings.HasPrefix(res.Tables[0].Notes[0], want) {
-		t.Errorf("notes %q, want %q", res.Tables[0].Notes, want)
+	m := marksOf(t, `{"id":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#1","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#2","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"b","bench":"b"}`)
+	res := &Result{Rows: []report.Row{{Bench: "b", Metric: "x"}}}
+	m.mark(res, Options{})
+	notes := tablesOf(res, map[string]map[string]string{"t": nil})[0].Notes
+	if want := "Reasoning budget: max_tokens raised by 4096 tokens for the reasoning trace (expand-templates --reasoning-budget 4096) on 1 of 2 records"; len(notes) != 1 || !strings.HasPrefix(notes[0], want) {
+		t.Errorf("notes %q, want %q", notes, want)
 	}
 }
 
@@ -198,29 +208,23 @@ func TestMarksNoteReasoningBudget(t *testing.T) {
 // model) counts the cut prompts among its own records, not the benchmark's
 // total; a table whose records were not cut says nothing.
 func TestTruncationNoteFollowsTableScope(t *testing.T) {
-	m := newMarks(nil, Options{})
-	for _, line := range []string{
+	m := marksOf(t,
 		`{"id":"g1","bench":"b","model":"m1","group":{"mode":"gist"},"response":{"server_truncated":true}}`,
 		`{"id":"g2","bench":"b","model":"m1","group":{"mode":"gist"},"response":{"cut_check":"exact"}}`,
 		`{"id":"g3","bench":"b","model":"m2","group":{"mode":"gist"},"response":{"server_truncated":true}}`,
 		`{"id":"l1","bench":"b","model":"m1","group":{"mode":"list"},"response":{"cut_check":"exact"}}`,
 		`{"id":"l2","bench":"b","model":"m1","group":{"mode":"list"},"response":{"cut_check":"exact"}}`,
-	} {
-		rec, err := record.Parse([]byte(line))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.add(rec)
-	}
-	res := &Result{Tables: []report.Table{
-		{Title: "all"},
-		{Title: "gist", Scope: map[string]string{"mode": "gist"}},
-		{Title: "gist m1", Scope: map[string]string{"mode": "gist", "model": "m1"}},
-		{Title: "list", Scope: map[string]string{"mode": "list"}},
-	}}
-	m.mark(res)
+	)
+	res := &Result{Rows: []report.Row{{Bench: "b", Model: "m1", Metric: "x"}, {Bench: "b", Model: "m2", Metric: "x"}}}
+	m.mark(res, Options{})
+	tables := tablesOf(res, map[string]map[string]string{
+		"all":     nil,
+		"gist":    {"mode": "gist"},
+		"gist m1": {"mode": "gist", "model": "m1"},
+		"list":    {"mode": "list"},
+	})
 	want := map[string]string{"all": "Server-truncated: 2 of 5 records", "gist": "Server-truncated: 2 of 3 records", "gist m1": "Server-truncated: 1 of 2 records", "list": ""}
-	for _, tb := range res.Tables {
+	for _, tb := range tables {
 		w := want[tb.Title]
 		if w == "" && len(tb.Notes) > 0 || w != "" && (len(tb.Notes) != 1 || !strings.HasPrefix(tb.Notes[0], w)) {
 			t.Errorf("table %q: notes %q, want %q", tb.Title, tb.Notes, w)
@@ -257,16 +261,79 @@ func TestCutChecksReported(t *testing.T) {
 			}
 			m.add(rec)
 		}
-		res := &Result{Tables: []report.Table{{Title: "t"}}, Rows: []report.Row{{Model: "m"}}}
-		m.mark(res)
+		res := &Result{Rows: []report.Row{{Bench: "b", Model: "m"}}}
+		m.mark(res, Options{})
 		var note string
-		for _, n := range res.Tables[0].Notes {
+		for _, n := range tablesOf(res, map[string]map[string]string{"t": nil})[0].Notes {
 			if strings.HasPrefix(n, "Server-truncated: cuts") {
 				note = n
 			}
 		}
 		if !strings.HasPrefix(note, tc.note) || tc.note == "" && note != "" || res.Rows[0].CutCheck != tc.label {
 			t.Errorf("%s: note %q (want %q), row %q (want %q)", tc.name, note, tc.note, res.Rows[0].CutCheck, tc.label)
+		}
+	}
+}
+
+// tablesOf lays res out as aggregate-ifs does, as one table per title
+// made from the records of its scope (report.Table.Scope), with the notes
+// each gets.
+func tablesOf(res *Result, scopes map[string]map[string]string) []report.Table {
+	tabler := func([]report.Row, TableOptions) []report.Table {
+		var out []report.Table
+		for _, title := range slices.Sorted(maps.Keys(scopes)) {
+			out = append(out, report.Table{Title: title, Scope: scopes[title]})
+		}
+		return out
+	}
+	return Lay(tabler, res, TableOptions{})
+}
+
+// Two models answering the same items are two sets of prompts sent: each
+// model's cuts, checks, replies and traces are counted, not only those of
+// the model read first.
+func TestMarksCountEveryModelsReplies(t *testing.T) {
+	m := marksOf(t,
+		`{"id":"a","bench":"b","model":"m1","response":{"cut_check":"exact","usage":{"prompt_tokens":10,"completion_tokens":1}}}`,
+		`{"id":"a#1","parent":"a","bench":"b","model":"m1","response":{"cut_check":"exact","usage":{"prompt_tokens":10,"completion_tokens":1}}}`,
+		`{"id":"a","bench":"b","model":"m2","response":{"server_truncated":true,"reasoning_format":"think_tags","reasoning_tokens":4,"usage":{"prompt_tokens":20,"completion_tokens":2}}}`,
+		`{"id":"b","bench":"b","model":"m2","response":{"cut_check":"unchecked","usage":{"prompt_tokens":20,"completion_tokens":2}}}`,
+	)
+	res := &Result{Rows: []report.Row{{Bench: "b", Model: "m1", Metric: "x"}, {Bench: "b", Model: "m2", Metric: "x"}}}
+	m.mark(res, Options{})
+	tables := tablesOf(res, map[string]map[string]string{"all": nil, "m2": {"model": "m2"}})
+	notesHold(t, strings.Join(tables[0].Notes, "\n"),
+		"Server-truncated: 1 of 3 records had their prompt cut",
+		"cuts not checked on 1 of 3 records",
+		"Tokens: 50 prompt, 5 completion, over 3 replies",
+		"Reasoning (model m2): 1 of 2 replies held a reasoning trace")
+	if m2 := strings.Join(tables[1].Notes, "\n"); !strings.Contains(m2, "Server-truncated: 1 of 2 records had their prompt cut") {
+		t.Errorf("model m2's table does not count its cut:\n%s", m2)
+	}
+	if res.Rows[0].CutCheck != "exact" || res.Rows[1].CutCheck != "cuts not checked" {
+		t.Errorf("cut_check %q, %q; want exact, cuts not checked", res.Rows[0].CutCheck, res.Rows[1].CutCheck)
+	}
+}
+
+// marksOf is the marks of the records lines, as aggregate-ifs reads them.
+func marksOf(t *testing.T, lines ...string) *marks {
+	t.Helper()
+	m := newMarks(nil, Options{})
+	for _, line := range lines {
+		rec, err := record.Parse([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.add(rec)
+	}
+	return m
+}
+
+func notesHold(t *testing.T, notes string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes lack %q:\n%s", w, notes)
 		}
 	}
 }

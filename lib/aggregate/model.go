@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/cuts"
@@ -33,6 +34,18 @@ func ServerTruncated(rec *record.Record) bool {
 	return rec.Has("response") && rec.Decode("response", &resp) == nil && resp.Cut
 }
 
+// Answerer says whose answer a record is, for aggregate-ifs' duplicate
+// check (app.Tool.Answerer): its model, and the judge model that decided it
+// when an LLM judged it. One item answered by two models, or judged by two
+// judges, is two records; the same answer read twice is still bad input.
+func Answerer(rec *record.Record) string {
+	who := fmt.Sprintf("model %q", ModelOf(rec))
+	if j := rec.JudgeModel(); j != "" {
+		who += fmt.Sprintf(", judge %q", j)
+	}
+	return who
+}
+
 // CutCheck says how well infer-batch checked the record's reply for a cut
 // (response.cut_check, and cut_margin for a calibrated estimate); "" when the
 // record has no reply, or failed (a trace that never ended keeps its reply):
@@ -60,4 +73,16 @@ func CutCheck(rec *record.Record) (cuts.Check, float64) {
 		return cuts.Exact, 0
 	}
 	return cuts.Unchecked, 0
+}
+
+// sentKey names the prompt a record answers, for the counts of prompts sent
+// (cuts, replies, traces): the children split-subtasks makes of one reply
+// count once, as their parent, and one item answered by several models is
+// several prompts.
+func sentKey(rec *record.Record) string {
+	id := rec.String("parent")
+	if id == "" {
+		id = rec.ID()
+	}
+	return ModelOf(rec) + "\x00" + id
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/record"
-	"github.com/ifkit/ifkit/lib/report"
 )
 
 // partialSets collects the incomplete sets of parts the records came from
@@ -39,10 +38,9 @@ func (p *partialSets) add(rec *record.Record) {
 
 // mark says so in every table and as a "shards" dimension of every row,
 // in sorted order whatever order the records came in.
-func (p partialSets) mark(rows []report.Row, tables []report.Table) {
+func (p partialSets) mark(res *Result) {
 	if len(p) == 0 {
 		return
 	}
-	what := strings.Join(slices.Sorted(slices.Values(p)), "; ")
-	annotate(rows, tables, "Partial: computed from "+what+" (--allow-partial); the missing shards' records are not counted.", "shards", what)
+	annotate(res, "shards", strings.Join(slices.Sorted(slices.Values(p)), "; "))
 }

@@ -55,10 +55,7 @@ func (t *thinking) add(rec *record.Record) {
 		// An error here is the benchmark aggregator's too, which reports it.
 		_ = t.unfinished.Add(rec)
 	}
-	id := rec.String("parent")
-	if id == "" {
-		id = rec.ID()
-	}
+	id := sentKey(rec)
 	if t.seen[id] {
 		return
 	}
@@ -129,7 +126,7 @@ func rowKey(r report.Row) string {
 
 // mark notes, per model, the traces and what they cost, and the replies
 // that ended inside their trace and what to do about it.
-func (t *thinking) mark(tables []report.Table) {
+func (t *thinking) mark(res *Result) {
 	var notes []string
 	for _, n := range slices.Sorted(maps.Keys(t.budgets)) {
 		notes = append(notes, fmt.Sprintf("Reasoning budget: max_tokens raised by %d tokens for the reasoning trace (expand-templates --reasoning-budget %d) on %d of %d records; the benchmark's own max_tokens are in docs/scripting.md.", n, n, t.budgets[n], t.records))
@@ -152,8 +149,8 @@ func (t *thinking) mark(tables []report.Table) {
 			notes = append(notes, fmt.Sprintf("Reasoning unfinished (model %s): %d of %d replies ended inside their trace, with no answer (error reasoning_unfinished): they are scored as failed records, counted in n_failed and apart in n_reasoning_unfinished. Raise max_tokens for this model (expand-templates --reasoning-budget N, the pipeline scripts' --reasoning-budget N).", model, m.unfinished, m.replies))
 		}
 	}
-	for i := range tables {
-		tables[i].Notes = append(tables[i].Notes, notes...)
+	for _, n := range notes {
+		res.Note("", n)
 	}
 }
 

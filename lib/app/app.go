@@ -57,6 +57,11 @@ type Tool struct {
 	// model (a score a program computed cost nothing). Unset, every record of
 	// such a tool counts as paid.
 	Paid func(*record.Record) bool
+	// Answerer, in a tool that reads the answers of several models (or
+	// judges) to one item, says whose answer a record is: the duplicate
+	// check then refuses an id read twice only for one answerer (a text
+	// such as `model "m"`, "" for none). Unset, an id is read once.
+	Answerer func(*record.Record) string
 	// Action runs the tool. It is not used when Commands are set.
 	Action func(*Run) error
 }
@@ -237,7 +242,7 @@ func execute(c *cli.Context, t Tool, sub string, action func(*Run) error, env En
 		return ExitUsage, err
 	}
 	r := &Run{Context: c, Tool: t.Name, Command: sub, Log: logger, env: env, started: time.Now(), kind: t.Kind, text: t.TextOutput}
-	r.outputFlags, r.paid = t.OutputFlags, t.Paid
+	r.outputFlags, r.paid, r.answerer = t.OutputFlags, t.Paid, t.Answerer
 	defer func() {
 		if r.unlock != nil {
 			r.unlock()

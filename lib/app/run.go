@@ -46,9 +46,10 @@ type Run struct {
 	signal       atomic.Pointer[os.Signal]
 	afterOutput  []func()
 	afterDone    []func()
-	unlock       func()                    // releases -o's lock (stream.Lock); nil without -o
-	owned        []ownedFile               // the files this run writes (the ownership rule, own.go)
-	paid         func(*record.Record) bool // Tool.Paid
+	unlock       func()                      // releases -o's lock (stream.Lock); nil without -o
+	owned        []ownedFile                 // the files this run writes (the ownership rule, own.go)
+	paid         func(*record.Record) bool   // Tool.Paid
+	answerer     func(*record.Record) string // Tool.Answerer
 	parts        *partsState
 	lake         *lakeOut // -o DIR/ without --shard
 	textDir      string   // -o DIR/ of a report-writing tool (OutputDir)
@@ -240,8 +241,16 @@ func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
 			r.Skipped.Add(1)
 			continue
 		}
-		if prev, dup := r.firstSeen(in.Name, n, r.InputRun()+"\x00"+rec.ID()); dup {
-			if err := r.invalid(&stream.LineError{File: in.Name, Line: n, ID: rec.ID(), Err: fmt.Errorf("duplicate id: already read at %s", prev)}); err != nil {
+		who := ""
+		if r.answerer != nil {
+			who = r.answerer(rec)
+		}
+		if prev, dup := r.firstSeen(in.Name, n, r.InputRun()+"\x00"+who+"\x00"+rec.ID()); dup {
+			what := "duplicate id"
+			if who != "" {
+				what += " answered by " + who
+			}
+			if err := r.invalid(&stream.LineError{File: in.Name, Line: n, ID: rec.ID(), Err: fmt.Errorf("%s: already read at %s", what, prev)}); err != nil {
 				return err
 			}
 			continue
@@ -262,7 +271,9 @@ func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
 
 // firstSeen records where an id was first read. An id twice is bad input in
 // every stage: two answers to one request would be counted twice by
-// aggregate-ifs, or resume would keep one at random. Under --skip-invalid the
+// aggregate-ifs, or resume would keep one at random; in aggregate-ifs the
+// key is the id of one answerer's records (Tool.Answerer), so the answers of
+// several models to one item are read side by side. Under --skip-invalid the
 // first is kept and the rest counted as invalid.
 func (r *Run) firstSeen(file string, line int, id string) (prev string, dup bool) {
 	if r.ids == nil {

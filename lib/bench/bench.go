@@ -53,6 +53,14 @@ type Bench struct {
 	// Aggregate reduces judged records to the paper's metrics: tidy rows
 	// and the tables laid out like the paper's (aggregate-ifs).
 	Aggregate aggregate.Factory
+	// Tables lay the benchmark's metric rows out as the paper's tables, the
+	// models side by side: from judged records, several runs or earlier
+	// rows alike (aggregate-ifs).
+	Tables aggregate.Tabler
+	// Design is the statistics of the metrics: the independent unit a
+	// confidence interval resamples and --compare pairs, each record's
+	// sufficient statistics and each row's metric from them (aggregate-ifs).
+	Design aggregate.Design
 	// Importers read official result files: aggregate-ifs --import KIND.
 	Importers map[string]aggregate.Importer
 	// Figures are the paper's figures drawn from the metric rows of this
@@ -155,8 +163,8 @@ func Check(bs []Bench) error {
 			return fmt.Errorf("bench: a benchmark without a name or title (%q, %q)", b.Name, b.Title)
 		case seen[b.Name]:
 			return fmt.Errorf("bench: %s is listed twice", b.Name)
-		case b.Generate.Action == nil || b.Expand.Open == nil || b.Judge.Open == nil || b.Aggregate == nil:
-			return fmt.Errorf("bench: %s lacks a generator, expander, scorer or aggregator", b.Name)
+		case b.Generate.Action == nil || b.Expand.Open == nil || b.Judge.Open == nil || b.Aggregate == nil || b.Tables == nil:
+			return fmt.Errorf("bench: %s lacks a generator, expander, scorer, aggregator or tables", b.Name)
 		case len(b.JudgePrompts) > 0 && len(b.JudgeModes) == 0:
 			return fmt.Errorf("bench: %s has judge prompts but no judge modes (JudgeModes)", b.Name)
 		case b.Cell == nil || b.Cells == "":

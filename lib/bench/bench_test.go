@@ -8,6 +8,7 @@ import (
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/expand"
 	"github.com/ifkit/ifkit/lib/judge"
+	"github.com/ifkit/ifkit/lib/report"
 	"github.com/urfave/cli/v2"
 )
 
@@ -19,6 +20,7 @@ func toy(name string) Bench {
 		Expand:    Fixed[expand.Factory](nil),
 		Judge:     Fixed[judge.Factory](nil),
 		Aggregate: func(aggregate.Options) aggregate.Aggregator { return nil },
+		Tables:    func([]report.Row, aggregate.TableOptions) []report.Table { return nil },
 	}
 }
 

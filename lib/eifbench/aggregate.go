@@ -222,7 +222,6 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		}
 		return c
 	}
-	subsets := map[string]bool{}
 	// Tasks and sub-instructions in a fixed order: the means are float sums,
 	// and the same input must give byte-identical output.
 	taskKeys := slices.SortedFunc(maps.Keys(a.tasks), func(x, y [2]string) int {
@@ -231,7 +230,6 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 	for _, key := range taskKeys {
 		t := a.tasks[key]
 		model := key[0]
-		subsets[t.subset] = true
 		judged, _ := t.judged()
 		for _, sub := range []string{t.subset, All} {
 			c := get(cellKey{model, sub, "", 0})
@@ -276,8 +274,21 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			}
 		}
 	}
-	ss := orderSubsets(subsets)
-	res := &aggregate.Result{}
+	res := &aggregate.Result{Rows: rowsOf(cells)}
+	if a.opt.ExcludeFailed() {
+		res.Note(titleTable4, "Tasks whose inference failed are left out (--failed exclude); their checks are counted in the \"failed checks\" column.")
+	} else {
+		res.Note(titleTable4, "Tasks whose inference failed score 0 on every constraint, as the official generate step stores an empty reply and its judge finds every constraint of it unmet; their checks are in \"checks\" and \"failed checks\" (--failed exclude leaves them out).")
+	}
+	if len(a.judges) > 0 {
+		res.Note(titleTable4, "Judge model: "+strings.Join(sortedKeys(a.judges), ", ")+".")
+	}
+	return res, nil
+}
+
+// rowsOf are the metric rows of the cells, in key order.
+func rowsOf(cells map[cellKey]*cell) []report.Row {
+	var out []report.Row
 	keys := slices.Collect(maps.Keys(cells))
 	sort.Slice(keys, func(i, j int) bool { return lessKey(keys[i], keys[j]) })
 	for _, k := range keys {
@@ -295,7 +306,7 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		// n_truncated counts among what n counts: tasks (or
 		// sub-instructions), checks, or every task.
 		row := func(metric, unit string, v float64, n, cut int) {
-			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: metric, Dims: dims, Nums: nums, Value: v, Unit: unit, N: n, NFailed: c.nFailed, NTruncated: cut})
+			out = append(out, report.Row{Bench: Bench, Model: k.model, Metric: metric, Dims: dims, Nums: nums, Value: v, Unit: unit, N: n, NFailed: c.nFailed, NTruncated: cut})
 		}
 		for _, m := range metrics {
 			row(m, "ratio", vals[m], c.n, c.truncated)
@@ -303,36 +314,42 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		if k.dim == "" {
 			row("sentinel_replies", "count", float64(c.sentinel), c.checks, c.cutChecks)
 			row("markers_ignored", "count", float64(c.markers), c.n+c.failedTasks, c.cutTasks)
+			row("failed_checks", "count", float64(c.failed), c.checks, c.cutChecks)
+			row("failed_tasks", "count", float64(c.failedTasks), c.n+c.failedTasks, c.cutTasks)
 		}
 	}
-	res.Tables = a.tables(cells, sortedKeys(a.modelSet()), ss)
-	return res, nil
+	return out
 }
 
-func (a *aggregator) modelSet() map[string]bool {
-	ms := map[string]bool{}
-	for k := range a.tasks {
-		ms[k[0]] = true
-	}
-	return ms
-}
+// counts are the rows that count checks or tasks, not a level.
+var counts = []string{"sentinel_replies", "markers_ignored", "failed_checks", "failed_tasks"}
 
-func (a *aggregator) tables(cells map[cellKey]*cell, models, subsets []string) []report.Table {
-	d := a.opt.Decimals
-	f := func(v float64) string { return report.Fmt(v, d) }
-	notes := []string{
-		"CLA: share of a task's constraints met; ILA: share of a task's sub-instructions with every constraint met; task level: share of tasks with every constraint met. All three are averaged over tasks (macro), as in the paper and the official 8_metric.py.",
-		"Failed judge calls, and judge replies \"None\" or \"Err\" (the \"sentinel\" column), are left out of the metrics, as the official code leaves them out; a task with no judged check is left out and counted as a failed task. \"markers ignored\": replies whose sub-instruction markers were misnumbered, duplicated or out of order, judged on the whole reply.",
+const titleTable4 = "EifBench: ILA and CLA by subset (layout of the paper's Table 4)"
+
+// Tables lays the rows out as the paper's Table 4 (ILA and CLA per subset),
+// with every level and count per subset and the two breakdowns, a line per
+// model.
+func Tables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
+	look := report.NewLookup(rows)
+	f := func(v float64) string { return report.Fmt(v, opt.Decimals) }
+	present := map[string]bool{}
+	for _, r := range report.Match(rows, "CLA", map[string]string{"sub_instructions": "-", "constraints_per_sub": "-"}) {
+		if r.Dims["subset"] != All {
+			present[r.Dims["subset"]] = true
+		}
 	}
-	if a.opt.ExcludeFailed() {
-		notes = append(notes, "Tasks whose inference failed are left out (--failed exclude); their checks are counted in the \"failed checks\" column.")
-	} else {
-		notes = append(notes, "Tasks whose inference failed score 0 on every constraint, as the official generate step stores an empty reply and its judge finds every constraint of it unmet; their checks are in \"checks\" and \"failed checks\" (--failed exclude leaves them out).")
+	subsets := orderSubsets(present)
+	models := report.Models(rows)
+	// whole is a subset's row over its tasks, not a breakdown's; a missing
+	// one prints as nan and zeros, as a subset without tasks.
+	whole := func(model, metric, subset string) report.Row {
+		r, ok := look.Get(model, metric, "subset", subset, "sub_instructions", "-", "constraints_per_sub", "-")
+		if !ok && !slices.Contains(counts, metric) {
+			r.Value = math.NaN()
+		}
+		return r
 	}
-	if len(a.judges) > 0 {
-		notes = append(notes, "Judge model: "+strings.Join(sortedKeys(a.judges), ", ")+".")
-	}
-	t4 := report.Table{Title: "EifBench: ILA and CLA by subset (layout of the paper's Table 4)", Columns: []string{"Model"}}
+	t4 := report.Table{Title: titleTable4, Columns: []string{"Model"}}
 	for _, s := range subsets {
 		t4.Columns = append(t4.Columns, subsetTitles[s]+" ILA", subsetTitles[s]+" CLA")
 	}
@@ -340,19 +357,22 @@ func (a *aggregator) tables(cells map[cellKey]*cell, models, subsets []string) [
 	for _, m := range models {
 		row := []string{m}
 		for _, s := range subsets {
-			c := at(cells, cellKey{m, s, "", 0})
-			row = append(row, f(c.mean(c.ila)), f(c.mean(c.cla)))
+			row = append(row, report.Cell(whole(m, "ILA", s), f), report.Cell(whole(m, "CLA", s), f))
 		}
-		t4.Rows = append(t4.Rows, append(row, strconv.Itoa(at(cells, cellKey{m, All, "", 0}).nFailed)))
+		t4.Rows = append(t4.Rows, append(row, strconv.Itoa(whole(m, "CLA", All).NFailed)))
 	}
-	t4.Notes = notes
+	t4.Notes = []string{
+		"CLA: share of a task's constraints met; ILA: share of a task's sub-instructions with every constraint met; task level: share of tasks with every constraint met. All three are averaged over tasks (macro), as in the paper and the official 8_metric.py.",
+		"Failed judge calls, and judge replies \"None\" or \"Err\" (the \"sentinel\" column), are left out of the metrics, as the official code leaves them out; a task with no judged check is left out and counted as a failed task. \"markers ignored\": replies whose sub-instruction markers were misnumbered, duplicated or out of order, judged on the whole reply.",
+	}
 
+	count := func(m, metric, s string) string { return report.Fmt(whole(m, metric, s).Value, 0) }
 	levels := report.Table{Title: "EifBench: all levels and counts", Columns: []string{"Model", "Subset", "Tasks", "Checks", "Failed checks", "Sentinel", "Failed tasks", "Markers ignored", "Cut by server", "CLA", "ILA", "Task level"}}
 	for _, m := range models {
 		for _, s := range append(subsets, All) {
-			c := at(cells, cellKey{m, s, "", 0})
-			levels.Rows = append(levels.Rows, []string{m, title(s), strconv.Itoa(c.n), strconv.Itoa(c.checks), strconv.Itoa(c.failed), strconv.Itoa(c.sentinel), strconv.Itoa(c.failedTasks),
-				strconv.Itoa(c.markers), strconv.Itoa(c.cutTasks), f(c.mean(c.cla)), f(c.mean(c.ila)), f(c.mean(c.all))})
+			cla := whole(m, "CLA", s)
+			levels.Rows = append(levels.Rows, []string{m, title(s), strconv.Itoa(cla.N), strconv.Itoa(whole(m, "sentinel_replies", s).N), count(m, "failed_checks", s), count(m, "sentinel_replies", s),
+				count(m, "failed_tasks", s), count(m, "markers_ignored", s), strconv.Itoa(whole(m, "markers_ignored", s).NTruncated), report.Cell(cla, f), report.Cell(whole(m, "ILA", s), f), report.Cell(whole(m, "task_level", s), f)})
 		}
 	}
 
@@ -361,20 +381,32 @@ func (a *aggregator) tables(cells map[cellKey]*cell, models, subsets []string) [
 	byCons.Notes = []string{"Here CLA is the mean share of a sub-instruction's constraints met and ILA the share of sub-instructions with every constraint met, over the sub-instructions with that many constraints.",
 		"Both breakdowns count judged constraints and sub-instructions with a judged constraint, as the official 8_metric.py does: the data's counts unless judge calls failed.",
 		"Failed tasks: tasks with a failed check (inference, judge call or sentinel reply)."}
-	keys := make([]cellKey, 0, len(cells))
-	for k := range cells {
-		if k.dim != "" {
-			keys = append(keys, k)
+	type bucket struct {
+		model, subset, dim string
+		val                float64
+	}
+	var buckets []bucket
+	for _, r := range report.Match(rows, "CLA", nil) {
+		for _, dim := range []string{"sub_instructions", "constraints_per_sub"} {
+			if v, ok := r.Nums[dim]; ok {
+				buckets = append(buckets, bucket{r.Model, r.Dims["subset"], dim, v})
+			}
 		}
 	}
-	sort.Slice(keys, func(i, j int) bool { return lessKey(keys[i], keys[j]) })
-	for _, k := range keys {
-		c := cells[k]
-		switch k.dim {
+	slices.SortFunc(buckets, func(a, b bucket) int {
+		return cmp.Or(strings.Compare(a.model, b.model), subsetRank(a.subset)-subsetRank(b.subset), strings.Compare(a.subset, b.subset), strings.Compare(a.dim, b.dim), cmp.Compare(a.val, b.val))
+	})
+	for _, b := range buckets {
+		get := func(metric string) report.Row {
+			r, _ := look.Get(b.model, metric, "subset", b.subset, b.dim, report.Fmt(b.val, -1))
+			return r
+		}
+		cla := get("CLA")
+		switch b.dim {
 		case "sub_instructions":
-			bySubs.Rows = append(bySubs.Rows, []string{k.model, title(k.subset), strconv.Itoa(k.val), strconv.Itoa(c.n), f(c.mean(c.cla)), f(c.mean(c.ila)), f(c.mean(c.all)), strconv.Itoa(c.nFailed)})
+			bySubs.Rows = append(bySubs.Rows, []string{b.model, title(b.subset), report.Fmt(b.val, -1), strconv.Itoa(cla.N), report.Cell(cla, f), report.Cell(get("ILA"), f), report.Cell(get("task_level"), f), strconv.Itoa(cla.NFailed)})
 		case "constraints_per_sub":
-			byCons.Rows = append(byCons.Rows, []string{k.model, title(k.subset), strconv.Itoa(k.val), strconv.Itoa(c.n), f(c.mean(c.cla)), f(c.mean(c.ila)), strconv.Itoa(c.nFailed)})
+			byCons.Rows = append(byCons.Rows, []string{b.model, title(b.subset), report.Fmt(b.val, -1), strconv.Itoa(cla.N), report.Cell(cla, f), report.Cell(get("ILA"), f), strconv.Itoa(cla.NFailed)})
 		}
 	}
 	return []report.Table{t4, levels, bySubs, byCons}

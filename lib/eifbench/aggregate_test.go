@@ -149,7 +149,7 @@ func TestAggregate(t *testing.T) {
 		if _, ok := findRow(res.Rows, "m", "task_level", plain, map[string]float64{"constraints_per_sub": 2}); ok {
 			t.Error("a task level per constraint count was reported")
 		}
-		t4 := res.Tables[0]
+		t4 := aggregate.Lay(Tables, res, aggregate.TableOptions{Decimals: 4, Failed: tc.policy})[0]
 		if strings.Join(t4.Columns, "|") != "Model|Plain Text ILA|Plain Text CLA|Dyadic Dialogue ILA|Dyadic Dialogue CLA|Multi-party Dialogue ILA|Multi-party Dialogue CLA|Failed tasks" {
 			t.Errorf("Table 4 columns: %v", t4.Columns)
 		}

@@ -26,6 +26,8 @@ var Benchmark = bench.Bench{
 	JudgeModes:   []string{judge.ModeLLM},
 	JudgePrompts: []string{"en", "zh"},
 	Aggregate:    NewAggregator,
+	Tables:       Tables,
+	Design:       design,
 	Figures:      figures,
 	Sim:          bench.Fixed([]sim.Solver{JudgeSolver{}, AnswerSolver{}}),
 }

@@ -17,7 +17,7 @@ func figures(own, ref []report.Row) []plot.Figure {
 	for _, l := range levels {
 		lv.Panels = append(lv.Panels, plot.Panel{Title: l.label, Kind: "bars", X: plot.Axis{Label: "subset"}, Y: plot.Axis{Label: l.label, Min: 0, Max: 1}, Cats: subsets,
 			Series: plot.Both(own, ref, func(rows []report.Row, isRef bool) []plot.Series {
-				return plot.BarSeries(plot.Match(rows, l.metric, whole), isRef, subsets, func(r report.Row) string { return r.Dims["subset"] }, nil)
+				return plot.BarSeries(report.Match(rows, l.metric, whole), isRef, subsets, func(r report.Row) string { return r.Dims["subset"] }, nil)
 			})})
 	}
 	by := func(id, title, dim, xlabel, measured string, ls []struct{ metric, label string }) plot.Figure {
@@ -29,7 +29,7 @@ func figures(own, ref []report.Row) []plot.Figure {
 		for _, l := range ls {
 			f.Panels = append(f.Panels, plot.Panel{Title: l.label, Kind: "lines", X: plot.Axis{Label: xlabel}, Y: plot.Axis{Label: l.label, Min: 0, Max: 1},
 				Series: plot.Both(own, ref, func(rows []report.Row, isRef bool) []plot.Series {
-					return plot.LineSeries(plot.Match(rows, l.metric, map[string]string{"subset": All, dim: "*"}), isRef, x, nil)
+					return plot.LineSeries(report.Match(rows, l.metric, map[string]string{"subset": All, dim: "*"}), isRef, x, nil)
 				})})
 		}
 		return f

@@ -187,8 +187,8 @@ func compareSeeds(a, b string) int {
 	return strings.Compare(a, b)
 }
 
-// Result turns the statistics into tidy rows and the two tables.
-func Result(stats []Stats, decimals int) *aggregate.Result {
+// Result turns the statistics into tidy rows.
+func Result(stats []Stats) *aggregate.Result {
 	res := &aggregate.Result{}
 	for _, s := range stats {
 		nums := map[string]float64{"density": float64(s.N)}
@@ -206,7 +206,39 @@ func Result(stats []Stats, decimals int) *aggregate.Result {
 		add("accuracy_all", "percent", s.AccuracyAll, s.Judged, s.Truncated)
 		add("rejected", "count", float64(s.Rejected), s.Judged, s.Truncated)
 	}
-	f := func(v float64) string { return report.Fmt(v, decimals) }
+	return res
+}
+
+// detailMetrics are the detail table's metric columns, in order.
+var detailMetrics = []string{"accuracy", "stdev", "omission_share", "modification_share", "om_ratio", "primacy_ratio", "latency_s", "accuracy_per_latency", "accuracy_all"}
+
+// densityKey is one model at one density: a line of the tables.
+type densityKey struct {
+	model   string
+	density float64
+}
+
+// Tables lays the rows out as the paper's leaderboard (accuracy and stdev
+// at a few densities) and a table of every metric per model and density.
+func Tables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
+	cells := map[densityKey]map[string]report.Row{}
+	var keys []densityKey
+	for _, r := range rows {
+		d, ok := r.Nums["density"]
+		if !ok {
+			continue
+		}
+		k := densityKey{r.Model, d}
+		if cells[k] == nil {
+			cells[k] = map[string]report.Row{}
+			keys = append(keys, k)
+		}
+		cells[k][r.Metric] = r
+	}
+	slices.SortFunc(keys, func(a, b densityKey) int {
+		return cmp.Or(strings.Compare(a.model, b.model), cmp.Compare(a.density, b.density))
+	})
+	f := func(v float64) string { return report.Fmt(v, opt.Decimals) }
 	detail := report.Table{
 		Title:   "IFScale: metrics per model and instruction density",
 		Columns: []string{"model", "N", "samples", "accuracy %", "stdev", "omission %", "modification %", "O:M", "primacy", "latency s", "acc/latency", "accuracy (all) %", "rejected", "failed"},
@@ -217,22 +249,37 @@ func Result(stats []Stats, decimals int) *aggregate.Result {
 				"Failed samples (an error from an earlier stage) are left out of every metric and counted under \"failed\", with --failed official as with exclude: the official runner skips a sample whose attempts all failed and writes no row for it (runner.py process_model_task).",
 		},
 	}
-	for _, s := range stats {
-		detail.Rows = append(detail.Rows, []string{s.Model, strconv.Itoa(s.N), strconv.Itoa(s.Samples), f(s.Accuracy), f(s.Stdev), f(s.OmissionShare), f(s.ModificationShare), f(s.OMRatio), f(s.PrimacyRatio), f(s.Latency), f(s.AccPerLatency), f(s.AccuracyAll), strconv.Itoa(s.Rejected), strconv.Itoa(s.Failed)})
+	for _, k := range keys {
+		c := cells[k]
+		acc := c["accuracy"]
+		line := []string{k.model, report.Fmt(k.density, -1), strconv.Itoa(acc.N)}
+		for _, m := range detailMetrics {
+			r, ok := c[m]
+			if !ok {
+				line = append(line, "")
+				continue
+			}
+			line = append(line, report.Cell(r, f))
+		}
+		line = append(line, report.Fmt(c["rejected"].Value, 0), strconv.Itoa(acc.NFailed))
+		detail.Rows = append(detail.Rows, line)
 	}
-	res.Tables = append(res.Tables, leaderboard(stats, decimals), detail)
-	return res
+	return []report.Table{leaderboard(keys, cells), detail}
 }
 
 // leaderboard is the paper's layout: accuracy % (stdev) at N = 10, 50, 100,
 // 250, 500, or at every density present when none of those is.
-func leaderboard(stats []Stats, decimals int) report.Table {
-	present := map[int]bool{}
-	for _, s := range stats {
-		present[s.N] = true
+func leaderboard(keys []densityKey, cells map[densityKey]map[string]report.Row) report.Table {
+	present := map[float64]bool{}
+	var models []string
+	for _, k := range keys {
+		present[k.density] = true
+		if !slices.Contains(models, k.model) {
+			models = append(models, k.model)
+		}
 	}
-	var cols []int
-	for _, n := range []int{10, 50, 100, 250, 500} {
+	var cols []float64
+	for _, n := range []float64{10, 50, 100, 250, 500} {
 		if present[n] {
 			cols = append(cols, n)
 		}
@@ -246,30 +293,22 @@ func leaderboard(stats []Stats, decimals int) report.Table {
 	t := report.Table{Title: "IFScale: accuracy % (stdev) by number of instructions", Columns: []string{"model"},
 		Notes: []string{"failed: samples of these densities that failed before scoring; they are left out, as the official runner drops them."}}
 	for _, n := range cols {
-		t.Columns = append(t.Columns, "N="+strconv.Itoa(n))
+		t.Columns = append(t.Columns, "N="+report.Fmt(n, -1))
 	}
 	t.Columns = append(t.Columns, "failed")
-	byModel := map[string]map[int]Stats{}
-	var models []string
-	for _, s := range stats {
-		if byModel[s.Model] == nil {
-			byModel[s.Model] = map[int]Stats{}
-			models = append(models, s.Model)
-		}
-		byModel[s.Model][s.N] = s
-	}
+	f := func(v float64) string { return report.Fmt(v, 1) }
 	for _, m := range models {
 		row := []string{m}
 		failed := 0
 		for _, n := range cols {
-			failed += byModel[m][n].Failed
-			s, ok := byModel[m][n]
-			switch {
-			case !ok || s.Samples == 0:
+			c, ok := cells[densityKey{m, n}]
+			acc := c["accuracy"]
+			failed += acc.NFailed
+			if !ok || acc.N == 0 {
 				row = append(row, "–")
-			default:
-				row = append(row, fmt.Sprintf("%s (%s)", report.Fmt(s.Accuracy, 1), report.Fmt(s.Stdev, 1)))
+				continue
 			}
+			row = append(row, fmt.Sprintf("%s (%s)%s", f(acc.Value), f(c["stdev"].Value), report.Interval(acc, f)))
 		}
 		t.Rows = append(t.Rows, append(row, strconv.Itoa(failed)))
 	}
@@ -289,16 +328,9 @@ func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
 }
 
 func (a *aggregator) Add(rec *record.Record) error {
-	var group struct {
-		Density string          `json:"density"`
-		Seed    json.RawMessage `json:"seed"` // a string or a number: only its order matters
-	}
-	if err := rec.Decode("group", &group); err != nil {
-		return err
-	}
-	n, err := strconv.Atoi(group.Density)
+	n, err := densityOf(rec)
 	if err != nil {
-		return fmt.Errorf("record %q: group.density %q is not a number", rec.ID(), group.Density)
+		return err
 	}
 	model := aggregate.ModelOf(rec)
 	// Under either --failed policy a failed sample is left out: the official
@@ -308,14 +340,48 @@ func (a *aggregator) Add(rec *record.Record) error {
 		a.failed[groupKey{model, n}]++
 		return nil
 	}
+	s, err := sampleOfRecord(rec)
+	if err != nil {
+		return err
+	}
+	s.Model, s.N = model, n
+	a.samples = append(a.samples, s)
+	return nil
+}
+
+// densityOf is a record's instruction density (group.density).
+func densityOf(rec *record.Record) (int, error) {
+	var group struct {
+		Density string `json:"density"`
+	}
+	if err := rec.Decode("group", &group); err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(group.Density)
+	if err != nil {
+		return 0, fmt.Errorf("record %q: group.density %q is not a number", rec.ID(), group.Density)
+	}
+	return n, nil
+}
+
+// sampleOfRecord is a judged record's metrics (SampleOf its keyword
+// classes), with its seed, id and latency; its model and density are the
+// caller's.
+func sampleOfRecord(rec *record.Record) (Sample, error) {
+	var group struct {
+		Seed json.RawMessage `json:"seed"` // a string or a number: only its order matters
+	}
+	if err := rec.Decode("group", &group); err != nil {
+		return Sample{}, err
+	}
 	var j struct {
 		Detail *Detail `json:"detail"`
 	}
 	if err := rec.Decode("judgement", &j); err != nil {
-		return err
+		return Sample{}, err
 	}
 	if j.Detail == nil {
-		return fmt.Errorf("record %q has no judgement.detail: run judge before aggregate-ifs", rec.ID())
+		return Sample{}, fmt.Errorf("record %q has no judgement.detail: run judge before aggregate-ifs", rec.ID())
 	}
 	classes := make([]Class, len(j.Detail.Keywords))
 	for i, k := range j.Detail.Keywords {
@@ -327,26 +393,26 @@ func (a *aggregator) Add(rec *record.Record) error {
 		case "omission":
 			classes[i] = Omission
 		default:
-			return fmt.Errorf("record %q: keyword %q has class %q", rec.ID(), k.Keyword, k.Class)
+			return Sample{}, fmt.Errorf("record %q: keyword %q has class %q", rec.ID(), k.Keyword, k.Class)
 		}
 	}
 	s := SampleOf(classes)
-	s.Model, s.N, s.Rejected, s.ID, s.Cut = model, n, j.Detail.Rejected, rec.ID(), aggregate.ServerTruncated(rec)
+	s.Rejected, s.ID, s.Cut = j.Detail.Rejected, rec.ID(), aggregate.ServerTruncated(rec)
+	var err error
 	if s.Seed, err = record.Unquote(group.Seed); err != nil {
 		s.Seed = string(group.Seed)
 	}
 	var resp record.Response
 	if err := rec.Decode("response", &resp); err != nil {
-		return err
+		return Sample{}, err
 	}
 	s.Latency = math.NaN()
 	if resp.LatencyMS > 0 {
 		s.Latency = resp.LatencyMS / 1000
 	}
-	a.samples = append(a.samples, s)
-	return nil
+	return s, nil
 }
 
 func (a *aggregator) Result() (*aggregate.Result, error) {
-	return Result(Reduce(a.samples, a.failed), a.opt.Decimals), nil
+	return Result(Reduce(a.samples, a.failed)), nil
 }

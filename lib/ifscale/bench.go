@@ -23,6 +23,8 @@ var Benchmark = bench.Bench{
 	Expand:    bench.FilePlug(&cli.StringFlag{Name: "template", Usage: "IFScale: the task text from `FILE` instead of the embedded one"}, NewExpander),
 	Judge:     bench.Fixed[judge.Factory](NewScorer),
 	Aggregate: NewAggregator,
+	Tables:    Tables,
+	Design:    design,
 	Importers: map[string]aggregate.Importer{"ifscale-per-sample": ImportPerSample},
 	Figures:   figures,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),

@@ -29,10 +29,13 @@ func figures(own, ref []report.Row) []plot.Figure {
 			dens.Max = v
 		}
 	}
+	// A series without intervals (a published model's, or rows made with
+	// --ci none) gets the paper's band: ± one sample standard deviation
+	// across seeds.
 	accuracy := func(rows []report.Row, isRef bool) []plot.Series {
-		ss := plot.LineSeries(plot.Match(rows, "accuracy", perDensity), isRef, densityX, nil)
+		ss := plot.LineSeries(report.Match(rows, "accuracy", perDensity), isRef, densityX, nil)
 		sd := map[string]map[float64]float64{}
-		for _, r := range plot.Match(rows, "stdev", perDensity) {
+		for _, r := range report.Match(rows, "stdev", perDensity) {
 			if x, _, ok := densityX(r); ok && !math.IsNaN(r.Value) {
 				name := plot.SeriesName(r.Model, isRef)
 				if sd[name] == nil {
@@ -43,7 +46,7 @@ func figures(own, ref []report.Row) []plot.Figure {
 		}
 		for i := range ss {
 			for j, p := range ss[i].Points {
-				if s, ok := sd[ss[i].Name][p.X]; ok {
+				if s, ok := sd[ss[i].Name][p.X]; ok && p.Lo == nil {
 					ss[i].Points[j].Lo, ss[i].Points[j].Hi = new(max(0, p.Y-s)), new(min(100, p.Y+s))
 				}
 			}
@@ -52,13 +55,13 @@ func figures(own, ref []report.Row) []plot.Figure {
 	}
 	line := func(metric string) func([]report.Row, bool) []plot.Series {
 		return func(rows []report.Row, isRef bool) []plot.Series {
-			return plot.LineSeries(plot.Match(rows, metric, perDensity), isRef, densityX, nil)
+			return plot.LineSeries(report.Match(rows, metric, perDensity), isRef, densityX, nil)
 		}
 	}
 	pct := plot.Axis{Label: "% of errors", Min: 0, Max: 100}
 	return []plot.Figure{
 		{ID: "ifscale-accuracy", Bench: "ifscale", Title: "IFScale: accuracy vs instruction density",
-			Measured: "share of the keywords included exactly (%), mean over seeds; the band is ± one sample standard deviation across seeds", NUnit: "replies", Counts: counts,
+			Measured: "share of the keywords included exactly (%), mean over seeds; a series without confidence intervals (a published model's) has the paper's band, ± one sample standard deviation across seeds", NUnit: "replies", Counts: counts,
 			Panels: []plot.Panel{{Kind: "lines", X: dens, Y: plot.Axis{Label: "accuracy (%)", Min: 0, Max: 100}, Series: plot.Both(own, ref, accuracy)}}},
 		{ID: "ifscale-errors", Bench: "ifscale", Title: "IFScale: omission vs modification errors",
 			Measured: "shares of the errors that are omissions (keyword absent) and modifications (a variant of it present), in % of errors", NUnit: "replies", Counts: counts,

@@ -88,5 +88,5 @@ func ImportPerSample(files []string, opt aggregate.Options) (*aggregate.Result, 
 		}
 		all = append(all, s...)
 	}
-	return Result(Reduce(all, nil), opt.Decimals), nil
+	return Result(Reduce(all, nil)), nil
 }

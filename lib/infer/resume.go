@@ -499,15 +499,7 @@ func (e *engine) modelOf(rec *record.Record) string {
 	if e.opt.Role == "" {
 		return rec.String("model")
 	}
-	var j struct {
-		Judge *struct {
-			Model string `json:"model"`
-		} `json:"judge"`
-	}
-	if !rec.Has("judgement") || rec.Decode("judgement", &j) != nil || j.Judge == nil {
-		return ""
-	}
-	return j.Judge.Model
+	return rec.JudgeModel()
 }
 
 func sameName(a, b string) bool {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
@@ -39,28 +38,37 @@ func NewAggregator(opt aggregate.Options) aggregate.Aggregator { return &Aggrega
 
 // Add takes one record.
 func (a *Aggregator) Add(rec *record.Record) error {
+	s, err := sampleOf(rec)
+	if err != nil {
+		return err
+	}
+	a.samples = append(a.samples, s)
+	return nil
+}
+
+// sampleOf reads a judged (or failed) record.
+func sampleOf(rec *record.Record) (sample, error) {
 	task, ok := TaskByName(rec.String("task"))
 	if !ok {
-		return app.Invalidf("unknown lifbench task %q", rec.String("task"))
+		return sample{}, app.Invalidf("unknown lifbench task %q", rec.String("task"))
 	}
 	var g map[string]string
 	if rec.Has("group") {
 		if err := rec.Decode("group", &g); err != nil {
-			return app.Invalidf("group: %v", err)
+			return sample{}, app.Invalidf("group: %v", err)
 		}
 	}
 	s := sample{model: aggregate.ModelOf(rec), task: task, length: g["length"], expression: g["expression"], variable: g["variable"], points: make([]float64, len(task.Points)), truncated: aggregate.ServerTruncated(rec)}
 	if rec.Errored() {
 		s.failed = true
-		a.samples = append(a.samples, s)
-		return nil
+		return s, nil
 	}
 	if !rec.Has("judgement") {
-		return app.Invalidf("no \"judgement\" and no \"error\" (run judge first)")
+		return sample{}, app.Invalidf("no \"judgement\" and no \"error\" (run judge first)")
 	}
 	var j record.Judgement
 	if err := rec.Decode("judgement", &j); err != nil {
-		return app.Invalidf("judgement: %v", err)
+		return sample{}, app.Invalidf("judgement: %v", err)
 	}
 	s.score = j.Score
 	for i, ps := range task.Points {
@@ -70,8 +78,7 @@ func (a *Aggregator) Add(rec *record.Record) error {
 			}
 		}
 	}
-	a.samples = append(a.samples, s)
-	return nil
+	return s, nil
 }
 
 // Result computes the metrics.
@@ -236,60 +243,36 @@ func compute(all []sample, opt aggregate.Options) (*aggregate.Result, error) {
 		models = append(models, m)
 	}
 	sort.Strings(models)
-	b := newLIFTables(opt.Decimals)
-	anyFailed := false
+	b := &lifRows{res: &aggregate.Result{}}
 	for _, m := range models {
 		all := byModel[m]
-		failed, _ := tally(all)
-		anyFailed = anyFailed || failed > 0
 		ss := scored(all, opt)
-		overall, n := b.byTask(m, all, ss, failed)
+		n := b.byTask(m, all, ss)
 		b.byLength(m, all, ss)
-		b.stability(m, all, ss, overall, failed)
-		b.capabilities(m, all, ss, n, failed)
+		b.stability(m, all, ss)
+		b.capabilities(m, all, ss, n)
 	}
-	b.t3.Notes = append(b.t3.Notes, "Overall = Σ task weight × ARS / Σ weight (weights: the tasks' total points, 99 for all eleven).")
-	switch {
-	case anyFailed && opt.ExcludeFailed():
-		b.t3.Notes = append(b.t3.Notes, "failed: records that failed before judging (error) are left out (--failed exclude) and counted in the failed column.")
-	case anyFailed:
-		b.t3.Notes = append(b.t3.Notes, "failed: records that failed before judging (error) score 0, as the official runner stores an empty output that every rubric scores 0; they are in n and counted in the failed column.")
+	if failed, _ := tally(all); failed > 0 {
+		note := "failed: records that failed before judging (error) score 0, as the official runner stores an empty output that every rubric scores 0; they are in n and counted in the failed column."
+		if opt.ExcludeFailed() {
+			note = "failed: records that failed before judging (error) are left out (--failed exclude) and counted in the failed column."
+		}
+		b.res.Note(titleByTask, note)
 	}
-	b.t4.Notes = append(b.t4.Notes, "IFS = mean over tasks of stdev(group ARS, ddof=1) / task mean; nan when a perspective has a single group (e.g. one length); IFS (AVG) averages the defined ones.")
-	b.res.Tables = []report.Table{b.t3, b.t4, b.t7, b.t8}
 	return b.res, nil
 }
 
-// lifTables are the metric rows and the paper's tables compute fills, model
-// by model.
-type lifTables struct {
-	res            *aggregate.Result
-	t3, t4, t7, t8 report.Table
-	dec            int
+// lifRows are the metric rows compute writes, model by model; the paper's
+// tables are laid out from them (Tables).
+type lifRows struct {
+	res *aggregate.Result
 }
-
-func newLIFTables(dec int) *lifTables {
-	cols := []string{"Model"}
-	for _, t := range Tasks {
-		cols = append(cols, t.Code)
-	}
-	return &lifTables{
-		res: &aggregate.Result{},
-		dec: dec,
-		t3:  report.Table{Title: "LIFBench ARS by task (paper Table 3)", Columns: append(append([]string{}, cols...), "Overall", "n", "failed")},
-		t7:  report.Table{Title: "LIFBench ARS by length (paper Table 7)", Columns: append(append([]string{"Model", "Length"}, cols[1:]...), "Overall", "n", "failed")},
-		t4:  report.Table{Title: "LIFBench instruction-following stability, lower is more stable (paper Table 4)", Columns: []string{"Model", "IFS Expression", "IFS Variable", "IFS Length", "IFS (AVG)", "ARS", "failed"}},
-		t8:  report.Table{Title: "LIFBench IFP by capability (paper Table 8)", Columns: append(append([]string{"Model"}, Capabilities...), "failed")},
-	}
-}
-
-func (b *lifTables) cell(v float64) string { return report.Fmt(roundHalfUp(v, b.dec), b.dec) }
 
 // row writes one metric over n items: the samples ss (its n_failed and,
 // unless cut says otherwise, n_truncated); a length label also gives its
 // token budget as a number. cut >= 0 is n_truncated where the items are
 // not samples (IFS: tasks, or perspectives).
-func (b *lifTables) row(model, metric string, v float64, n int, ss []sample, cut int, dims ...string) {
+func (b *lifRows) row(model, metric string, v float64, n int, ss []sample, cut int, dims ...string) {
 	d := map[string]string{}
 	for i := 0; i+1 < len(dims); i += 2 {
 		d[dims[i]] = dims[i+1]
@@ -305,9 +288,9 @@ func (b *lifTables) row(model, metric string, v float64, n int, ss []sample, cut
 	b.res.Rows = append(b.res.Rows, report.Row{Bench: Bench, Model: model, Metric: metric, Dims: d, Nums: nums, Value: v, Unit: "ratio", N: n, NFailed: failed, NTruncated: truncated})
 }
 
-// byTask writes a model's ARS by task over all lengths (Table 3) and
-// returns its overall ARS over n scored samples.
-func (b *lifTables) byTask(m string, all, ss []sample, failed int) (overall float64, n int) {
+// byTask writes a model's ARS by task over all lengths and overall
+// (Table 3), and returns the number of scored samples.
+func (b *lifRows) byTask(m string, all, ss []sample) int {
 	per, overall, n := ars(ss)
 	counts := map[*Task]int{}
 	byTask := map[*Task][]sample{}
@@ -317,18 +300,18 @@ func (b *lifTables) byTask(m string, all, ss []sample, failed int) (overall floa
 	for _, s := range ss {
 		counts[s.task]++
 	}
-	r3 := cells(b, []string{m}, Tasks, per, func(t *Task, v float64) {
-		b.row(m, "ARS", v, counts[t], byTask[t], -1, "task", t.Name, "length", "all")
-	})
-	r3 = append(r3, b.cell(overall), strconv.Itoa(n), strconv.Itoa(failed))
-	b.t3.Rows = append(b.t3.Rows, r3)
+	for _, t := range Tasks {
+		if v, ok := per[t]; ok {
+			b.row(m, "ARS", v, counts[t], byTask[t], -1, "task", t.Name, "length", "all")
+		}
+	}
 	b.row(m, "ARS", overall, n, all, -1, "task", "overall", "length", "all")
-	return overall, n
+	return n
 }
 
 // byLength writes a model's ARS by task at each length (Table 7), with the
-// IFP and the expression and variable IFS of each length as rows.
-func (b *lifTables) byLength(m string, all, ss []sample) {
+// IFP and the expression and variable IFS of each length.
+func (b *lifRows) byLength(m string, all, ss []sample) {
 	byLen, allByLen := map[string][]sample{}, map[string][]sample{}
 	var lengths []string
 	for _, s := range all {
@@ -351,12 +334,11 @@ func (b *lifTables) byLength(m string, all, ss []sample) {
 		for _, s := range byLen[l] {
 			lc[s.task]++
 		}
-		r7 := cells(b, []string{m, l}, Tasks, lp, func(t *Task, v float64) {
-			b.row(m, "ARS", v, lc[t], lt[t], -1, "task", t.Name, "length", l)
-		})
-		lf, _ := tally(allByLen[l])
-		r7 = append(r7, b.cell(lo), strconv.Itoa(ln), strconv.Itoa(lf))
-		b.t7.Rows = append(b.t7.Rows, r7)
+		for _, t := range Tasks {
+			if v, ok := lp[t]; ok {
+				b.row(m, "ARS", v, lc[t], lt[t], -1, "task", t.Name, "length", l)
+			}
+		}
 		b.row(m, "ARS", lo, ln, allByLen[l], -1, "task", "overall", "length", l)
 		byCap := ifp(byLen[l])
 		for _, c := range Capabilities {
@@ -372,14 +354,12 @@ func (b *lifTables) byLength(m string, all, ss []sample) {
 }
 
 // stability writes a model's IFS by perspective and their average (Table 4).
-func (b *lifTables) stability(m string, all, ss []sample, overall float64, failed int) {
+func (b *lifRows) stability(m string, all, ss []sample) {
 	var vals []float64
-	r4 := []string{m}
 	cutPerspectives := 0 // the averaged perspectives with a cut sample in them
 	for _, p := range perspectives {
 		v, nt, cut := ifs(ss, p.key)
 		b.row(m, "IFS", v, nt, all, cut, "perspective", p.name, "task", "overall", "length", "all")
-		r4 = append(r4, b.cell(v))
 		if !math.IsNaN(v) {
 			vals = append(vals, v)
 			if cut > 0 {
@@ -387,33 +367,18 @@ func (b *lifTables) stability(m string, all, ss []sample, overall float64, faile
 			}
 		}
 	}
-	avg := fsum.Mean(vals)
-	b.row(m, "IFS", avg, len(vals), all, cutPerspectives, "perspective", "avg", "task", "overall", "length", "all")
-	r4 = append(r4, b.cell(avg), b.cell(overall), strconv.Itoa(failed))
-	b.t4.Rows = append(b.t4.Rows, r4)
+	b.row(m, "IFS", fsum.Mean(vals), len(vals), all, cutPerspectives, "perspective", "avg", "task", "overall", "length", "all")
 }
 
-// capabilities writes a model's IFP by capability over all lengths (Table 8).
-func (b *lifTables) capabilities(m string, all, ss []sample, n, failed int) {
-	r8 := cells(b, []string{m}, Capabilities, ifp(ss), func(c string, v float64) {
-		b.row(m, "IFP", v, n, all, -1, "capability", c, "length", "all")
-	})
-	b.t8.Rows = append(b.t8.Rows, append(r8, strconv.Itoa(failed)))
-}
-
-// cells appends to a table row the value of each key in order ("" where
-// there is none), writing a metric row (row) for each value there is.
-func cells[K comparable](b *lifTables, r []string, keys []K, vals map[K]float64, row func(K, float64)) []string {
-	for _, k := range keys {
-		v, ok := vals[k]
-		if !ok {
-			r = append(r, "")
-			continue
+// capabilities writes a model's IFP by capability over all lengths (Table
+// 8), over its n scored samples.
+func (b *lifRows) capabilities(m string, all, ss []sample, n int) {
+	caps := ifp(ss)
+	for _, c := range Capabilities {
+		if v, ok := caps[c]; ok {
+			b.row(m, "IFP", v, n, all, -1, "capability", c, "length", "all")
 		}
-		r = append(r, b.cell(v))
-		row(k, v)
 	}
-	return r
 }
 
 // roundHalfUp rounds as the paper's tables do: sums of scores such as

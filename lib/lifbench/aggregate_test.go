@@ -34,7 +34,7 @@ func TestAggregateIgnoresRecordOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return fmt.Sprintf("%v\n%v", res.Rows, res.Tables)
+		return fmt.Sprintf("%v\n%v", res.Rows, aggregate.Lay(Tables, res, aggregate.TableOptions{Decimals: 3}))
 	}
 	want := show(ss)
 	for p, other := range testbin.Orders(ss, 4) {

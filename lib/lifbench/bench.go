@@ -34,6 +34,8 @@ var Benchmark = bench.Bench{
 		},
 	},
 	Aggregate: NewAggregator,
+	Tables:    Tables,
+	Design:    design,
 	Importers: map[string]aggregate.Importer{"lifbench-scores": ImportScores},
 	Figures:   figures,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),

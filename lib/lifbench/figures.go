@@ -21,7 +21,7 @@ func figures(own, ref []report.Row) []plot.Figure {
 	counts := plot.Tally(own, ref, func(r report.Row) bool {
 		return r.Metric == "ARS" && r.Dims["task"] == "overall" && r.Dims["length"] == "all"
 	}, func(rows []report.Row) int {
-		for _, r := range plot.Match(rows, "ARS", map[string]string{"task": "overall", "length": "all"}) {
+		for _, r := range report.Match(rows, "ARS", map[string]string{"task": "overall", "length": "all"}) {
 			if n, err := strconv.Atoi(r.Dims["failed"]); err == nil {
 				return n
 			}
@@ -39,9 +39,9 @@ func figures(own, ref []report.Row) []plot.Figure {
 	for _, t := range Tasks {
 		codes = append(codes, t.Code)
 	}
-	taskRows := plot.Match(own, "ARS", map[string]string{"length": "all", "task": "*"})
+	taskRows := report.Match(own, "ARS", map[string]string{"length": "all", "task": "*"})
 	taskCats := plot.PresentCats(taskRows, codes, taskCode)
-	capRows := plot.Match(own, "IFP", map[string]string{"length": "all"})
+	capRows := report.Match(own, "IFP", map[string]string{"length": "all"})
 	capCats := plot.PresentCats(capRows, Capabilities, func(r report.Row) string { return r.Dims["capability"] })
 	persp := []string{"expression", "variable", "length", "avg"}
 	ifsWhere := map[string]string{"length": "all", "task": "overall"}
@@ -50,26 +50,26 @@ func figures(own, ref []report.Row) []plot.Figure {
 			Measured: "overall ARS (weighted rubric score, 0–1) at each context length, per model", NUnit: "records", Counts: counts,
 			Panels: []plot.Panel{{Kind: "lines", X: plot.Axis{Label: "input length (tokens, log scale)", Log: true}, Y: unit,
 				Series: plot.Both(own, ref, func(rows []report.Row, isRef bool) []plot.Series {
-					return plot.LineSeries(plot.Match(rows, "ARS", map[string]string{"task": "overall", "length": "*"}), isRef, plot.LengthX(lifbenchTokens), nil)
+					return plot.LineSeries(report.Match(rows, "ARS", map[string]string{"task": "overall", "length": "*"}), isRef, plot.LengthX(lifbenchTokens), nil)
 				})}}},
 		{ID: "lifbench-ars-task", Bench: "lifbench", Title: "LIFBench: ARS per task",
 			Measured: "ARS of each of the eleven tasks over all lengths (paper Table 3 codes)", NUnit: "records", Counts: counts,
 			Panels: []plot.Panel{{Kind: "bars", X: plot.Axis{Label: "task"}, Y: unit, Cats: taskCats,
 				Series: plot.Both(own, ref, func(rows []report.Row, isRef bool) []plot.Series {
-					return plot.BarSeries(plot.Match(rows, "ARS", map[string]string{"length": "all", "task": "*"}), isRef, taskCats, taskCode, nil)
+					return plot.BarSeries(report.Match(rows, "ARS", map[string]string{"length": "all", "task": "*"}), isRef, taskCats, taskCode, nil)
 				})}}},
 		{ID: "lifbench-ifp", Bench: "lifbench", Title: "LIFBench: instruction-following performance (IFP) per capability",
 			Measured: "IFP per capability over all lengths (0–1, higher is better)", NUnit: "records", Counts: counts,
 			Panels: []plot.Panel{{Kind: "bars", X: plot.Axis{Label: "capability"}, Y: plot.Axis{Label: "IFP", Min: 0, Max: 1}, Cats: capCats,
 				Series: plot.Both(own, ref, func(rows []report.Row, isRef bool) []plot.Series {
-					return plot.BarSeries(plot.Match(rows, "IFP", map[string]string{"length": "all"}), isRef, capCats, func(r report.Row) string { return r.Dims["capability"] }, nil)
+					return plot.BarSeries(report.Match(rows, "IFP", map[string]string{"length": "all"}), isRef, capCats, func(r report.Row) string { return r.Dims["capability"] }, nil)
 				})}}},
 		{ID: "lifbench-ifs", Bench: "lifbench", Title: "LIFBench: instruction-following stability (IFS) per perspective",
 			Measured: "IFS per perspective: mean over tasks of stdev(group ARS)/mean; lower is more stable; nan (not drawn) when a perspective has one group", NUnit: "records", Counts: counts,
 			Panels: []plot.Panel{{Kind: "bars", X: plot.Axis{Label: "perspective"}, Y: plot.Axis{Label: "IFS (lower is more stable)", Min: 0},
-				Cats: plot.PresentCats(plot.Match(own, "IFS", ifsWhere), persp, func(r report.Row) string { return r.Dims["perspective"] }),
+				Cats: plot.PresentCats(report.Match(own, "IFS", ifsWhere), persp, func(r report.Row) string { return r.Dims["perspective"] }),
 				Series: plot.Both(own, ref, func(rows []report.Row, isRef bool) []plot.Series {
-					return plot.BarSeries(plot.Match(rows, "IFS", ifsWhere), isRef, persp, func(r report.Row) string { return r.Dims["perspective"] }, nil)
+					return plot.BarSeries(report.Match(rows, "IFS", ifsWhere), isRef, persp, func(r report.Row) string { return r.Dims["perspective"] }, nil)
 				})}}},
 	}
 }

@@ -1,11 +1,13 @@
 package longgenbench
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
@@ -74,11 +76,27 @@ type aggregator struct {
 	// overLimit holds the outputs (model and parent) the official
 	// evaluator cannot read (Counts.OverLimit).
 	overLimit map[[2]string]bool
+	// seen holds the checks taken (model and id): aggregate-ifs reads one
+	// check judged by two judge models as two records, which this table
+	// would count twice.
+	seen map[[2]string]bool
 }
 
 // NewAggregator is the aggregate-ifs factory.
 func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
-	return &aggregator{opt: opt, cells: map[string]*cell{}, failedUnsplit: map[string]int{}, overLimit: map[[2]string]bool{}}
+	return &aggregator{opt: opt, cells: map[string]*cell{}, failedUnsplit: map[string]int{}, overLimit: map[[2]string]bool{}, seen: map[[2]string]bool{}}
+}
+
+// once refuses a check of a model taken before: aggregate-ifs reads one
+// check judged by two judge models as two records, which this table would
+// count twice.
+func (a *aggregator) once(model, id string) error {
+	k := [2]string{model, id}
+	if a.seen[k] {
+		return fmt.Errorf("check %q of model %q appears twice (judged by two judge models?): aggregate each judge's verdicts apart (a run each)", id, model)
+	}
+	a.seen[k] = true
+	return nil
 }
 
 func (a *aggregator) Add(rec *record.Record) error {
@@ -100,6 +118,9 @@ func (a *aggregator) Add(rec *record.Record) error {
 		return err
 	}
 	if err := rec.Decode("group", &group); err != nil {
+		return err
+	}
+	if err := a.once(model, rec.ID()); err != nil {
 		return err
 	}
 	if limit := max(counts.Number, counts.LastEntry); counts.Number <= 0 || g.Entry < 1 || g.Entry > limit {
@@ -317,21 +338,11 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	d := a.opt.Decimals
-	f := func(v float64) string { return report.Fmt(v, d) }
 	res := &aggregate.Result{}
-	main := report.Table{Title: "LongGenBench: completion and instruction adherence (CR, STIC-1, STIC-2, wAvg in %)",
-		Columns: []string{"model", "version", "judge", "records", "CR", "STIC-1", "STIC-2", "words", "wAvg", "checks", "missing", "infer failed", "cut off", "judge failed"}}
-	acc := report.Table{Title: "LongGenBench: accuracy per instruction type (yes / judged checks; missing entries excluded, as official)",
-		Columns: []string{"model", "version", "single", "range", "periodic", "average", "judged", "failed"}}
-	pos := report.Table{Title: "LongGenBench: adherence by entry position (accuracy = yes / judged; present = judged / checks)",
-		Columns: []string{"model", "version", "position", "checks", "present", "accuracy", "failed"}}
-	lexical := false
 	for _, k := range keys {
 		c := a.cells[k]
 		m := c.metrics()
 		jl := c.judgeLabel()
-		lexical = lexical || strings.HasPrefix(jl, "lexical") || strings.Contains(jl, "+ lexical")
 		dims := func(extra ...string) map[string]string {
 			out := map[string]string{"version": c.version, "judge": jl}
 			for i := 0; i+1 < len(extra); i += 2 {
@@ -352,6 +363,8 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		row("STIC-2", "percent", m.STIC2, m.Checks, c.all.failed, c.all.cutChecks, nil)
 		row("wAvg", "percent", m.WAvg, m.Records, failedRecs, m.ServerCut, nil)
 		row("words", "words", m.Words, m.WordsN, failedRecs, m.WordsCut, nil)
+		row("cut_off", "count", float64(m.Truncated), m.Records, failedRecs, m.ServerCut, nil)
+		row("judge_failed", "count", float64(m.JudgeFailed), m.Checks, c.all.failed, c.all.cutChecks, nil)
 		for _, t := range append(append([]string{}, CheckTypes...), "average") {
 			n, failed, cut := m.Judged, c.all.failed, c.all.cutJudged
 			if t != "average" {
@@ -359,46 +372,100 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			}
 			row("accuracy", "ratio", m.Accuracy[t], n, failed, cut, nil, "type", t)
 		}
-		main.Rows = append(main.Rows, []string{c.model, c.version, jl, fmt.Sprint(m.Records), f(m.CR), f(m.STIC1), f(m.STIC2), report.Fmt(m.Words, 0), f(m.WAvg),
-			fmt.Sprint(m.Checks), fmt.Sprint(m.Missing), fmt.Sprint(failedRecs), fmt.Sprint(m.Truncated), fmt.Sprint(m.JudgeFailed)})
-		acc.Rows = append(acc.Rows, []string{c.model, c.version, f(m.Accuracy[Single]), f(m.Accuracy[Range]), f(m.Accuracy[Periodic]), f(m.Accuracy["average"]), fmt.Sprint(m.Judged), fmt.Sprint(c.all.failed)})
 		for i, t := range c.byPos {
 			label := fmt.Sprintf("%d-%d%%", i*100/positionBuckets, (i+1)*100/positionBuckets)
-			v := ratio(t.yes, t.judged, 1)
-			row("accuracy", "ratio", v, t.judged, t.failed, t.cutJudged, map[string]float64{"position": float64(i) / positionBuckets}, "type", "all", "position_range", label)
-			pos.Rows = append(pos.Rows, []string{c.model, c.version, label, fmt.Sprint(t.checks), f(ratio(t.judged, t.checks, 1)), f(v), fmt.Sprint(t.failed)})
+			pos := map[string]float64{"position": float64(i) / positionBuckets}
+			row("accuracy", "ratio", ratio(t.yes, t.judged, 1), t.judged, t.failed, t.cutJudged, pos, "type", "all", "position_range", label)
+			row("present", "ratio", ratio(t.judged, t.checks, 1), t.checks, t.failed, t.cutChecks, pos, "type", "all", "position_range", label)
 		}
 	}
-	main.Notes = append(main.Notes,
-		"CR: share of the expected entries present, averaged over records. STIC-1: yes / checks whose entry exists. STIC-2: yes / all checks (a missing entry fails its check). wAvg = CR × STIC-2.",
-		fmt.Sprintf("words: mean word count of outputs with more than %d '#*#' pieces and more than %d words (the official rule); nan when none qualifies.", wordRuleBlocks, wordRuleWords),
-		"cut off: responses that stopped at max_tokens, scored as far as they go. judge failed: checks whose judge call failed; they are left out of every ratio (the official judge runs offline in vLLM and never fails).")
+	note := func(s string) { res.Note(titleMain, s) }
 	if a.opt.ExcludeFailed() {
-		main.Notes = append(main.Notes, "infer failed: records whose inference ended in an error; --failed exclude leaves them and their checks out of every number.")
+		note("infer failed: records whose inference ended in an error; --failed exclude leaves them and their checks out of every number.")
 	} else {
-		main.Notes = append(main.Notes, "infer failed: records whose inference ended in an error; they are scored as empty outputs (CR 0, every check missing, so STIC-2 counts their checks as failed), as the official evaluator scores an empty generation.")
+		note("infer failed: records whose inference ended in an error; they are scored as empty outputs (CR 0, every check missing, so STIC-2 counts their checks as failed), as the official evaluator scores an empty generation.")
 	}
 	switch {
 	case a.strict > 0 && a.official > 0:
-		main.Notes = append(main.Notes, fmt.Sprintf("entries: %d checks were split with split-subtasks --rubric strict and %d with the official regex; CR and STIC mix the two readings.", a.strict, a.official))
+		note(fmt.Sprintf("entries: %d checks were split with split-subtasks --rubric strict and %d with the official regex; CR and STIC mix the two readings.", a.strict, a.official))
 	case a.strict > 0:
-		main.Notes = append(main.Notes, "entries: read with split-subtasks --rubric strict (the official regex's quirks fixed, docs/longgenbench.md), so CR and STIC can differ from the official evaluator's.")
+		note("entries: read with split-subtasks --rubric strict (the official regex's quirks fixed, docs/longgenbench.md), so CR and STIC can differ from the official evaluator's.")
 	}
 	if n := len(a.overLimit); n > 0 {
-		main.Notes = append(main.Notes, fmt.Sprintf("Outputs with a piece whose entry number has more than %d digits: %d. The official eval.py stops on such an output with ValueError (int() on Python 3.10.7 and later), so it has no official score; here the piece claims no entry, as it would without that limit.", pystr.IntMaxStrDigits, n))
+		note(fmt.Sprintf("Outputs with a piece whose entry number has more than %d digits: %d. The official eval.py stops on such an output with ValueError (int() on Python 3.10.7 and later), so it has no official score; here the piece claims no entry, as it would without that limit.", pystr.IntMaxStrDigits, n))
 	}
-	if lexical {
-		main.Notes = append(main.Notes, "judge lexical: an offline approximation (every content word of the event present in the entry), not the paper's LLM judge; its numbers are not comparable with published ones.")
+	for _, s := range attributed {
+		note(s)
 	}
-	main.Notes = append(main.Notes, attributed...)
 	models := make([]string, 0, len(a.failedUnsplit))
 	for m := range a.failedUnsplit {
 		models = append(models, m)
 	}
 	sort.Strings(models)
 	for _, m := range models {
-		main.Notes = append(main.Notes, fmt.Sprintf("%s: %d records failed before split-subtasks and have no checks; they are not in the table.", m, a.failedUnsplit[m]))
+		note(fmt.Sprintf("%s: %d records failed before split-subtasks and have no checks; they are not in the table.", m, a.failedUnsplit[m]))
 	}
-	res.Tables = []report.Table{main, acc, pos}
 	return res, nil
+}
+
+// The tables' titles; the aggregator's notes name the first.
+const (
+	titleMain     = "LongGenBench: completion and instruction adherence (CR, STIC-1, STIC-2, wAvg in %)"
+	titleType     = "LongGenBench: accuracy per instruction type (yes / judged checks; missing entries excluded, as official)"
+	titlePosition = "LongGenBench: adherence by entry position (accuracy = yes / judged; present = judged / checks)"
+)
+
+// Tables lays the rows out as the paper's table of CR, STIC-1, STIC-2 and
+// wAvg, with the accuracy per check type and by entry position, a line per
+// model and version.
+func Tables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
+	look := report.NewLookup(rows)
+	f := func(v float64) string { return report.Fmt(v, opt.Decimals) }
+	type cellOf struct{ model, version string }
+	var cells []cellOf
+	for _, r := range report.Match(rows, "CR", nil) {
+		if c := (cellOf{r.Model, r.Dims["version"]}); !slices.Contains(cells, c) {
+			cells = append(cells, c)
+		}
+	}
+	slices.SortFunc(cells, func(x, y cellOf) int {
+		return cmp.Or(strings.Compare(x.model, y.model), strings.Compare(x.version, y.version))
+	})
+	main := report.Table{Title: titleMain,
+		Columns: []string{"model", "version", "judge", "records", "CR", "STIC-1", "STIC-2", "words", "wAvg", "checks", "missing", "infer failed", "cut off", "judge failed"}}
+	acc := report.Table{Title: titleType, Columns: []string{"model", "version", "single", "range", "periodic", "average", "judged", "failed"}}
+	pos := report.Table{Title: titlePosition, Columns: []string{"model", "version", "position", "checks", "present", "accuracy", "failed"}}
+	whole := func(v float64) string { return report.Fmt(v, 0) } // words
+	lexical := false
+	for _, c := range cells {
+		get := func(metric string, dims ...string) report.Row {
+			r, _ := look.Get(c.model, metric, append([]string{"version", c.version}, dims...)...)
+			return r
+		}
+		cr, s1, s2 := get("CR"), get("STIC-1"), get("STIC-2")
+		jl := cr.Dims["judge"]
+		lexical = lexical || strings.HasPrefix(jl, "lexical") || strings.Contains(jl, "+ lexical")
+		main.Rows = append(main.Rows, []string{c.model, c.version, jl, strconv.Itoa(cr.N), report.Cell(cr, f), report.Cell(s1, f), report.Cell(s2, f), report.Cell(get("words"), whole), report.Cell(get("wAvg"), f),
+			strconv.Itoa(s2.N), strconv.Itoa(s2.N - s1.N), strconv.Itoa(cr.NFailed), report.Fmt(get("cut_off").Value, 0), report.Fmt(get("judge_failed").Value, 0)})
+		line := []string{c.model, c.version}
+		for _, t := range append(append([]string{}, CheckTypes...), "average") {
+			line = append(line, report.Cell(get("accuracy", "type", t), f))
+		}
+		avg := get("accuracy", "type", "average")
+		acc.Rows = append(acc.Rows, append(line, strconv.Itoa(avg.N), strconv.Itoa(avg.NFailed)))
+		for _, a := range look.All(c.model, "accuracy", "version", c.version, "type", "all", "position", "*") {
+			label := a.Dims["position_range"]
+			p := get("present", "type", "all", "position_range", label)
+			pos.Rows = append(pos.Rows, []string{c.model, c.version, label, strconv.Itoa(p.N), report.Cell(p, f), report.Cell(a, f), strconv.Itoa(a.NFailed)})
+		}
+	}
+	main.Notes = []string{
+		"CR: share of the expected entries present, averaged over records. STIC-1: yes / checks whose entry exists. STIC-2: yes / all checks (a missing entry fails its check). wAvg = CR × STIC-2.",
+		fmt.Sprintf("words: mean word count of outputs with more than %d '#*#' pieces and more than %d words (the official rule); nan when none qualifies.", wordRuleBlocks, wordRuleWords),
+		"cut off: responses that stopped at max_tokens, scored as far as they go. judge failed: checks whose judge call failed; they are left out of every ratio (the official judge runs offline in vLLM and never fails).",
+	}
+	if lexical {
+		main.Notes = append(main.Notes, "judge lexical: an offline approximation (every content word of the event present in the entry), not the paper's LLM judge; its numbers are not comparable with published ones.")
+	}
+	return []report.Table{main, acc, pos}
 }

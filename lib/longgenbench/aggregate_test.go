@@ -1,7 +1,9 @@
 package longgenbench
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,9 +14,14 @@ import (
 	"github.com/ifkit/ifkit/lib/report"
 )
 
+// checkSeq numbers the children judged makes: two checks of one type and
+// entry are two records.
+var checkSeq int
+
 // judged makes a judged child of parent.
 func judged(parent, model, check string, entry int, verdict string, counts Counts) *record.Record {
-	rec := record.New(parent + "#" + check + "-" + string(rune('0'+entry)))
+	checkSeq++
+	rec := record.New(fmt.Sprintf("%s#%s-%d-%d", parent, check, entry, checkSeq))
 	rec.Set("parent", parent)
 	rec.Set("bench", Bench)
 	if model != "" {
@@ -133,7 +140,7 @@ func TestAggregatePerModelAndWords(t *testing.T) {
 	if r := value(t, res, "STIC-2"); !near(r.Value, 100.0/3) {
 		t.Errorf("m1 STIC-2 %+v", r)
 	}
-	md := res.Tables[0].Rows
+	md := tables(res)[0].Rows
 	if len(md) != 2 || md[0][0] != "m1" || md[0][11] != "1" || md[1][0] != "m2" {
 		t.Errorf("table rows %q", md)
 	}
@@ -186,10 +193,10 @@ func TestAggregateCountsFailures(t *testing.T) {
 	if r := value(t, res, "STIC-2"); !near(r.Value, 100) || r.N != 1 {
 		t.Errorf("STIC-2 %+v (a failed judge call is left out)", r)
 	}
-	if row := res.Tables[0].Rows[0]; row[13] != "1" {
+	if row := tables(res)[0].Rows[0]; row[13] != "1" {
 		t.Errorf("judge failed column %q", row)
 	}
-	if notes := strings.Join(res.Tables[0].Notes, "\n"); !strings.Contains(notes, "unknown: 1 records failed before split-subtasks") {
+	if notes := strings.Join(tables(res)[0].Notes, "\n"); !strings.Contains(notes, "unknown: 1 records failed before split-subtasks") {
 		t.Errorf("notes:\n%s", notes)
 	}
 	a := NewAggregator(aggregate.Options{})
@@ -206,12 +213,12 @@ func TestAggregateAttributesModelless(t *testing.T) {
 	ok := Counts{Number: 3, Found: 3, Checks: 1}
 	failed := Counts{Number: 3, Error: []byte(`{"stage":"infer-batch","kind":"server_error","message":"x"}`), Checks: 1}
 	res := result(t, judged("a", "m1", Single, 1, judge.VerdictYes, ok), judged("b", "", Single, 1, judge.VerdictMissing, failed))
-	if r := value(t, res, "CR"); r.Model != "m1" || !near(r.Value, 50) || r.N != 2 || len(res.Tables[0].Rows) != 1 {
-		t.Errorf("one model: %+v, %d rows", r, len(res.Tables[0].Rows))
+	if r := value(t, res, "CR"); r.Model != "m1" || !near(r.Value, 50) || r.N != 2 || len(tables(res)[0].Rows) != 1 {
+		t.Errorf("one model: %+v, %d rows", r, len(tables(res)[0].Rows))
 	}
 	res = result(t, judged("a", "m1", Single, 1, judge.VerdictYes, ok), judged("c", "m2", Single, 1, judge.VerdictYes, ok),
 		judged("b", "", Single, 1, judge.VerdictMissing, failed))
-	if rows := res.Tables[0].Rows; len(rows) != 3 || rows[2][0] != "unknown" {
+	if rows := tables(res)[0].Rows; len(rows) != 3 || rows[2][0] != "unknown" {
 		t.Errorf("two models: %q", rows)
 	}
 }
@@ -231,7 +238,7 @@ func TestAggregateNotesStrictEntries(t *testing.T) {
 		{"strict", []*record.Record{judged("a", "m", Single, 5, judge.VerdictYes, strict)}, "entries: read with split-subtasks --rubric strict"},
 		{"mixed", []*record.Record{judged("a", "m", Single, 5, judge.VerdictYes, strict), judged("b", "m", Single, 5, judge.VerdictYes, official)}, "entries: 1 checks were split with split-subtasks --rubric strict and 1 with the official regex"},
 	} {
-		notes := strings.Join(result(t, tc.recs...).Tables[0].Notes, "\n")
+		notes := strings.Join(tables(result(t, tc.recs...))[0].Notes, "\n")
 		if got := strings.Contains(notes, "entries: "); got != (tc.want != "") || tc.want != "" && !strings.Contains(notes, tc.want) {
 			t.Errorf("%s: notes %q; want %q", tc.name, notes, tc.want)
 		}
@@ -252,8 +259,42 @@ func TestAggregateNotesOverLimit(t *testing.T) {
 		}
 		k.Set("judgement", record.Judgement{Verdict: judge.VerdictMissing, Rubric: "test"})
 	}
-	notes := strings.Join(result(t, kids...).Tables[0].Notes, "\n")
+	notes := strings.Join(tables(result(t, kids...))[0].Notes, "\n")
 	if !strings.Contains(notes, "Outputs with a piece whose entry number has more than 4300 digits: 1.") {
 		t.Errorf("notes %q do not count the output the official evaluator cannot read", notes)
+	}
+}
+
+// tables lays a result out as aggregate-ifs does.
+func tables(res *aggregate.Result) []report.Table {
+	return aggregate.Lay(Tables, res, aggregate.TableOptions{Decimals: 2, Failed: aggregate.FailedOfficial})
+}
+
+// One check judged by two judge models is two records to aggregate-ifs'
+// reader, but one check of this table: it is refused, not counted twice.
+func TestAggregateRefusesACheckTwice(t *testing.T) {
+	c := Counts{Number: 1, Found: 1, Checks: 1}
+	rec := judged("p", "m", Single, 1, judge.VerdictYes, c)
+	a := NewAggregator(aggregate.Options{})
+	if err := a.Add(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Add(rec.Clone()); err == nil || !strings.Contains(err.Error(), "appears twice") {
+		t.Errorf("the second verdict of one check: %v", err)
+	}
+}
+
+// Every metric of the main table prints its interval, the mean words too.
+func TestTablesPrintEveryInterval(t *testing.T) {
+	long := Counts{Number: 52, Found: 52, Blocks: 53, Words: 9000, Checks: 1}
+	res := result(t, judged("a", "m1", Single, 5, judge.VerdictYes, long))
+	for i := range res.Rows {
+		lo, hi := res.Rows[i].Value-1, res.Rows[i].Value+1
+		res.Rows[i].CILow, res.Rows[i].CIHigh = &lo, &hi
+	}
+	main := tables(res)[0]
+	words := main.Rows[0][slices.Index(main.Columns, "words")]
+	if words != "9000 [8999, 9001]" {
+		t.Errorf("words cell %q, want its interval", words)
 	}
 }

@@ -47,6 +47,8 @@ var Benchmark = bench.Bench{
 	JudgeModes:   []string{judge.ModeLLM, judge.ModeLexical},
 	JudgePrompts: []string{Prompt3Shot, PromptZeroShot},
 	Aggregate:    NewAggregator,
+	Tables:       Tables,
+	Design:       design,
 	Figures:      figures,
 	Sim: bench.Plug[[]sim.Solver]{
 		Flags: []cli.Flag{

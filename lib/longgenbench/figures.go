@@ -65,13 +65,13 @@ func figures(own, ref []report.Row) []plot.Figure {
 			Measured: "share of the judged checks met, by where the entry lies along the output (tenths of the expected entries)", NUnit: "judged checks", Counts: checks,
 			Panels: []plot.Panel{{Kind: "lines", X: plot.Axis{Label: "entry position along the output (%)", Min: 0, Max: 100}, Y: plot.Axis{Label: "accuracy", Min: 0, Max: 1},
 				Series: plot.Both(own, ref, func(rows []report.Row, isRef bool) []plot.Series {
-					return plot.LineSeries(plot.Match(rows, "accuracy", map[string]string{"type": "all", "position": "*"}), isRef, positionX, split)
+					return plot.LineSeries(report.Match(rows, "accuracy", map[string]string{"type": "all", "position": "*"}), isRef, positionX, split)
 				})}}},
 		{ID: "longgenbench-check-type", Bench: "longgenbench", Title: "LongGenBench: accuracy per check type",
 			Measured: "share of the judged checks met, per instruction type (single, range, periodic) and their mean", NUnit: "judged checks", Counts: checks,
 			Panels: []plot.Panel{{Kind: "bars", X: plot.Axis{Label: "check type"}, Y: plot.Axis{Label: "accuracy", Min: 0, Max: 1}, Cats: types,
 				Series: plot.Both(own, ref, func(rows []report.Row, isRef bool) []plot.Series {
-					return plot.BarSeries(plot.Match(rows, "accuracy", map[string]string{"position": "all"}), isRef, types, func(r report.Row) string { return r.Dims["type"] }, split)
+					return plot.BarSeries(report.Match(rows, "accuracy", map[string]string{"position": "all"}), isRef, types, func(r report.Row) string { return r.Dims["type"] }, split)
 				})}}},
 	}
 }

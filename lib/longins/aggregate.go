@@ -1,6 +1,7 @@
 package longins
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -41,18 +42,11 @@ func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
 }
 
 func (a *aggregator) Add(rec *record.Record) error {
-	var group struct {
-		Mode   string `json:"mode"`
-		Length string `json:"length"`
-	}
-	if err := rec.Decode("group", &group); err != nil {
+	e, err := examOf(rec)
+	if err != nil {
 		return err
 	}
-	length, err := strconv.Atoi(group.Length)
-	if err != nil || !validMode(group.Mode) {
-		return fmt.Errorf("record %q: want group.mode (gist, list, limt) and a numeric group.length, got %q and %q", rec.ID(), group.Mode, group.Length)
-	}
-	k := cell{aggregate.ModelOf(rec), group.Mode, length}
+	k := cell{aggregate.ModelOf(rec), e.mode, e.length}
 	c := a.cells[k]
 	if c == nil {
 		c = &cellStats{}
@@ -62,23 +56,69 @@ func (a *aggregator) Add(rec *record.Record) error {
 	if cut {
 		c.truncated++
 	}
-	if rec.Errored() {
-		// The official runner keeps an empty response, and eval.py scores it:
-		// no bracketed id, F1 0 (eval.py calculate_f1_score).
+	if e.failed {
 		c.failed++
 		if a.opt.ExcludeFailed() {
 			return nil
 		}
-		c.exams++
-		// Naming no wrong answer, it misses every one of them at its depth.
+	}
+	c.exams++
+	c.f1.Add(e.f1)
+	if !e.failed && e.goldWrong == 0 {
+		c.emptyGoldExams++
+	}
+	if e.overLimit {
+		c.overLimit++
+	}
+	for _, h := range e.hits {
+		c.depthTotal[h.Depth]++
+		if h.Hit {
+			c.depthHit[h.Depth]++
+		}
+		if cut {
+			c.depthCut[h.Depth]++
+		}
+	}
+	return nil
+}
+
+// exam is one judged (or failed) exam as the metrics read it.
+type exam struct {
+	mode      string
+	length    int
+	failed    bool
+	f1        float64
+	hits      []Hit // each gold wrong answer at its depth bucket (0–9), found or not
+	goldWrong int
+	overLimit bool // a reply the official eval.py cannot read (Predicted)
+}
+
+func examOf(rec *record.Record) (exam, error) {
+	var group struct {
+		Mode   string `json:"mode"`
+		Length string `json:"length"`
+	}
+	if err := rec.Decode("group", &group); err != nil {
+		return exam{}, err
+	}
+	length, err := strconv.Atoi(group.Length)
+	if err != nil || !validMode(group.Mode) {
+		return exam{}, fmt.Errorf("record %q: want group.mode (gist, list, limt) and a numeric group.length, got %q and %q", rec.ID(), group.Mode, group.Length)
+	}
+	e := exam{mode: group.Mode, length: length}
+	if rec.Errored() {
+		// The official runner keeps an empty response, and eval.py scores it:
+		// no bracketed id, F1 0 (eval.py calculate_f1_score). Naming no wrong
+		// answer, it misses every one of them at its depth.
+		e.failed = true
 		var g Gold
 		if err := rec.Decode("gold", &g); err != nil {
-			return err
+			return exam{}, err
 		}
 		for _, d := range g.Depths {
-			c.depthTotal[min(9, max(0, d))]++
+			e.hits = append(e.hits, Hit{Depth: min(9, max(0, d))})
 		}
-		return nil
+		return e, nil
 	}
 	var j struct {
 		Score  *float64 `json:"score"`
@@ -89,30 +129,17 @@ func (a *aggregator) Add(rec *record.Record) error {
 		} `json:"detail"`
 	}
 	if err := rec.Decode("judgement", &j); err != nil {
-		return err
+		return exam{}, err
 	}
 	if j.Score == nil {
-		return fmt.Errorf("record %q has no judgement: run judge before aggregate-ifs", rec.ID())
+		return exam{}, fmt.Errorf("record %q has no judgement: run judge before aggregate-ifs", rec.ID())
 	}
-	c.exams++
-	c.f1.Add(*j.Score)
-	if j.Detail.GoldWrong == 0 {
-		c.emptyGoldExams++
-	}
-	if j.Detail.OverLimit > 0 {
-		c.overLimit++
-	}
+	e.f1, e.goldWrong, e.overLimit = *j.Score, j.Detail.GoldWrong, j.Detail.OverLimit > 0
 	for _, h := range j.Detail.Hits {
-		d := min(9, max(0, h.Depth))
-		c.depthTotal[d]++
-		if h.Hit {
-			c.depthHit[d]++
-		}
-		if cut {
-			c.depthCut[d]++
-		}
+		h.Depth = min(9, max(0, h.Depth))
+		e.hits = append(e.hits, h)
 	}
-	return nil
+	return e, nil
 }
 
 func (a *aggregator) Result() (*aggregate.Result, error) {
@@ -131,6 +158,7 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		return x.length - y.length
 	})
 	res := &aggregate.Result{}
+	overLimit := map[string]int{}
 	nan := func(num, den float64) float64 {
 		if den == 0 {
 			return math.NaN()
@@ -141,7 +169,9 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 		c := a.cells[k]
 		dims := map[string]string{"mode": k.mode, "length": strconv.Itoa(k.length)}
 		nums := map[string]float64{"length_tokens": float64(k.length)}
-		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "F1", Dims: dims, Nums: nums, Value: nan(100*c.f1.Value(), float64(c.exams)), Unit: "percent", N: c.exams, NFailed: c.failed, NTruncated: c.truncated})
+		res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "F1", Dims: dims, Nums: nums, Value: nan(100*c.f1.Value(), float64(c.exams)), Unit: "percent", N: c.exams, NFailed: c.failed, NTruncated: c.truncated},
+			report.Row{Bench: Bench, Model: k.model, Metric: "empty_gold", Dims: dims, Nums: nums, Value: float64(c.emptyGoldExams), Unit: "count", N: c.exams, NFailed: c.failed, NTruncated: c.truncated})
+		overLimit[k.mode] += c.overLimit
 		for d := range 10 {
 			if c.depthTotal[d] == 0 {
 				continue
@@ -150,113 +180,111 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			res.Rows = append(res.Rows, report.Row{Bench: Bench, Model: k.model, Metric: "depth_accuracy", Dims: dims, Nums: dn, Value: 100 * float64(c.depthHit[d]) / float64(c.depthTotal[d]), Unit: "percent", N: c.depthTotal[d], NFailed: c.failed, NTruncated: c.depthCut[d]})
 		}
 	}
-	res.Tables = append(res.Tables, a.f1Tables(keys)...)
-	res.Tables = append(res.Tables, a.depthTables(keys)...)
+	for _, mode := range Modes {
+		if n := overLimit[mode]; n > 0 {
+			res.Note(f1Title(mode), fmt.Sprintf("Exams whose reply names a number of more than %d digits inside [...]: %d. The official eval.py stops on such a reply with ValueError (int() on Python 3.10.7 and later), so it has no official score; it is scored as eval.py scores it without that limit, the number naming no question.", pystr.IntMaxStrDigits, n))
+		}
+	}
 	return res, nil
 }
 
-// lengthsOf lists the lengths present for a mode, ascending.
-func lengthsOf(keys []cell, mode string) []int {
-	var ls []int
-	for _, k := range keys {
-		if k.mode == mode && !slices.Contains(ls, k.length) {
-			ls = append(ls, k.length)
-		}
-	}
-	slices.Sort(ls)
-	return ls
+// f1Title is the title of a mode's F1 table.
+func f1Title(mode string) string {
+	return fmt.Sprintf("LongIns %s: F1 × 100 by exam length (tokens)", strings.ToUpper(mode))
 }
 
-// f1Tables are the paper's Table 3 layout, one per mode: F1 × 100 by model
-// and exam length.
-func (a *aggregator) f1Tables(keys []cell) []report.Table {
+// Tables lays the rows out as the paper's Table 3, one per mode (F1 × 100
+// by model and exam length), and a depth × length table per model and mode:
+// the share (%) of wrong answers found at each depth.
+func Tables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
+	look := report.NewLookup(rows)
+	f := func(v float64) string { return report.Fmt(v, opt.Decimals) }
+	type modeOf struct{ model, mode string }
+	lengths := map[string][]float64{}
+	var pairs []modeOf
+	for _, r := range report.Match(rows, "F1", nil) {
+		mode, l := r.Dims["mode"], r.Nums["length_tokens"]
+		if !slices.Contains(lengths[mode], l) {
+			lengths[mode] = append(lengths[mode], l)
+		}
+		if !slices.Contains(pairs, modeOf{r.Model, mode}) {
+			pairs = append(pairs, modeOf{r.Model, mode})
+		}
+	}
+	slices.SortFunc(pairs, func(x, y modeOf) int {
+		return cmp.Or(slices.Index(Modes, x.mode)-slices.Index(Modes, y.mode), strings.Compare(x.model, y.model))
+	})
 	var out []report.Table
 	for _, mode := range Modes {
-		ls := lengthsOf(keys, mode)
+		ls := lengths[mode]
 		if len(ls) == 0 {
 			continue
 		}
-		t := report.Table{Title: fmt.Sprintf("LongIns %s: F1 × 100 by exam length (tokens)", strings.ToUpper(mode)), Columns: []string{"model"},
-			Scope: map[string]string{"mode": mode}}
+		slices.Sort(ls)
+		t := report.Table{Title: f1Title(mode), Columns: []string{"model"}, Scope: map[string]string{"mode": mode}}
 		for _, l := range ls {
-			t.Columns = append(t.Columns, strconv.Itoa(l))
+			t.Columns = append(t.Columns, report.Fmt(l, -1))
 		}
 		t.Columns = append(t.Columns, "exams", "failed", "cut by server", "empty gold")
-		var models []string
-		for _, k := range keys {
-			if k.mode == mode && !slices.Contains(models, k.model) {
-				models = append(models, k.model)
+		for _, p := range pairs {
+			if p.mode != mode {
+				continue
 			}
-		}
-		overLimit := 0
-		for _, m := range models {
-			row := []string{m}
+			row := []string{p.model}
 			exams, failed, empty, truncated := 0, 0, 0, 0
 			for _, l := range ls {
-				c, ok := a.cells[cell{m, mode, l}]
-				if !ok || c.exams == 0 {
+				lt := report.Fmt(l, -1)
+				r, ok := look.Get(p.model, "F1", "mode", mode, "length_tokens", lt)
+				failed += r.NFailed
+				truncated += r.NTruncated
+				if !ok || r.N == 0 {
 					row = append(row, "–")
-					if ok {
-						failed += c.failed
-						truncated += c.truncated
-					}
 					continue
 				}
-				row = append(row, report.Fmt(100*c.f1.Value()/float64(c.exams), a.opt.Decimals))
-				exams, failed, empty = exams+c.exams, failed+c.failed, empty+c.emptyGoldExams
-				truncated += c.truncated
-				overLimit += c.overLimit
+				row = append(row, report.Cell(r, f))
+				exams += r.N
+				if e, ok := look.Get(p.model, "empty_gold", "mode", mode, "length_tokens", lt); ok {
+					empty += int(e.Value)
+				}
 			}
-			row = append(row, strconv.Itoa(exams), strconv.Itoa(failed), strconv.Itoa(truncated), strconv.Itoa(empty))
-			t.Rows = append(t.Rows, row)
+			t.Rows = append(t.Rows, append(row, strconv.Itoa(exams), strconv.Itoa(failed), strconv.Itoa(truncated), strconv.Itoa(empty)))
 		}
 		t.Notes = []string{"Mean F1 between the predicted and the gold wrong-question ids (the integers inside [...] of the reply), as the official eval.py; an exam with no gold wrong answer, or a reply naming none, scores 0 and is counted (\"empty gold\"). \"cut by server\": replies to a prompt the server shortened."}
-		t.Notes = append(t.Notes, failedNote(a.opt))
-		if overLimit > 0 {
-			t.Notes = append(t.Notes, fmt.Sprintf("Exams whose reply names a number of more than %d digits inside [...]: %d. The official eval.py stops on such a reply with ValueError (int() on Python 3.10.7 and later), so it has no official score; it is scored as eval.py scores it without that limit, the number naming no question.", pystr.IntMaxStrDigits, overLimit))
+		if opt.Failed != "" {
+			t.Notes = append(t.Notes, failedNote(opt.Failed))
 		}
 		out = append(out, t)
 	}
-	return out
-}
-
-// depthTables are the depth × length heat maps: the share (%) of wrong
-// answers found at each depth bucket, per model and mode.
-func (a *aggregator) depthTables(keys []cell) []report.Table {
-	var out []report.Table
-	type mm struct{ model, mode string }
-	var seen []mm
-	for _, k := range keys {
-		if !slices.Contains(seen, mm{k.model, k.mode}) {
-			seen = append(seen, mm{k.model, k.mode})
-		}
-	}
-	for _, x := range seen {
-		ls := lengthsOf(keys, x.mode)
-		t := report.Table{Title: fmt.Sprintf("LongIns %s, %s: wrong answers found (%%) by depth and exam length", strings.ToUpper(x.mode), x.model), Columns: []string{"depth"},
-			Scope: map[string]string{"mode": x.mode, "model": x.model}}
+	for _, p := range pairs {
+		ls := lengths[p.mode]
+		t := report.Table{Title: fmt.Sprintf("LongIns %s, %s: wrong answers found (%%) by depth and exam length", strings.ToUpper(p.mode), p.model), Columns: []string{"depth"},
+			Scope: map[string]string{"mode": p.mode, "model": p.model}}
 		for _, l := range ls {
-			t.Columns = append(t.Columns, strconv.Itoa(l))
+			t.Columns = append(t.Columns, report.Fmt(l, -1))
 		}
 		for d := range 10 {
 			row := []string{strconv.Itoa(d)}
 			for _, l := range ls {
-				c, ok := a.cells[cell{x.model, x.mode, l}]
-				if !ok || c.depthTotal[d] == 0 {
+				r, ok := look.Get(p.model, "depth_accuracy", "mode", p.mode, "length_tokens", report.Fmt(l, -1), "depth", strconv.Itoa(d))
+				if !ok || r.N == 0 {
 					row = append(row, "–")
 					continue
 				}
-				row = append(row, report.Fmt(100*float64(c.depthHit[d])/float64(c.depthTotal[d]), a.opt.Decimals))
+				row = append(row, report.Cell(r, f))
 			}
 			t.Rows = append(t.Rows, row)
 		}
 		failed := 0
-		for _, l := range ls {
-			if c, ok := a.cells[cell{x.model, x.mode, l}]; ok {
-				failed += c.failed
-			}
+		for _, r := range look.All(p.model, "F1", "mode", p.mode) {
+			failed += r.NFailed
 		}
-		t.Notes = []string{"Depth 0 is the first tenth of the exam, 9 the last.", fmt.Sprintf("failed: %d exams failed before scoring; %s", failed, depthFailedNote(a.opt))}
+		note := fmt.Sprintf("failed: %d exams failed before scoring", failed)
+		if opt.Failed != "" {
+			note += "; " + depthFailedNote(opt.Failed)
+		} else {
+			note += "."
+		}
+		t.Notes = []string{"Depth 0 is the first tenth of the exam, 9 the last.", note}
 		out = append(out, t)
 	}
 	return out
@@ -264,16 +292,16 @@ func (a *aggregator) depthTables(keys []cell) []report.Table {
 
 // depthFailedNote says whether the failed exams' wrong answers are in the
 // depth table.
-func depthFailedNote(opt aggregate.Options) string {
-	if opt.ExcludeFailed() {
+func depthFailedNote(policy string) string {
+	if policy == aggregate.FailedExclude {
 		return "they are left out (--failed exclude)."
 	}
 	return "they name no wrong answer, so each of their wrong answers counts as missed at its depth."
 }
 
 // failedNote says how the exams that failed before scoring were treated.
-func failedNote(opt aggregate.Options) string {
-	if opt.ExcludeFailed() {
+func failedNote(policy string) string {
+	if policy == aggregate.FailedExclude {
 		return "Failed exams (an error from an earlier stage) are left out of the mean (--failed exclude) and counted under \"failed\"."
 	}
 	return "Failed exams (an error from an earlier stage) score F1 0, as the official runner stores an empty response for them and eval.py scores it; they are in \"exams\" and counted under \"failed\" (--failed exclude leaves them out)."

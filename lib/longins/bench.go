@@ -29,6 +29,8 @@ var Benchmark = bench.Bench{
 	Expand:    bench.Fixed[expand.Factory](NewExpander),
 	Judge:     bench.Fixed[judge.Factory](NewScorer),
 	Aggregate: NewAggregator,
+	Tables:    Tables,
+	Design:    design,
 	Figures:   figures,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),
 }

@@ -19,14 +19,14 @@ func figures(own, ref []report.Row) []plot.Figure {
 	for _, mode := range modes {
 		f1.Panels = append(f1.Panels, plot.Panel{Title: strings.ToUpper(mode), Kind: "lines", X: plot.Axis{Label: "exam length (tokens, log scale)", Log: true}, Y: plot.Axis{Label: "F1 × 100", Min: 0, Max: 100},
 			Series: plot.Both(own, ref, func(rows []report.Row, isRef bool) []plot.Series {
-				return plot.LineSeries(plot.Match(rows, "F1", map[string]string{"mode": mode}), isRef, plot.LengthX(plot.Atof), nil)
+				return plot.LineSeries(report.Match(rows, "F1", map[string]string{"mode": mode}), isRef, plot.LengthX(plot.Atof), nil)
 			})})
 	}
 	heat := plot.Figure{ID: "longins-depth-heat", Bench: "longins", Title: "LongIns: wrong answers found by depth and exam length",
 		Measured: "share (%) of the wrong answers at each depth (0 = first tenth of the exam, 9 = last) that the model named; colour from black (0 %) to white (100 %), grey where no wrong answer fell", NUnit: "exams", Counts: counts}
 	for _, mode := range modes {
-		for _, m := range plot.Models(own) {
-			rows := plot.Match(own, "depth_accuracy", map[string]string{"mode": mode})
+		for _, m := range report.Models(own) {
+			rows := report.Match(own, "depth_accuracy", map[string]string{"mode": mode})
 			h := &plot.Heat{}
 			var cols []float64
 			for _, r := range rows {
@@ -41,7 +41,7 @@ func figures(own, ref []report.Row) []plot.Figure {
 				if !slices.Contains(cols, l) {
 					cols = append(cols, l)
 				}
-				h.Cells = append(h.Cells, plot.Cell{Row: strconv.FormatFloat(d, 'f', -1, 64), Col: strconv.FormatFloat(l, 'f', -1, 64), Value: r.Value, N: r.N})
+				h.Cells = append(h.Cells, plot.Cell{Row: strconv.FormatFloat(d, 'f', -1, 64), Col: strconv.FormatFloat(l, 'f', -1, 64), Value: r.Value, Lo: r.CILow, Hi: r.CIHigh, N: r.N})
 			}
 			if len(h.Cells) == 0 {
 				continue

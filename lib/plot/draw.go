@@ -248,6 +248,9 @@ func drawLines(pl *gplot.Plot, p Panel, sty map[string]style) error {
 				lower = append(lower, plotter.XY{X: pt.X, Y: *pt.Lo})
 			}
 		}
+		if len(band) == 1 { // a lone point: its interval as an error bar
+			pl.Add(errorBar{x: band[0].X, lo: lower[0].Y, hi: band[0].Y, style: st.line()})
+		}
 		if len(band) > 1 {
 			slices.Reverse(lower)
 			poly, err := plotter.NewPolygon(append(band, lower...))
@@ -345,12 +348,35 @@ func drawBars(pl *gplot.Plot, p Panel, sty map[string]style, width vg.Length) er
 				b.LineStyle.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
 			}
 			pl.Add(b)
+			if pt.Lo != nil && pt.Hi != nil {
+				pl.Add(errorBar{x: b.XMin, offset: b.Offset, lo: *pt.Lo, hi: *pt.Hi, style: draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}})
+			}
 		}
 	}
 	pl.NominalX(p.Cats...)
 	pl.X.Min, pl.X.Max = -0.5, float64(len(p.Cats))-0.5
 	return nil
 }
+
+// errorBar is a confidence interval drawn as a vertical line with caps at
+// data x (a bar's category) shifted by offset (the bar's place in its
+// group).
+type errorBar struct {
+	x      float64
+	offset vg.Length
+	lo, hi float64
+	style  draw.LineStyle
+}
+
+func (e errorBar) Plot(c draw.Canvas, p *gplot.Plot) {
+	trX, trY := p.Transforms(&c)
+	x := trX(e.x) + e.offset
+	lo, hi, w := trY(e.lo), trY(e.hi), vg.Points(2.5)
+	c.StrokeLines(e.style, []vg.Point{{X: x, Y: lo}, {X: x, Y: hi}}, []vg.Point{{X: x - w, Y: lo}, {X: x + w, Y: lo}}, []vg.Point{{X: x - w, Y: hi}, {X: x + w, Y: hi}})
+}
+
+// DataRange keeps the whole interval inside the axes.
+func (e errorBar) DataRange() (xmin, xmax, ymin, ymax float64) { return e.x, e.x, e.lo, e.hi }
 
 // grid is a heat map's cells by index; a cell without data is NaN.
 type grid struct {

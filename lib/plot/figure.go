@@ -21,6 +21,9 @@ type Figure struct {
 	NUnit    string  `json:"n_unit"`   // what n counts: records, checks, tasks
 	Panels   []Panel `json:"panels"`
 	Counts   []Count `json:"counts"`
+	// Intervals says what the bands and error bars are (the rows'
+	// confidence intervals), set by Build when the rows have them.
+	Intervals string `json:"intervals,omitempty"`
 }
 
 // Panel is one plot: lines over a numeric x, bars over categories, or a heat map.
@@ -50,7 +53,8 @@ type Series struct {
 }
 
 // Point is one plotted value: at X (lines, with its tick label) or in
-// category Cat (bars); Lo..Hi is the band drawn around lines when known.
+// category Cat (bars); Lo..Hi is its confidence interval, drawn as a band
+// around lines and an error bar on bars, when the row has one.
 type Point struct {
 	X     float64  `json:"x,omitempty"`
 	Label string   `json:"label,omitempty"`
@@ -70,10 +74,12 @@ type Heat struct {
 
 // Cell is one heat-map value.
 type Cell struct {
-	Row   string  `json:"row"`
-	Col   string  `json:"col"`
-	Value float64 `json:"value"`
-	N     int     `json:"n"`
+	Row   string   `json:"row"`
+	Col   string   `json:"col"`
+	Value float64  `json:"value"`
+	Lo    *float64 `json:"lo,omitempty"` // the confidence interval, in the table under the map
+	Hi    *float64 `json:"hi,omitempty"`
+	N     int      `json:"n"`
 }
 
 // Count is what a caption says about one model's data.
@@ -104,40 +110,39 @@ type Section struct {
 func Build(rows, reference []report.Row, sections []Section) []Figure {
 	var out []Figure
 	for _, s := range sections {
-		own := apartByRun(ofBench(rows, s.Bench))
+		own := report.ApartByRun(ofBench(rows, s.Bench))
 		if len(own) == 0 {
 			continue
 		}
-		out = append(out, s.Figures(own, ofBench(reference, s.Bench))...)
+		figs := s.Figures(own, ofBench(reference, s.Bench))
+		if iv := intervals(own); iv != "" {
+			for i := range figs {
+				figs[i].Intervals = iv
+			}
+		}
+		out = append(out, figs...)
 	}
 	return out
 }
 
-// apartByRun names a model by model and run where the rows hold several runs
-// of it (a lake read whole, --import rows of several days), so that each run
-// is its own series with its own counts in the caption, as aggregate-ifs
-// keeps runs apart in its tables, rather than two runs' points on one line.
-func apartByRun(rows []report.Row) []report.Row {
-	runs := map[string][]string{}
+// intervals says what the rows' confidence intervals are, "" when they
+// have none.
+func intervals(rows []report.Row) string {
+	var units []string
+	level := 0.0
 	for _, r := range rows {
-		if !slices.Contains(runs[r.Model], r.Run) {
-			runs[r.Model] = append(runs[r.Model], r.Run)
-		}
-	}
-	var out []report.Row
-	for i, r := range rows {
-		if len(runs[r.Model]) < 2 {
+		if r.CILow == nil || r.CILevel == nil {
 			continue
 		}
-		if out == nil {
-			out = slices.Clone(rows)
+		level = *r.CILevel
+		if !slices.Contains(units, r.CIUnit) {
+			units = append(units, r.CIUnit)
 		}
-		out[i].Model = r.Model + " (run " + r.Run + ")"
 	}
-	if out == nil {
-		return rows
+	if level == 0 {
+		return ""
 	}
-	return out
+	return fmt.Sprintf("Bands and error bars are %s %% confidence intervals, resampling the %ss behind each value (docs/metrics.md); the table gives them as [low, high]", strconv.FormatFloat(100*level, 'f', -1, 64), strings.Join(units, ", "))
 }
 
 func hasData(f Figure) bool {
@@ -162,54 +167,6 @@ func ofBench(rows []report.Row, bench string) []report.Row {
 		}
 	}
 	return out
-}
-
-// Match keeps the rows of a metric whose dims equal want; a want value of
-// "*" asks for the dim to be present with any value but "all".
-func Match(rows []report.Row, metric string, want map[string]string) []report.Row {
-	var out []report.Row
-next:
-	for _, r := range rows {
-		if r.Metric != metric {
-			continue
-		}
-		for k, v := range want {
-			got, ok := r.Dims[k]
-			if !ok && r.Nums != nil {
-				if x, has := r.Nums[k]; has {
-					got, ok = strconv.FormatFloat(x, 'f', -1, 64), true
-				}
-			}
-			if !ok && v == "all" {
-				// A row without the dimension is over all its values: the
-				// aggregators write "all" for some (length) and leave others
-				// out (LongGenBench's position on the rows per check type).
-				got, ok = "all", true
-			}
-			switch {
-			case v == "*" && (!ok || got == "all"):
-				continue next
-			case v == "-" && ok:
-				continue next
-			case v != "*" && v != "-" && got != v:
-				continue next
-			}
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
-// Models lists the models of rows, sorted.
-func Models(rows []report.Row) []string {
-	var ms []string
-	for _, r := range rows {
-		if !slices.Contains(ms, r.Model) {
-			ms = append(ms, r.Model)
-		}
-	}
-	slices.Sort(ms)
-	return ms
 }
 
 // SeriesName marks a published model's series.
@@ -256,6 +213,9 @@ func collect(rows []report.Row, ref bool, split func(report.Row) string, point f
 			continue
 		}
 		p.Y, p.N = r.Value, r.N
+		if r.CILow != nil && r.CIHigh != nil {
+			p.Lo, p.Hi = r.CILow, r.CIHigh
+		}
 		name := SeriesName(r.Model, ref)
 		if split != nil {
 			if s := split(r); s != "" {
@@ -319,7 +279,7 @@ func Tally(own, ref []report.Row, summary func(report.Row) bool, failedFallback 
 		rows []report.Row
 		ref  bool
 	}{{own, false}, {ref, true}} {
-		for _, m := range Models(set.rows) {
+		for _, m := range report.Models(set.rows) {
 			c := Count{Model: m, Reference: set.ref}
 			var mine []report.Row
 			for _, r := range set.rows {
@@ -374,7 +334,7 @@ func weakerCheck(a, b string) string {
 func SumMetric(metric string, want map[string]string) func([]report.Row) int {
 	return func(rows []report.Row) int {
 		var s float64
-		for _, r := range Match(rows, metric, want) {
+		for _, r := range report.Match(rows, metric, want) {
 			if !math.IsNaN(r.Value) {
 				s += r.Value
 			}

@@ -147,6 +147,9 @@ func caption(f Figure) string {
 	if len(refs) > 0 {
 		sb.WriteString("Published reference: " + escape(strings.Join(refs, ", ")) + ". ")
 	}
+	if f.Intervals != "" && hasInterval(f) {
+		sb.WriteString(escape(f.Intervals) + ". ")
+	}
 	switch {
 	case len(sim) == 0:
 		sb.WriteString("Replies from the models named (not llm-sim).")
@@ -156,6 +159,27 @@ func caption(f Figure) string {
 		sb.WriteString("<strong>Replies from llm-sim</strong> for " + escape(strings.Join(sim, ", ")) + " (a test double, not a model).")
 	}
 	return sb.String()
+}
+
+// hasInterval reports whether anything drawn in the figure has an interval.
+func hasInterval(f Figure) bool {
+	for _, p := range f.Panels {
+		for _, s := range p.Series {
+			for _, pt := range s.Points {
+				if pt.Lo != nil {
+					return true
+				}
+			}
+		}
+		if p.Heat != nil {
+			for _, c := range p.Heat.Cells {
+				if c.Lo != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func upperFirst(s string) string {
@@ -195,6 +219,9 @@ func writeTable(sb *strings.Builder, f Figure, dec int) {
 					for _, cell := range p.Heat.Cells {
 						if cell.Row == r && cell.Col == c {
 							v = fmt.Sprintf("%s (%d)", fv(cell.Value), cell.N)
+							if cell.Lo != nil && cell.Hi != nil {
+								v = fmt.Sprintf("%s [%s, %s] (%d)", fv(cell.Value), fv(*cell.Lo), fv(*cell.Hi), cell.N)
+							}
 						}
 					}
 					cs = append(cs, v)
@@ -243,7 +270,7 @@ func writeTable(sb *strings.Builder, f Figure, dec int) {
 				case !ok:
 					sb.WriteString("<td>–</td>")
 				case pt.Lo != nil && pt.Hi != nil:
-					fmt.Fprintf(sb, "<td>%s <small>(band %s–%s; n %d)</small></td>", fv(pt.Y), fv(*pt.Lo), fv(*pt.Hi), pt.N)
+					fmt.Fprintf(sb, "<td>%s <small>[%s, %s]; n %d</small></td>", fv(pt.Y), fv(*pt.Lo), fv(*pt.Hi), pt.N)
 				default:
 					fmt.Fprintf(sb, "<td>%s <small>(n %d)</small></td>", fv(pt.Y), pt.N)
 				}

@@ -197,9 +197,10 @@ func TestEmptyPage(t *testing.T) {
 }
 
 // The README's figure (docs/figures/ifscale-accuracy.svg) is drawn from the
-// demo's rows; -update redraws it.
+// IFScale rows of `make demo` (demo-rows.jsonl.zst, with their confidence
+// intervals); -update redraws it.
 func TestREADMEFigure(t *testing.T) {
-	for _, f := range plot.Build(readRows(t, "rows.jsonl"), nil, sections) {
+	for _, f := range plot.Build(readRows(t, "demo-rows.jsonl.zst"), nil, sections) {
 		if f.ID != "ifscale-accuracy" {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/bench"
+	"github.com/ifkit/ifkit/lib/cost"
 	"github.com/ifkit/ifkit/lib/plot"
 	"github.com/ifkit/ifkit/lib/report"
 	"github.com/urfave/cli/v2"
@@ -18,9 +19,15 @@ func AggregateIFS(bs []bench.Bench) app.Tool {
 	reg := aggregate.Registry{
 		Aggregators: map[string]aggregate.Factory{},
 		Importers:   map[string]aggregate.Importer{"rows": aggregate.ImportRows},
+		Tables:      map[string]aggregate.Tabler{},
+		Designs:     map[string]aggregate.Design{},
+		Titles:      map[string]string{},
 	}
 	for _, b := range bs {
 		reg.Aggregators[b.Name] = b.Aggregate
+		reg.Tables[b.Name] = b.Tables
+		reg.Designs[b.Name] = b.Design
+		reg.Titles[b.Name] = b.Title
 		for kind, imp := range b.Importers {
 			if _, dup := reg.Importers[kind]; dup {
 				panic("programs: --import " + kind + " is aggregate-ifs' own")
@@ -54,7 +61,8 @@ Example:
   aggregate-ifs --format parquet -o rows.parquet --items items.parquet judged/
   aggregate-ifs --html report.html --reference published.jsonl judged.jsonl.zst`,
 		TextOutput:  true,
-		OutputFlags: []string{"format", "rows", "items", "table", "decimals", "html", "reference"},
+		Answerer:    aggregate.Answerer,
+		OutputFlags: []string{"format", "rows", "items", "table", "decimals", "html", "reference", "flips"},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "md", Usage: "md, csv, jsonl (tidy rows), json or parquet (typed rows)"},
 			&cli.StringFlag{Name: "import", Usage: "read official result files of `KIND` (given as FILE arguments) instead of records"},
@@ -66,9 +74,41 @@ Example:
 			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report with the papers' figures (SVG) to `FILE`"},
 			&cli.StringFlag{Name: "reference", Usage: "draw the published models of `FILE` (metric rows from --import ... --format jsonl) in the --html figures"},
 			&cli.BoolFlag{Name: "exclude-truncated", Usage: "leave out records whose prompt the server truncated (response.server_truncated); every table says how many there were either way"},
+			&cli.StringFlag{Name: "ci", Value: aggregate.CIBootstrap, Usage: "confidence intervals on every metric: `METHOD` bootstrap (resampling each benchmark's independent unit: docs/metrics.md) or none"},
+			&cli.Float64Flag{Name: "ci-level", Value: aggregate.DefaultCILevel, Usage: "the intervals' confidence `LEVEL`"},
+			&cli.IntFlag{Name: "bootstrap", Value: aggregate.DefaultBootstrap, Usage: "`N` resamples per interval"},
+			&cli.Uint64Flag{Name: "seed", Usage: "the resampling's `SEED`: the same seed, the same intervals"},
+			&cli.StringFlag{Name: "compare", Usage: "compare every other model (or run) of the input with the baseline `MODEL` (or run id), item by item on what both answered: differences with paired intervals, p-values, verdicts and the minimum detectable difference"},
+			&cli.StringFlag{Name: "correction", Value: aggregate.CorrectionHolm, Usage: "--compare's adjustment for the number of comparisons in a table: `METHOD` holm or bh (Benjamini–Hochberg)"},
+			&cli.StringFlag{Name: "price", Usage: "cost the replies at `PRICES` per million tokens, in=P,out=P[,cached=P], in the tables' notes (what this run paid; a GPU-hour price needs the run's wall time: infer-batch --price gives that cost)"},
+			&cli.StringFlag{Name: "judge-price", Usage: "cost the LLM judge's calls (judgement.judge.usage) at `PRICES`, as --price"},
+			&cli.StringFlag{Name: "flips", Usage: "with --compare, also write one row per item whose score changed (id, task, group, both scores, both replies' tokens) to `FILE`: Parquet for .parquet, else JSON Lines"},
 		},
 		Action: func(r *app.Run) error {
-			return aggregate.Run(r, reg, r.String("format"), r.String("import"), r.String("rows"), aggregate.Options{Decimals: r.Int("decimals"), Failed: r.String("failed"), HTML: r.String("html"), Reference: r.String("reference"), Items: r.String("items"), Table: r.String("table"), ExcludeTruncated: r.Bool("exclude-truncated")})
+			opt := aggregate.Options{Decimals: r.Int("decimals"), Failed: r.String("failed"), HTML: r.String("html"), Reference: r.String("reference"), Items: r.String("items"), Table: r.String("table"), ExcludeTruncated: r.Bool("exclude-truncated"),
+				CI: r.String("ci"), CILevel: r.Float64("ci-level"), Bootstrap: r.Int("bootstrap"), Seed: r.Uint64("seed"),
+				Compare: r.String("compare"), Correction: r.String("correction"), Flips: r.String("flips")}
+			var err error
+			if opt.Price, err = tokenPrice(r, "price"); err != nil {
+				return err
+			}
+			if opt.JudgePrice, err = tokenPrice(r, "judge-price"); err != nil {
+				return err
+			}
+			return aggregate.Run(r, reg, r.String("format"), r.String("import"), r.String("rows"), opt)
 		},
 	}
+}
+
+// tokenPrice reads a per-token price flag: a report has tokens but not the
+// wall time a GPU-hour price is paid by.
+func tokenPrice(r *app.Run, flag string) (cost.Price, error) {
+	p, err := cost.ParsePrice(r.String(flag))
+	switch {
+	case err != nil:
+		return p, app.Usagef("--%s: %v", flag, err)
+	case p.Set() && !p.PerToken():
+		return p, app.Usagef("--%s %s: aggregate-ifs costs tokens (in=P,out=P); a GPU-hour price needs the run's wall time, which infer-batch --price uses", flag, p)
+	}
+	return p, nil
 }

@@ -82,6 +82,7 @@ var toy = bench.Bench{
 		return toyScorer{judge.YesNo{Strict: opt.StrictVerdict}}, nil
 	}),
 	Aggregate: func(aggregate.Options) aggregate.Aggregator { return &toyAggregator{} },
+	Tables:    toyTables,
 	Figures: func(own, ref []report.Row) []plot.Figure {
 		return []plot.Figure{{ID: "toy-accuracy", Bench: "toy", Title: "ToyBench: checks met", Measured: "share of words repeated in place", NUnit: "checks",
 			Counts: plot.Tally(own, ref, func(r report.Row) bool { return r.Metric == "accuracy" }, nil),
@@ -196,12 +197,18 @@ func (a *toyAggregator) Add(rec *record.Record) error {
 
 func (a *toyAggregator) Result() (*aggregate.Result, error) {
 	res := &aggregate.Result{}
-	t := report.Table{Title: "ToyBench: checks met", Columns: []string{"model", "accuracy", "n"}}
 	for m, n := range a.n {
 		v := float64(a.met[m]) / float64(n)
 		res.Rows = append(res.Rows, report.Row{Bench: "toy", Model: m, Metric: "accuracy", Value: v, Unit: "ratio", N: n, NFailed: a.failed[m]})
-		t.Rows = append(t.Rows, []string{m, report.Fmt(v, 3), fmt.Sprint(n)})
 	}
-	res.Tables = append(res.Tables, t)
 	return res, nil
+}
+
+// toyTables lays the rows out, a line per model.
+func toyTables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
+	t := report.Table{Title: "ToyBench: checks met", Columns: []string{"model", "accuracy", "n"}}
+	for _, r := range report.Match(rows, "accuracy", nil) {
+		t.Rows = append(t.Rows, []string{r.Model, report.Cell(r, func(v float64) string { return report.Fmt(v, opt.Decimals) }), fmt.Sprint(r.N)})
+	}
+	return []report.Table{t}
 }

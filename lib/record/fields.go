@@ -154,6 +154,20 @@ type Judgement struct {
 // Errored reports whether the record carries an error from any stage.
 func (r *Record) Errored() bool { return r.Has("error") }
 
+// JudgeModel is the LLM judge that decided the record (judgement.judge
+// .model), "" when a program scored it or it is not judged.
+func (r *Record) JudgeModel() string {
+	var j struct {
+		Judge *struct {
+			Model string `json:"model"`
+		} `json:"judge"`
+	}
+	if !r.Has("judgement") || r.Decode("judgement", &j) != nil || j.Judge == nil {
+		return ""
+	}
+	return j.Judge.Model
+}
+
 // Fail sets the error field.
 func (r *Record) Fail(e *Error) { _ = r.Set("error", e) }
 

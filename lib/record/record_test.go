@@ -364,3 +364,19 @@ func TestFirst(t *testing.T) {
 		}
 	}
 }
+
+func TestJudgeModel(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"id":"a","judgement":{"score":1,"judge":{"model":"j"}}}`: "j",
+		`{"id":"a","judgement":{"score":1}}`:                       "",
+		`{"id":"a"}`:                                               "",
+	} {
+		rec, err := Parse([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.JudgeModel(); got != want {
+			t.Errorf("%s: %q, want %q", line, got, want)
+		}
+	}
+}

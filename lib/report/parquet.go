@@ -167,6 +167,14 @@ func MetricTable(rows []Row) TypedTable {
 				m[c.Name] = *v
 			case *int:
 				m[c.Name] = int64(*v)
+			case **float64:
+				if *v != nil {
+					m[c.Name] = **v
+				}
+			case **int:
+				if *v != nil {
+					m[c.Name] = int64(**v)
+				}
 			case *string:
 				// An optional text column is null when empty; a timestamp
 				// is null when it does not parse.

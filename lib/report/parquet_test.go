@@ -23,15 +23,15 @@ func TestMetricTable(t *testing.T) {
 	for _, c := range tab.Columns {
 		cols = append(cols, c.Name)
 	}
-	if got := strings.Join(cols, ","); got != "bench,model,metric,value,unit,n,n_failed,n_truncated,cut_check,n_reasoning_unfinished,run,ifkit_version,created,length_tokens,density,depth,position,seed,tilt,length,task" {
+	if got := strings.Join(cols, ","); got != "bench,model,metric,value,ci_low,ci_high,unit,n,n_failed,n_truncated,cut_check,n_reasoning_unfinished,run,ifkit_version,created,ci_level,ci_method,ci_unit,n_units,length_tokens,density,depth,position,seed,tilt,length,task" {
 		t.Errorf("columns: %s", got)
 	}
 	var jl bytes.Buffer
 	if err := WriteTypedJSONL(&jl, tab); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"bench":"lifbench","model":"m","metric":"ARS","value":0.5,"unit":"ratio","n":3,"n_failed":1,"n_truncated":0,"cut_check":"exact","n_reasoning_unfinished":0,"run":"r1","ifkit_version":"v","created":"2026-11-24T10:00:00Z","length_tokens":4096,"density":null,"depth":null,"position":null,"seed":null,"tilt":null,"length":"4k","task":"overall"}
-{"bench":"ifscale","model":"m","metric":"accuracy","value":null,"unit":null,"n":0,"n_failed":0,"n_truncated":0,"cut_check":null,"n_reasoning_unfinished":0,"run":"r1","ifkit_version":"v","created":"2026-11-24T10:00:00Z","length_tokens":null,"density":10,"depth":null,"position":null,"seed":null,"tilt":0.5,"length":null,"task":null}
+	want := `{"bench":"lifbench","model":"m","metric":"ARS","value":0.5,"ci_low":null,"ci_high":null,"unit":"ratio","n":3,"n_failed":1,"n_truncated":0,"cut_check":"exact","n_reasoning_unfinished":0,"run":"r1","ifkit_version":"v","created":"2026-11-24T10:00:00Z","ci_level":null,"ci_method":null,"ci_unit":null,"n_units":null,"length_tokens":4096,"density":null,"depth":null,"position":null,"seed":null,"tilt":null,"length":"4k","task":"overall"}
+{"bench":"ifscale","model":"m","metric":"accuracy","value":null,"ci_low":null,"ci_high":null,"unit":null,"n":0,"n_failed":0,"n_truncated":0,"cut_check":null,"n_reasoning_unfinished":0,"run":"r1","ifkit_version":"v","created":"2026-11-24T10:00:00Z","ci_level":null,"ci_method":null,"ci_unit":null,"n_units":null,"length_tokens":null,"density":10,"depth":null,"position":null,"seed":null,"tilt":0.5,"length":null,"task":null}
 `
 	if jl.String() != want {
 		t.Errorf("JSONL:\n%s\nwant\n%s", jl.String(), want)

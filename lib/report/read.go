@@ -43,7 +43,7 @@ func ParseRow(line []byte) (Row, error) {
 			if v != nil {
 				*f = *v
 			}
-		case *string, *int:
+		case *string, *int, **float64, **int:
 			if err := record.Unmarshal(raw, f); err != nil {
 				return Row{}, fmt.Errorf("%s: %v", k, err)
 			}

@@ -23,7 +23,9 @@ import (
 // NFailed and NTruncated count the records behind the row that failed or
 // were cut by the server, NReasoningUnfinished those of NFailed whose reply
 // ended inside its reasoning trace; Run, Version and Created are the
-// provenance that aggregate-ifs stamps on every row.
+// provenance that aggregate-ifs stamps on every row. CILow and CIHigh are the
+// value's confidence interval at CILevel, found by CIMethod resampling NUnits
+// units of what CIUnit names (docs/metrics.md); nil where none was computed.
 type Row struct {
 	Bench      string
 	Model      string
@@ -31,6 +33,8 @@ type Row struct {
 	Dims       map[string]string
 	Nums       map[string]float64
 	Value      float64 // NaN is written as null
+	CILow      *float64
+	CIHigh     *float64
 	Unit       string
 	N          int
 	NFailed    int
@@ -46,7 +50,18 @@ type Row struct {
 	Run                  string
 	Version              string
 	Created              string
+	CILevel              *float64
+	CIMethod             string
+	CIUnit               string
+	NUnits               *int
 }
+
+// The values of CIMethod besides a bootstrap's (lib/aggregate writes them).
+const (
+	// TooFewUnits: the value stands on too few units for an interval to
+	// mean anything, and has none.
+	TooFewUnits = "too few units"
+)
 
 // column is one of the columns every metric row has: its name and Parquet
 // type, and the Row field that holds it (a *string, *int or *float64).
@@ -54,7 +69,7 @@ type Row struct {
 // "Core columns"): JSON Lines, Parquet and the row reader all follow it.
 type column struct {
 	Column
-	field func(*Row) any
+	field func(*Row) any // a *string, *int, *float64, **float64 or **int (nil: null)
 }
 
 var coreColumns = []column{
@@ -62,6 +77,8 @@ var coreColumns = []column{
 	{Column{"model", Text, true}, func(r *Row) any { return &r.Model }},
 	{Column{"metric", Text, true}, func(r *Row) any { return &r.Metric }},
 	{Column{"value", Double, false}, func(r *Row) any { return &r.Value }},
+	{Column{"ci_low", Double, false}, func(r *Row) any { return &r.CILow }},
+	{Column{"ci_high", Double, false}, func(r *Row) any { return &r.CIHigh }},
 	{Column{"unit", Text, false}, func(r *Row) any { return &r.Unit }},
 	{Column{"n", BigInt, true}, func(r *Row) any { return &r.N }},
 	{Column{"n_failed", BigInt, true}, func(r *Row) any { return &r.NFailed }},
@@ -71,6 +88,10 @@ var coreColumns = []column{
 	{Column{"run", Text, true}, func(r *Row) any { return &r.Run }},
 	{Column{"ifkit_version", Text, true}, func(r *Row) any { return &r.Version }},
 	{Column{"created", Timestamp, false}, func(r *Row) any { return &r.Created }},
+	{Column{"ci_level", Double, false}, func(r *Row) any { return &r.CILevel }},
+	{Column{"ci_method", Text, false}, func(r *Row) any { return &r.CIMethod }},
+	{Column{"ci_unit", Text, false}, func(r *Row) any { return &r.CIUnit }},
+	{Column{"n_units", BigInt, false}, func(r *Row) any { return &r.NUnits }},
 }
 
 // Core lists the names of the columns every metric row has, in the order
@@ -101,6 +122,18 @@ func (r Row) MarshalJSON() ([]byte, error) {
 			b = strconv.AppendInt(b, int64(*v), 10)
 		case *float64:
 			b = appendFloat(b, *v)
+		case **float64:
+			if *v == nil {
+				b = append(b, "null"...)
+			} else {
+				b = appendFloat(b, **v)
+			}
+		case **int:
+			if *v == nil {
+				b = append(b, "null"...)
+			} else {
+				b = strconv.AppendInt(b, int64(**v), 10)
+			}
 		}
 	}
 	keys := make([]string, 0, len(r.Dims)+len(r.Nums))

@@ -16,16 +16,19 @@ func TestRowJSON(t *testing.T) {
 		want string
 	}{
 		{Row{Bench: "lifbench", Model: "m", Metric: "ARS", Dims: map[string]string{"task": "overall", "length": "all"}, Value: 0.758, Unit: "ratio", N: 2802, NFailed: 3, NTruncated: 1, CutCheck: "cuts under 4 % not detectable"},
-			`{"bench":"lifbench","model":"m","metric":"ARS","value":0.758,"unit":"ratio","n":2802,"n_failed":3,"n_truncated":1,"cut_check":"cuts under 4 % not detectable","n_reasoning_unfinished":0,"run":"","ifkit_version":"","created":"","length":"all","task":"overall"}`},
+			`{"bench":"lifbench","model":"m","metric":"ARS","value":0.758,"ci_low":null,"ci_high":null,"unit":"ratio","n":2802,"n_failed":3,"n_truncated":1,"cut_check":"cuts under 4 % not detectable","n_reasoning_unfinished":0,"run":"","ifkit_version":"","created":"","ci_level":null,"ci_method":"","ci_unit":"","n_units":null,"length":"all","task":"overall"}`},
 		{Row{Bench: "ifscale", Model: `a"b`, Metric: "om_ratio", Value: math.NaN(), N: 0},
-			`{"bench":"ifscale","model":"a\"b","metric":"om_ratio","value":null,"unit":"","n":0,"n_failed":0,"n_truncated":0,"cut_check":"","n_reasoning_unfinished":0,"run":"","ifkit_version":"","created":""}`},
+			`{"bench":"ifscale","model":"a\"b","metric":"om_ratio","value":null,"ci_low":null,"ci_high":null,"unit":"","n":0,"n_failed":0,"n_truncated":0,"cut_check":"","n_reasoning_unfinished":0,"run":"","ifkit_version":"","created":"","ci_level":null,"ci_method":"","ci_unit":"","n_units":null}`},
 		{Row{Bench: "b", Model: "m", Metric: "x", Value: math.Inf(1), N: 1, Run: "r1", Version: "v0.1", Created: "2026-01-02T03:04:05Z"},
-			`{"bench":"b","model":"m","metric":"x","value":null,"unit":"","n":1,"n_failed":0,"n_truncated":0,"cut_check":"","n_reasoning_unfinished":0,"run":"r1","ifkit_version":"v0.1","created":"2026-01-02T03:04:05Z"}`},
+			`{"bench":"b","model":"m","metric":"x","value":null,"ci_low":null,"ci_high":null,"unit":"","n":1,"n_failed":0,"n_truncated":0,"cut_check":"","n_reasoning_unfinished":0,"run":"r1","ifkit_version":"v0.1","created":"2026-01-02T03:04:05Z","ci_level":null,"ci_method":"","ci_unit":"","n_units":null}`},
 		// Numbers sort among the labels; a label may not shadow a number or a core column.
 		{Row{Bench: "longins", Model: "m", Metric: "F1", Unit: "percent", Value: 52.5, N: 4,
 			Dims: map[string]string{"length": "4k", "depth": "shadowed", "n": "shadowed", "mode": "gist"},
 			Nums: map[string]float64{"length_tokens": 4096, "depth": 3, "density": 0.25}},
-			`{"bench":"longins","model":"m","metric":"F1","value":52.5,"unit":"percent","n":4,"n_failed":0,"n_truncated":0,"cut_check":"","n_reasoning_unfinished":0,"run":"","ifkit_version":"","created":"","density":0.25,"depth":3,"length":"4k","length_tokens":4096,"mode":"gist"}`},
+			`{"bench":"longins","model":"m","metric":"F1","value":52.5,"ci_low":null,"ci_high":null,"unit":"percent","n":4,"n_failed":0,"n_truncated":0,"cut_check":"","n_reasoning_unfinished":0,"run":"","ifkit_version":"","created":"","ci_level":null,"ci_method":"","ci_unit":"","n_units":null,"density":0.25,"depth":3,"length":"4k","length_tokens":4096,"mode":"gist"}`},
+		// An interval, its level, method and units.
+		{Row{Bench: "b", Model: "m", Metric: "x", Value: 0.5, CILow: new(0.25), CIHigh: new(0.75), CILevel: new(0.95), CIMethod: "bootstrap", CIUnit: "context", NUnits: new(18), N: 9, NReasoningUnfinished: 2},
+			`{"bench":"b","model":"m","metric":"x","value":0.5,"ci_low":0.25,"ci_high":0.75,"unit":"","n":9,"n_failed":0,"n_truncated":0,"cut_check":"","n_reasoning_unfinished":2,"run":"","ifkit_version":"","created":"","ci_level":0.95,"ci_method":"bootstrap","ci_unit":"context","n_units":18}`},
 	} {
 		got, err := tc.row.MarshalJSON()
 		if err != nil || string(got) != tc.want {
@@ -68,6 +71,7 @@ func TestTables(t *testing.T) {
 // columns are the list's.
 func TestCoreColumnsOneList(t *testing.T) {
 	r := Row{Bench: "b", Model: "m", Metric: "x", Value: 0.5, Unit: "ratio", N: 3, NFailed: 1, NTruncated: 2, Run: "r", Version: "v", Created: "2026-01-02T03:04:05Z",
+		CILow: new(0.25), CIHigh: new(0.75), CILevel: new(0.95), CIMethod: "bootstrap", CIUnit: "context", NUnits: new(18),
 		Dims: map[string]string{"task": "t"}, Nums: map[string]float64{"density": 10}}
 	b, _ := r.MarshalJSON()
 	back, err := ParseRow(b)
@@ -97,5 +101,8 @@ func TestCoreColumnsOneList(t *testing.T) {
 	}
 	if got := tt.Rows[0]["n_failed"]; got != int64(1) {
 		t.Errorf("typed n_failed %v (%T)", got, got)
+	}
+	if lo, units := tt.Rows[0]["ci_low"], tt.Rows[0]["n_units"]; lo != 0.25 || units != int64(18) {
+		t.Errorf("typed ci_low %v (%T), n_units %v (%T)", lo, lo, units, units)
 	}
 }

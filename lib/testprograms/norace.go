@@ -2,4 +2,5 @@
 
 package testprograms
 
-const raceEnabled = false
+// Race reports whether the tests run under the race detector.
+const Race = false

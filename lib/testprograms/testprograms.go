@@ -21,7 +21,7 @@ import (
 // instead of under 2 (this machine, 2026-11-27). The tests' own code still
 // runs under -race, and so do the programs' packages' own tests.
 func Main(m *testing.M) {
-	if !raceEnabled {
+	if !Race {
 		MainWith(m, benches.All)
 	}
 	run(m, build)

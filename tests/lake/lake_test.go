@@ -142,7 +142,8 @@ func TestMetricRowsParquet(t *testing.T) {
 		"bench": "VARCHAR", "model": "VARCHAR", "metric": "VARCHAR", "value": "DOUBLE", "unit": "VARCHAR",
 		"n": "BIGINT", "n_failed": "BIGINT", "n_truncated": "BIGINT", "cut_check": "VARCHAR", "n_reasoning_unfinished": "BIGINT", "run": "VARCHAR", "ifkit_version": "VARCHAR",
 		"created": "TIMESTAMP WITH TIME ZONE", "length_tokens": "BIGINT", "density": "DOUBLE", "depth": "DOUBLE",
-		"position": "DOUBLE", "seed": "BIGINT",
+		"position": "DOUBLE", "seed": "BIGINT", "ci_low": "DOUBLE", "ci_high": "DOUBLE", "ci_level": "DOUBLE",
+		"ci_method": "VARCHAR", "ci_unit": "VARCHAR", "n_units": "BIGINT",
 	}
 	got := map[string]string{}
 	for _, r := range types {
