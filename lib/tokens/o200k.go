@@ -42,7 +42,7 @@ func (o *o200k) rank(s string) (int, bool) { return o.ranks.rank(s) }
 func newO200k(ranks map[string]int) (*o200k, error) {
 	t, ok := newRankTable(ranks)
 	if !ok {
-		return nil, errors.New("ranks are not 0…n-1")
+		return nil, errors.New("ranks are not 0…n-1, or a token is not 1–255 bytes long")
 	}
 	o := &o200k{
 		ranks:   t,
