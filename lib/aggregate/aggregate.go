@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/cost"
 	"github.com/ifkit/ifkit/lib/cuts"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
@@ -90,6 +91,9 @@ type Options struct {
 	// (--compare), Correction their adjustment (--correction), Flips where
 	// the items whose score changed are written (--flips).
 	Compare, Correction, Flips string
+	// Price and JudgePrice are the per-token prices the notes cost the
+	// replies and the judge's calls at (--price, --judge-price).
+	Price, JudgePrice cost.Price
 	// HTMLContexts is what the page's item explorer keeps of each long
 	// context (--html-contexts: lib/explore).
 	HTMLContexts string
@@ -279,7 +283,7 @@ func readRecords(r *app.Run, reg Registry, opt Options, read func(rec *record.Re
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b, err)
 		}
-		seen[k].mark(res)
+		seen[k].mark(res, opt)
 		if c := seen[k].cut; c.excluded && c.allCut() && len(res.Rows) == 0 {
 			r.Log.Warn("every record was left out (--exclude-truncated): the server cut every prompt; no table", "bench", b, "records", len(c.sent))
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ifkit/ifkit/lib/app"
+	"github.com/ifkit/ifkit/lib/cost"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/ifkit/ifkit/lib/report"
 	"github.com/ifkit/ifkit/lib/stats"
@@ -73,9 +74,11 @@ func run(t *testing.T, input string, args ...string) (int, string, string) {
 	reg := Registry{Aggregators: map[string]Factory{"b": func(Options) Aggregator { return &counter{n: map[string]int{}} }}, Tables: map[string]Tabler{"b": countTables},
 		Importers: map[string]Importer{"rows": ImportRows}, Designs: map[string]Design{"b": countDesign}}
 	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Answerer: Answerer, Flags: []cli.Flag{&cli.BoolFlag{Name: "exclude-truncated"}, &cli.StringFlag{Name: "import"}, &cli.StringFlag{Name: "ci"},
-		&cli.StringFlag{Name: "compare"}, &cli.StringFlag{Name: "flips"}, &cli.StringFlag{Name: "correction"}}, Action: func(r *app.Run) error {
+		&cli.StringFlag{Name: "compare"}, &cli.StringFlag{Name: "flips"}, &cli.StringFlag{Name: "correction"}, &cli.StringFlag{Name: "price"}, &cli.StringFlag{Name: "judge-price"}}, Action: func(r *app.Run) error {
+		price, _ := cost.ParsePrice(r.String("price"))
+		judgePrice, _ := cost.ParsePrice(r.String("judge-price"))
 		return Run(r, reg, "md", r.String("import"), r.Getenv("ROWS"), Options{Decimals: 3, ExcludeTruncated: r.Bool("exclude-truncated"), CI: r.String("ci"), Bootstrap: 200,
-			Compare: r.String("compare"), Flips: r.String("flips"), Correction: r.String("correction")})
+			Compare: r.String("compare"), Flips: r.String("flips"), Correction: r.String("correction"), Price: price, JudgePrice: judgePrice})
 	}}
 	rows := filepath.Join(dir, "rows.jsonl")
 	code := app.RunTool(tool, append([]string{"aggregate-ifs"}, args...), app.Env{
@@ -98,9 +101,9 @@ func TestRun(t *testing.T) {
 	cut := `{"id":"1#a","parent":"1","bench":"b","model":"m","response":{"server_truncated":true}}` + "\n" +
 		`{"id":"1#b","parent":"1","bench":"b","model":"m","response":{"server_truncated":true}}` + "\n" +
 		`{"id":"2","bench":"b","model":"m","response":{"text":"t"}}` + "\n"
-	cached := `{"id":"1#a","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"yes","cached":true}}}` + "\n" +
-		`{"id":"1#b","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"no"}}}` + "\n" +
-		`{"id":"2","bench":"b","model":"m","response":{"text":"t","usage":{"prompt_tokens":20,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":4}}},"judgement":{"judge":{"model":"j","reply":"no"}}}` + "\n"
+	cached := `{"id":"1#a","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"yes","usage":{"prompt_tokens":100,"completion_tokens":10},"cached":true}}}` + "\n" +
+		`{"id":"1#b","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"no","usage":{"prompt_tokens":200,"completion_tokens":20}}}}` + "\n" +
+		`{"id":"2","bench":"b","model":"m","response":{"text":"t","usage":{"prompt_tokens":20,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":4}}},"judgement":{"judge":{"model":"j","reply":"no","usage":{"prompt_tokens":300,"completion_tokens":30}}}}` + "\n"
 	for _, tc := range []struct {
 		name, input string
 		args        []string
@@ -121,7 +124,11 @@ func TestRun(t *testing.T) {
 			0, []string{"| m | 1 [too few] |", "Server-truncated: 1 of 2 records", "left out of this table (--exclude-truncated)"}, nil},
 		{"the replies' tokens, and the cache's share of replies and verdicts, once per parent", cached, nil,
 			0, []string{"Tokens: 30 prompt (4 served by the server's prefix cache), 12 completion (5 reasoning), over 2 replies",
-				"Cache: 1 of 2 replies (response.cached) and 1 of 3 judge verdicts (judgement.judge.cached) came from the cache"}, nil},
+				"Cache: 1 of 2 replies (response.cached) and 1 of 3 judge verdicts (judgement.judge.cached) came from the cache",
+				"Judge tokens: 600 prompt, 60 completion, over 3 judge calls (judgement.judge.usage)."}, []string{"cost"}},
+		{"priced: what this run's calls paid for, the cache's answers apart", cached, []string{"--price", "in=1000,out=2000,cached=500", "--judge-price", "in=1,out=2"},
+			0, []string{"over 2 replies (response.usage); at in=1000,out=2000,cached=500 per million tokens they cost 0.0280 (the calls this run paid for; the cache's answers were paid by an earlier run).",
+				"over 3 judge calls (judgement.judge.usage); at in=1,out=2 per million tokens they cost 0.0006 (the calls"}, nil},
 		{"no note of the cache when it gave nothing", cut, nil, 0, nil, []string{"Cache:", "Tokens:"}},
 		{"one item answered by two models, or judged by two judges, is read side by side",
 			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"1","bench":"b","model":"m2"}` + "\n" +

@@ -49,7 +49,7 @@ func (m *marks) add(rec *record.Record) bool {
 	return false
 }
 
-func (m *marks) mark(res *Result) {
+func (m *marks) mark(res *Result, opt Options) {
 	m.thinking.count(res.Rows)
 	if len(m.sources) > 0 {
 		// Sorted: the dimension is the same whatever order the records came in.
@@ -61,7 +61,7 @@ func (m *marks) mark(res *Result) {
 		annotate(res, "simulated", "true")
 	}
 	m.partial.mark(res)
-	m.replies.mark(res)
+	m.replies.mark(res, opt.Price, opt.JudgePrice)
 	m.thinking.mark(res)
 }
 

@@ -46,7 +46,7 @@ func TestMarksStayWithTheirRecords(t *testing.T) {
 				}
 			}
 			res := &Result{Rows: []report.Row{{Bench: "b", Metric: "x"}}}
-			m.mark(res)
+			m.mark(res, Options{})
 			if notes := tablesOf(res, map[string]map[string]string{"t": nil})[0].Notes; len(notes) != tc.wantNotes {
 				t.Errorf("notes %q, want %d", notes, tc.wantNotes)
 			}
@@ -87,7 +87,7 @@ func TestMarksIgnoreRecordOrder(t *testing.T) {
 			m.add(rec)
 		}
 		res := &Result{Rows: []report.Row{{Metric: "x"}}}
-		m.mark(res)
+		m.mark(res, Options{})
 		if first == nil {
 			first = res
 			if got := res.Rows[0].Dims["source"]; got != "official file GIST_256.json; official file GIST_512.json" {
@@ -173,7 +173,7 @@ func TestMarksCountUnfinishedTraces(t *testing.T) {
 		}
 	}
 	res, _ := main.Result()
-	m.mark(res)
+	m.mark(res, Options{})
 	got := map[string][2]int{}
 	for _, r := range res.Rows {
 		got[r.Model+"/"+r.Dims["task"]] = [2]int{r.NFailed, r.NReasoningUnfinished}
@@ -197,7 +197,7 @@ func TestMarksCountUnfinishedTraces(t *testing.T) {
 func TestMarksNoteReasoningBudget(t *testing.T) {
 	m := marksOf(t, `{"id":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#1","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"a#2","parent":"a","bench":"b","reasoning_budget":4096}`, `{"id":"b","bench":"b"}`)
 	res := &Result{Rows: []report.Row{{Bench: "b", Metric: "x"}}}
-	m.mark(res)
+	m.mark(res, Options{})
 	notes := tablesOf(res, map[string]map[string]string{"t": nil})[0].Notes
 	if want := "Reasoning budget: max_tokens raised by 4096 tokens for the reasoning trace (expand-templates --reasoning-budget 4096) on 1 of 2 records"; len(notes) != 1 || !strings.HasPrefix(notes[0], want) {
 		t.Errorf("notes %q, want %q", notes, want)
@@ -216,7 +216,7 @@ func TestTruncationNoteFollowsTableScope(t *testing.T) {
 		`{"id":"l2","bench":"b","model":"m1","group":{"mode":"list"},"response":{"cut_check":"exact"}}`,
 	)
 	res := &Result{Rows: []report.Row{{Bench: "b", Model: "m1", Metric: "x"}, {Bench: "b", Model: "m2", Metric: "x"}}}
-	m.mark(res)
+	m.mark(res, Options{})
 	tables := tablesOf(res, map[string]map[string]string{
 		"all":     nil,
 		"gist":    {"mode": "gist"},
@@ -262,7 +262,7 @@ func TestCutChecksReported(t *testing.T) {
 			m.add(rec)
 		}
 		res := &Result{Rows: []report.Row{{Bench: "b", Model: "m"}}}
-		m.mark(res)
+		m.mark(res, Options{})
 		var note string
 		for _, n := range tablesOf(res, map[string]map[string]string{"t": nil})[0].Notes {
 			if strings.HasPrefix(n, "Server-truncated: cuts") {
@@ -300,7 +300,7 @@ func TestMarksCountEveryModelsReplies(t *testing.T) {
 		`{"id":"b","bench":"b","model":"m2","response":{"cut_check":"unchecked","usage":{"prompt_tokens":20,"completion_tokens":2}}}`,
 	)
 	res := &Result{Rows: []report.Row{{Bench: "b", Model: "m1", Metric: "x"}, {Bench: "b", Model: "m2", Metric: "x"}}}
-	m.mark(res)
+	m.mark(res, Options{})
 	tables := tablesOf(res, map[string]map[string]string{"all": nil, "m2": {"model": "m2"}})
 	notesHold(t, strings.Join(tables[0].Notes, "\n"),
 		"Server-truncated: 1 of 3 records had their prompt cut",

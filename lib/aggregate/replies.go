@@ -10,13 +10,18 @@ import (
 
 // replies counts, for the tables of one run and bench, what the replies
 // cost in tokens (response.usage) and how many came from the cache
-// (response.cached), and how many judge verdicts did (judgement.judge
-// .cached). The children split-subtasks makes of one reply count once, as
-// their parent: the counts are of replies received.
+// (response.cached), and the same of the judge's calls (judgement.judge).
+// The children split-subtasks makes of one reply count once, as their
+// parent: the counts are of replies received. Each check's verdict is a
+// call of its own.
 type replies struct {
-	seen, cached    map[string]bool
-	tokens          cost.Tokens
-	verdicts, saved int
+	seen, cached map[string]bool
+	// tokens are every reply's, paid those of the replies this run's
+	// calls paid for (not the cache's), to price.
+	tokens, paid     cost.Tokens
+	verdicts, saved  int
+	judge, judgePaid cost.Tokens
+	judgeCalls       int
 }
 
 func (p *replies) add(rec *record.Record) {
@@ -37,6 +42,13 @@ func (p *replies) add(rec *record.Record) {
 		if j.Judge.Cached {
 			p.saved++
 		}
+		if u := j.Judge.Usage; u != nil {
+			p.judgeCalls++
+			p.judge.Add(*u)
+			if !j.Judge.Cached {
+				p.judgePaid.Add(*u)
+			}
+		}
 	}
 	id := sentKey(rec)
 	if v.Response == nil || v.Response.Usage == nil || p.seen[id] {
@@ -49,23 +61,21 @@ func (p *replies) add(rec *record.Record) {
 	p.tokens.Add(*v.Response.Usage)
 	if v.Response.Cached {
 		p.cached[id] = true
+	} else {
+		p.paid.Add(*v.Response.Usage)
 	}
 }
 
-// mark notes the tokens, and the cache's share when it answered any.
-func (p *replies) mark(res *Result) {
+// mark notes the tokens of the replies and of the judge's calls, their cost
+// at the prices given (--price, --judge-price), and the cache's share when
+// it answered any.
+func (p *replies) mark(res *Result, price, judgePrice cost.Price) {
 	var notes []string
 	if n := len(p.seen); n > 0 {
-		t := p.tokens
-		s := fmt.Sprintf("Tokens: %d prompt", t.Prompt)
-		if t.CachedPrompt > 0 {
-			s += fmt.Sprintf(" (%d served by the server's prefix cache)", t.CachedPrompt)
-		}
-		s += fmt.Sprintf(", %d completion", t.Completion)
-		if t.Reasoning > 0 {
-			s += fmt.Sprintf(" (%d reasoning)", t.Reasoning)
-		}
-		notes = append(notes, s+fmt.Sprintf(", over %d replies (response.usage).", n))
+		notes = append(notes, "Tokens: "+tokenText(p.tokens)+fmt.Sprintf(", over %d replies (response.usage)", n)+priceText(price, p.paid, len(p.cached) > 0)+".")
+	}
+	if p.judgeCalls > 0 {
+		notes = append(notes, "Judge tokens: "+tokenText(p.judge)+fmt.Sprintf(", over %d judge calls (judgement.judge.usage)", p.judgeCalls)+priceText(judgePrice, p.judgePaid, p.saved > 0)+".")
 	}
 	var c []string
 	if n := len(p.cached); n > 0 {
@@ -80,4 +90,29 @@ func (p *replies) mark(res *Result) {
 	for _, n := range notes {
 		res.Note("", n)
 	}
+}
+
+func tokenText(t cost.Tokens) string {
+	s := fmt.Sprintf("%d prompt", t.Prompt)
+	if t.CachedPrompt > 0 {
+		s += fmt.Sprintf(" (%d served by the server's prefix cache)", t.CachedPrompt)
+	}
+	s += fmt.Sprintf(", %d completion", t.Completion)
+	if t.Reasoning > 0 {
+		s += fmt.Sprintf(" (%d reasoning)", t.Reasoning)
+	}
+	return s
+}
+
+// priceText is what the calls this run paid for cost at price (none when
+// no price is given); what the cache answered was paid by an earlier run.
+func priceText(price cost.Price, paid cost.Tokens, cached bool) string {
+	if !price.Set() {
+		return ""
+	}
+	s := "; at " + price.String() + " per million tokens they cost " + cost.Money(price.OfTokens(paid))
+	if cached {
+		s += " (the calls this run paid for; the cache's answers were paid by an earlier run)"
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/bench"
+	"github.com/ifkit/ifkit/lib/cost"
 	"github.com/ifkit/ifkit/lib/explore"
 	"github.com/urfave/cli/v2"
 )
@@ -78,15 +79,38 @@ Example:
 			&cli.Uint64Flag{Name: "seed", Usage: "the resampling's `SEED`: the same seed, the same intervals"},
 			&cli.StringFlag{Name: "compare", Usage: "compare every other model (or run) of the input with the baseline `MODEL` (or run id), item by item on what both answered: differences with paired intervals, p-values, verdicts and the minimum detectable difference"},
 			&cli.StringFlag{Name: "correction", Value: aggregate.CorrectionHolm, Usage: "--compare's adjustment for the number of comparisons in a table: `METHOD` holm or bh (Benjamini–Hochberg)"},
+			&cli.StringFlag{Name: "price", Usage: "cost the replies at `PRICES` per million tokens, in=P,out=P[,cached=P], in the tables' notes (what this run paid; a GPU-hour price needs the run's wall time: infer-batch --price gives that cost)"},
+			&cli.StringFlag{Name: "judge-price", Usage: "cost the LLM judge's calls (judgement.judge.usage) at `PRICES`, as --price"},
 			&cli.StringFlag{Name: "flips", Usage: "with --compare, also write one row per item whose score changed (id, task, group, both scores, both replies' tokens) to `FILE`: Parquet for .parquet, else JSON Lines"},
 		},
 		Action: func(r *app.Run) error {
 			if err := explore.CheckContexts(r.String("html-contexts")); err != nil {
 				return err
 			}
-			return aggregate.Run(r, reg, r.String("format"), r.String("import"), r.String("rows"), aggregate.Options{Decimals: r.Int("decimals"), Failed: r.String("failed"), HTML: r.String("html"), Reference: r.String("reference"), Items: r.String("items"), Table: r.String("table"), ExcludeTruncated: r.Bool("exclude-truncated"),
+			opt := aggregate.Options{Decimals: r.Int("decimals"), Failed: r.String("failed"), HTML: r.String("html"), Reference: r.String("reference"), Items: r.String("items"), Table: r.String("table"), ExcludeTruncated: r.Bool("exclude-truncated"),
 				CI: r.String("ci"), CILevel: r.Float64("ci-level"), Bootstrap: r.Int("bootstrap"), Seed: r.Uint64("seed"),
-				Compare: r.String("compare"), Correction: r.String("correction"), Flips: r.String("flips"), HTMLContexts: r.String("html-contexts")})
+				Compare: r.String("compare"), Correction: r.String("correction"), Flips: r.String("flips"), HTMLContexts: r.String("html-contexts")}
+			var err error
+			if opt.Price, err = tokenPrice(r, "price"); err != nil {
+				return err
+			}
+			if opt.JudgePrice, err = tokenPrice(r, "judge-price"); err != nil {
+				return err
+			}
+			return aggregate.Run(r, reg, r.String("format"), r.String("import"), r.String("rows"), opt)
 		},
 	}
+}
+
+// tokenPrice reads a per-token price flag: a report has tokens but not the
+// wall time a GPU-hour price is paid by.
+func tokenPrice(r *app.Run, flag string) (cost.Price, error) {
+	p, err := cost.ParsePrice(r.String(flag))
+	switch {
+	case err != nil:
+		return p, app.Usagef("--%s: %v", flag, err)
+	case p.Set() && !p.PerToken():
+		return p, app.Usagef("--%s %s: aggregate-ifs costs tokens (in=P,out=P); a GPU-hour price needs the run's wall time, which infer-batch --price uses", flag, p)
+	}
+	return p, nil
 }

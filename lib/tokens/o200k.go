@@ -1,7 +1,7 @@
 package tokens
 
 import (
-	"hash/maphash"
+	"errors"
 	"math"
 	"unicode/utf8"
 
@@ -17,60 +17,96 @@ import (
 // backtracking engine that runs at ~5 MB/s with Go's Unicode 15.0 tables
 // and ASCII-only case folding.)
 type o200k struct {
-	ranks map[string]int
+	ranks *rankTable
 	// pairs holds the ranks of the two-byte tokens (math.MaxInt32: none):
 	// every merge starts by looking up each pair of adjacent bytes, and this
-	// 256 KB table answers those from cache rather than the map's 200k
-	// entries.
+	// 256 KB table answers those from cache.
 	pairs *[1 << 16]int32
-	// classes are the runeClasses of the Basic Multilingual Plane; rarer
-	// runes are classified as they come.
-	classes *[1 << 16]runeClass
-	// filter is a Bloom filter of the tokens (two bits each in 4 Mbit):
-	// most strings a merge asks about are no token (CJK and emoji pieces
-	// ask for every pair of neighbouring parts), and the filter, 512 KB in
-	// cache, answers those without probing the 200k-entry map.
-	filter []uint64
-}
-
-const filterBits = 1 << 22
-
-var filterSeed = maphash.MakeSeed()
-
-func (o *o200k) filterAdd(s string) {
-	h := maphash.String(filterSeed, s)
-	a, b := h%filterBits, (h>>32)%filterBits
-	o.filter[a>>6] |= 1 << (a & 63)
-	o.filter[b>>6] |= 1 << (b & 63)
+	// classes are the runeClasses of the Basic Multilingual Plane and of
+	// plane 1 (emoji, historic scripts); rarer runes are classified as they
+	// come.
+	classes *[classTable]runeClass
+	// threes has a bit for every token of three bytes (2 MB), fours one
+	// for every four bytes found together in a token, at a hash of them
+	// (4 MB; a bit may stand for other bytes too): with pairs, they tell
+	// where no token can span (cuttable).
+	threes *[1 << 18]uint64
+	fours  *[1 << 19]uint64
 }
 
 // rank is the rank of s, if s is a token.
-func (o *o200k) rank(s string) (int, bool) {
-	h := maphash.String(filterSeed, s)
-	a, b := h%filterBits, (h>>32)%filterBits
-	if o.filter[a>>6]&(1<<(a&63)) == 0 || o.filter[b>>6]&(1<<(b&63)) == 0 {
-		return 0, false
-	}
-	r, ok := o.ranks[s]
-	return r, ok
-}
+func (o *o200k) rank(s string) (int, bool) { return o.ranks.rank(s) }
 
-func newO200k(ranks map[string]int) *o200k {
-	o := &o200k{ranks: ranks, pairs: new([1 << 16]int32), classes: new([1 << 16]runeClass)}
+// newO200k returns the encoder of ranks, which must be 0…n-1 (they are
+// o200k_base's token ids).
+func newO200k(ranks map[string]int) (*o200k, error) {
+	t, ok := newRankTable(ranks)
+	if !ok {
+		return nil, errors.New("ranks are not 0…n-1, or a token is not 1–255 bytes long")
+	}
+	o := &o200k{
+		ranks:   t,
+		pairs:   new([1 << 16]int32),
+		classes: new([classTable]runeClass),
+		threes:  new([1 << 18]uint64),
+		fours:   new([1 << 19]uint64),
+	}
 	for r := range o.classes {
 		o.classes[r] = classify(rune(r))
 	}
 	for i := range o.pairs {
 		o.pairs[i] = math.MaxInt32
 	}
-	o.filter = make([]uint64, filterBits/64)
-	for tok, r := range ranks {
+	for r := range t.size() {
+		tok := t.token(r)
 		if len(tok) == 2 {
 			o.pairs[int(tok[0])<<8|int(tok[1])] = int32(r)
 		}
-		o.filterAdd(tok)
+		if len(tok) == 3 {
+			x := three(tok)
+			o.threes[x>>6] |= 1 << (x & 63)
+		}
+		for i := 0; i+4 <= len(tok); i++ {
+			x := four(tok[i:])
+			o.fours[x>>6] |= 1 << (x & 63)
+		}
 	}
-	return o
+	return o, nil
+}
+
+// three is the bit of threes for s[:3].
+func three(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2]) }
+
+// four is the bit of fours for s[:4], a multiplicative hash of them.
+func four(s string) uint32 { return (load32(s) * 0x9E3779B1) >> (32 - 25) }
+
+// cuttable says whether no token spans position k of piece (0 < k <
+// len(piece)): then no merge joins across k, and the piece's tokens are
+// those of piece[:k] followed by those of piece[k:] (merges on one side
+// never change the candidates of the other, nor the order among their own).
+// A token across k of two bytes is piece[k-1:k+1], one of three
+// piece[k-2:k+1] or piece[k-1:k+2]; a longer one holds the four bytes that
+// start at the later of its start and k-3.
+func (o *o200k) cuttable(piece string, k int) bool {
+	if o.pairs[int(piece[k-1])<<8|int(piece[k])] != math.MaxInt32 {
+		return false
+	}
+	if k >= 2 {
+		if x := three(piece[k-2:]); o.threes[x>>6]&(1<<(x&63)) != 0 {
+			return false
+		}
+	}
+	if k+2 <= len(piece) {
+		if x := three(piece[k-1:]); o.threes[x>>6]&(1<<(x&63)) != 0 {
+			return false
+		}
+	}
+	for a := max(k-3, 0); a < k && a+4 <= len(piece); a++ {
+		if x := four(piece[a:]); o.fours[x>>6]&(1<<(x&63)) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // encode appends the ids of s to out; they are tiktoken-go's
@@ -82,7 +118,8 @@ func (o *o200k) encode(s string, out []int) []int {
 			return
 		}
 		for i := 0; i+1 < len(parts); i++ {
-			out = append(out, o.ranks[piece[parts[i].start:parts[i+1].start]])
+			r, _ := o.ranks.lookup(piece[parts[i].start:parts[i+1].start])
+			out = append(out, r)
 		}
 	})
 	return out
@@ -108,16 +145,17 @@ func (o *o200k) count(s string) int {
 // a token, or its merged parts (valid until the next call).
 func (o *o200k) each(s string, f func(piece string, id int, parts []bpePart)) {
 	var parts []bpePart
+	var m merger
 	s = validText(s)
 	for p := 0; p < len(s); {
 		e := o.piece(s, p)
 		piece := s[p:e]
 		p = e
-		if id, ok := o.ranks[piece]; ok {
+		if id, ok := o.ranks.lookup(piece); ok {
 			f(piece, id, nil)
 			continue
 		}
-		parts = o.bytePairMerge(piece, parts[:0])
+		parts = o.merge(piece, parts[:0], &m)
 		f(piece, 0, parts)
 	}
 }
@@ -128,13 +166,50 @@ type bpePart struct {
 	start, rank int
 }
 
+// merge is bytePairMerge(piece), in segments where no token spans the cut
+// between two characters (cuttable): most such cuts in CJK and emoji text
+// leave segments of one or two characters that are one token each, so a
+// long piece costs a lookup per segment rather than a heap of merges. Only
+// the cuts next to a non-ASCII byte are looked for, as ASCII text has
+// almost none.
+func (o *o200k) merge(piece string, parts []bpePart, m *merger) []bpePart {
+	start := 0
+	for k := 1; k < len(piece); k++ {
+		if piece[k]|piece[k-1] < utf8.RuneSelf || !utf8.RuneStart(piece[k]) || !o.cuttable(piece, k) {
+			continue
+		}
+		parts = o.mergeSegment(piece, start, k, parts, m)
+		start = k
+	}
+	if start == 0 {
+		return o.bytePairMerge(piece, parts, m)
+	}
+	parts = o.mergeSegment(piece, start, len(piece), parts, m)
+	return append(parts, bpePart{len(piece), math.MaxInt})
+}
+
+// mergeSegment appends the parts of piece[start:end] but the final one. A
+// segment that is a token is one (every o200k_base token merges from its
+// bytes to itself: TestO200kTokensMergeToThemselves).
+func (o *o200k) mergeSegment(piece string, start, end int, parts []bpePart, m *merger) []bpePart {
+	seg := piece[start:end]
+	if _, ok := o.rank(seg); ok {
+		return append(parts, bpePart{start, math.MaxInt})
+	}
+	m.seg = o.bytePairMerge(seg, m.seg[:0], m)
+	for _, p := range m.seg[:len(m.seg)-1] {
+		parts = append(parts, bpePart{start + p.start, math.MaxInt})
+	}
+	return parts
+}
+
 // bytePairMerge is tiktoken-go's bytePairMerge, reusing parts: merge the
 // adjacent pair with the lowest rank (the leftmost of equal ones) until no
 // pair is in the vocabulary. The parts left, with a final one at
 // len(piece), bound the tokens.
-func (o *o200k) bytePairMerge(piece string, parts []bpePart) []bpePart {
+func (o *o200k) bytePairMerge(piece string, parts []bpePart, m *merger) []bpePart {
 	if len(piece) > longPiece {
-		return o.mergeLong(piece, parts)
+		return o.mergeLong(piece, parts, m)
 	}
 	return o.mergeScan(piece, parts)
 }
@@ -180,22 +255,43 @@ func (o *o200k) mergeScan(piece string, parts []bpePart) []bpePart {
 // longPiece is about the length above which mergeLong's heap beats the
 // quadratic scan (a 4 KB run of spaces or of letters takes ~25 ms by
 // scanning, <1 ms with the heap).
-const longPiece = 64
+const longPiece = 24
+
+// merger is mergeLong's memory, reused from piece to piece.
+type merger struct {
+	// Parts are named by their first byte; next and prev link them, rank
+	// is the rank of a part's merge with the next one.
+	next, prev, rank []int32
+	gone             []bool
+	heap             mergeHeap
+	// seg holds the parts of a segment (merge).
+	seg []bpePart
+}
+
+// grow readies m for a piece of n bytes.
+func (m *merger) grow(n int) {
+	if cap(m.rank) < n {
+		m.next = make([]int32, n+1, 2*n+1)
+		m.prev = make([]int32, n+1, 2*n+1)
+		m.rank = make([]int32, n, 2*n)
+		m.gone = make([]bool, n, 2*n)
+	}
+	m.next, m.prev, m.rank, m.gone = m.next[:n+1], m.prev[:n+1], m.rank[:n], m.gone[:n]
+	clear(m.gone)
+	m.heap = m.heap[:0]
+}
 
 // mergeLong is bytePairMerge in O(n log n): the candidate merges wait in a
 // heap ordered by rank, then position, which is the scan's choice; an entry
 // whose part has since been merged away or re-ranked is skipped. A part's
 // rank only ever names a longer string, so a stale entry never matches the
 // current rank by chance.
-func (o *o200k) mergeLong(piece string, parts []bpePart) []bpePart {
+func (o *o200k) mergeLong(piece string, parts []bpePart, m *merger) []bpePart {
 	const none = math.MaxInt32
 	n := len(piece)
-	// Parts are named by their first byte; n ends the last one.
-	next := make([]int32, n+1)
-	prev := make([]int32, n+1)
-	rank := make([]int32, n)
-	gone := make([]bool, n)
-	var h mergeHeap
+	m.grow(n)
+	next, prev, rank, gone := m.next, m.prev, m.rank, m.gone
+	h := m.heap
 	joined := func(i int32) int32 {
 		j := next[i]
 		if int(j) >= n {
@@ -238,6 +334,7 @@ func (o *o200k) mergeLong(piece string, parts []bpePart) []bpePart {
 			}
 		}
 	}
+	m.heap = h
 	for i := int32(0); ; i = next[i] {
 		parts = append(parts, bpePart{int(i), none})
 		if int(i) == n {
@@ -294,6 +391,9 @@ func (h mergeHeap) down(i int) {
 	}
 }
 
+// classTable is the number of runes whose class is in a table.
+const classTable = 2 << 16
+
 // runeClass is what the o200k pattern asks of a rune: \s is White_Space,
 // \p{..} the general categories of pretok.Unicode.
 type runeClass uint8
@@ -338,19 +438,19 @@ func classify(r rune) runeClass {
 
 // classAt is the class and size of the rune at s[i:] (valid UTF-8), or
 // 0, 0 at the end of s.
-func classAt(t *[1 << 16]runeClass, s string, i int) (runeClass, int) {
+func classAt(t *[classTable]runeClass, s string, i int) (runeClass, int) {
 	if i < len(s) && s[i] < utf8.RuneSelf {
 		return t[s[i]], 1
 	}
 	return classAtMultibyte(t, s, i)
 }
 
-func classAtMultibyte(t *[1 << 16]runeClass, s string, i int) (runeClass, int) {
+func classAtMultibyte(t *[classTable]runeClass, s string, i int) (runeClass, int) {
 	if i >= len(s) {
 		return 0, 0
 	}
 	r, n := utf8.DecodeRuneInString(s[i:])
-	if r < 1<<16 {
+	if r < classTable {
 		return t[r], n
 	}
 	return classify(r), n
@@ -448,7 +548,7 @@ func (o *o200k) piece(s string, p int) int {
 // lower run starts right after the upper run when a \p{Ll} is there, else
 // at the last rune of the upper run that is also lower. It returns 0 for no
 // match.
-func wordLowerEnd(t *[1 << 16]runeClass, s string, q int) int {
+func wordLowerEnd(t *[classTable]runeClass, s string, q int) int {
 	e, both := q, -1
 	for {
 		c, n := classAt(t, s, e)
@@ -474,7 +574,7 @@ func wordLowerEnd(t *[1 << 16]runeClass, s string, q int) int {
 
 // wordUpperEnd matches [upper]+[lower]* and a contraction at s[q:], or
 // returns 0.
-func wordUpperEnd(t *[1 << 16]runeClass, s string, q int) int {
+func wordUpperEnd(t *[classTable]runeClass, s string, q int) int {
 	e := runEnd(t, s, q, cUpper, cUpper)
 	if e == q {
 		return 0
@@ -483,14 +583,14 @@ func wordUpperEnd(t *[1 << 16]runeClass, s string, q int) int {
 }
 
 // lowerRunEnd takes [lower]* from s[e:] and then a contraction.
-func lowerRunEnd(t *[1 << 16]runeClass, s string, e int) int {
+func lowerRunEnd(t *[classTable]runeClass, s string, e int) int {
 	return contractionEnd(s, runEnd(t, s, e, cLower, cLower))
 }
 
 // runEnd is the end of the run of runes at s[e:] whose class&mask is want.
 // ASCII is looked up here rather than by classAt, which is too big for the
 // compiler to inline.
-func runEnd(t *[1 << 16]runeClass, s string, e int, mask, want runeClass) int {
+func runEnd(t *[classTable]runeClass, s string, e int, mask, want runeClass) int {
 	for e < len(s) {
 		if b := s[e]; b < utf8.RuneSelf {
 			if t[b]&mask != want {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2"
 )
@@ -216,8 +217,73 @@ func TestO200kMergeLongEqualsScan(t *testing.T) {
 			b[i] = a[r.IntN(len(a))]
 		}
 		piece := string(b)
-		if got, want := fast.mergeLong(piece, nil), fast.mergeScan(piece, nil); !slices.EqualFunc(got, want, func(x, y bpePart) bool { return x.start == y.start }) {
+		if got, want := fast.mergeLong(piece, nil, &merger{}), fast.mergeScan(piece, nil); !slices.EqualFunc(got, want, func(x, y bpePart) bool { return x.start == y.start }) {
 			t.Fatalf("merges of %q:\n heap %v\n scan %v", piece, got, want)
+		}
+	}
+}
+
+// Merging in segments cut where no token spans gives the scan's tokens,
+// on pieces of CJK, emoji, other scripts and bytes, with the ASCII that
+// sits between them, and on pieces made of pieces of non-ASCII tokens
+// (which span the cuts in every way there is).
+func TestO200kCutsChangeNothing(t *testing.T) {
+	_, fast := fastO200k(t)
+	ranks, err := loader.LoadTiktokenBpe("o200k_base.tiktoken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fragments []string
+	for tok := range ranks {
+		if len(tok) > 2 && strings.ContainsFunc(tok, func(r rune) bool { return r >= utf8.RuneSelf }) {
+			fragments = append(fragments, tok)
+		}
+	}
+	slices.Sort(fragments)
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 200 {
+		tok := fragments[r.IntN(len(fragments))]
+		i := r.IntN(len(tok))
+		fragments = append(fragments, tok[i:i+1+r.IntN(len(tok)-i)])
+	}
+	alphabets := [][]string{
+		fragments,
+		strings.Split("日本語のテキスト東京都中文字符测试数据模型漢字ひらがなカタカナ한국어단어", ""),
+		{"😀", "👍", "🏽", "\u200d", "\ufe0f", "🇯", "🇵", "👨", "👩", "👧", "✈", "★", "🤖", "🏳", "🌈", "1", "\u20e3"},
+		strings.Split("مرحبا كتاب Привет мир ΑΘΗΝΑ हिन्दी ภาษาไทย abc", ""),
+		{"\x80", "\xe3", "\x81", "\xff", "\xf0\x9f", "\xe6\x97", "a", " ", "日"},
+	}
+	for k := range 20000 {
+		a := alphabets[k%len(alphabets)]
+		var b strings.Builder
+		for range 1 + r.IntN(60) {
+			b.WriteString(a[r.IntN(len(a))])
+		}
+		piece := b.String()
+		starts := func(p []bpePart) []int {
+			var s []int
+			for _, x := range p {
+				s = append(s, x.start)
+			}
+			return s
+		}
+		if got, want := starts(fast.merge(piece, nil, &merger{})), starts(fast.mergeScan(piece, nil)); !slices.Equal(got, want) {
+			t.Fatalf("merges of %q:\n cut %v\nscan %v", piece, got, want)
+		}
+	}
+}
+
+// Every o200k_base token merges from its bytes to itself, which lets merge
+// take a segment that is a token for one.
+func TestO200kTokensMergeToThemselves(t *testing.T) {
+	_, fast := fastO200k(t)
+	ranks, err := loader.LoadTiktokenBpe("o200k_base.tiktoken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tok := range ranks {
+		if parts := fast.mergeScan(tok, nil); len(parts) != 2 {
+			t.Fatalf("%q merges to %d tokens", tok, len(parts)-1)
 		}
 	}
 }
@@ -353,5 +419,35 @@ func BenchmarkCountO200k(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// The rank table answers as the rank map does, for every token and for
+// strings next to tokens (a byte more or less), which merges ask about.
+func TestRankTable(t *testing.T) {
+	ranks, err := loader.LoadTiktokenBpe("o200k_base.tiktoken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, ok := newRankTable(ranks)
+	if !ok {
+		t.Fatal("o200k_base's ranks are not 0…n-1")
+	}
+	check := func(s string) {
+		want, wantOK := ranks[s]
+		for _, f := range []func(string) (int, bool){table.rank, table.lookup} {
+			if got, gotOK := f(s); gotOK != wantOK || got != want {
+				t.Fatalf("rank of %q: %d %v, want %d %v", s, got, gotOK, want, wantOK)
+			}
+		}
+	}
+	for tok := range ranks {
+		check(tok)
+		check(tok + "\x00")
+		check(tok[1:])
+		check(tok + tok)
+	}
+	if _, ok := newRankTable(map[string]int{"a": 0, "b": 2}); ok {
+		t.Error("ranks with a gap accepted")
 	}
 }

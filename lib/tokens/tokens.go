@@ -153,7 +153,9 @@ func Get(name string) (*Encoder, error) {
 			if err != nil {
 				return nil, fmt.Errorf("tokenizer %q: %w", name, err)
 			}
-			t.fast = newO200k(ranks)
+			if t.fast, err = newO200k(ranks); err != nil {
+				return nil, fmt.Errorf("tokenizer %q: %w", name, err)
+			}
 		} else if _, err := t.tiktoken(); err != nil {
 			return nil, fmt.Errorf("tokenizer %q: %w", name, err)
 		}

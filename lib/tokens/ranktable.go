@@ -1,0 +1,148 @@
+package tokens
+
+import "math/bits"
+
+// rankTable maps the bytes of a token to its rank, for tiktoken encodings
+// whose ranks are 0…n-1 (each its token's id). It answers a merge's
+// question (is this string a token?) with one hash of the string, a filter
+// in cache and, for the strings that pass it, mostly one probe, where a Go
+// map hashes the string again and probes a structure several times its
+// size: merging CJK and emoji text is such lookups, most of them of
+// strings that are no token.
+type rankTable struct {
+	// slots hold, per entry, rank+1 (0: empty) in the low tagShift bits
+	// and high bits of the key's hash above them; linear probing.
+	slots []uint32
+	mask  uint64
+	// filter is a blocked Bloom filter of the tokens, three bits in one
+	// word each: the filter, 512 KB, answers from cache where the slots are
+	// a trip to memory.
+	filter *[1 << 16]uint64
+	// bytes holds the tokens back to back; the token of rank r starts at
+	// spans[r]>>8 and is spans[r]&0xFF bytes long.
+	bytes string
+	spans []uint32
+}
+
+// tagShift is the number of bits of a slot that hold rank+1.
+const tagShift = 18
+
+// newRankTable returns the table of ranks, or false if they are not 0…n-1
+// (n < 1<<tagShift), a token is empty or longer than 255 bytes, or they
+// are more than 16 MB.
+func newRankTable(ranks map[string]int) (*rankTable, bool) {
+	if len(ranks) >= 1<<tagShift {
+		return nil, false
+	}
+	n := 1 << bits.Len(uint(len(ranks))*2) // load ≤ ½
+	t := &rankTable{
+		slots:  make([]uint32, n),
+		mask:   uint64(n - 1),
+		filter: new([1 << 16]uint64),
+		spans:  make([]uint32, len(ranks)),
+	}
+	b := make([]byte, 0, 8*len(ranks))
+	for tok, r := range ranks {
+		if r < 0 || r >= len(ranks) || t.spans[r] != 0 || tok == "" || len(tok) > 255 || len(b)+len(tok) >= 1<<24 {
+			return nil, false
+		}
+		t.spans[r] = uint32(len(b))<<8 | uint32(len(tok))
+		b = append(b, tok...)
+		h := hashString(tok)
+		w, m := filterBits(h)
+		t.filter[w] |= m
+		i := h & t.mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & t.mask
+		}
+		t.slots[i] = tag(h) | uint32(r+1)
+	}
+	t.bytes = string(b)
+	return t, true
+}
+
+// size is the number of tokens.
+func (t *rankTable) size() int { return len(t.spans) }
+
+// token is the bytes of the token of rank r.
+func (t *rankTable) token(r int) string {
+	span := t.spans[r]
+	return t.bytes[span>>8 : span>>8+span&0xFF]
+}
+
+// rank is the rank of s, if s is a token, for strings that mostly are
+// not (the filter turns those away).
+func (t *rankTable) rank(s string) (int, bool) {
+	h := hashString(s)
+	if w, m := filterBits(h); t.filter[w]&m != m {
+		return 0, false
+	}
+	return t.probe(s, h)
+}
+
+// lookup is rank, for strings that mostly are tokens (the pieces of prose
+// and code), without the filter's trip to memory.
+func (t *rankTable) lookup(s string) (int, bool) { return t.probe(s, hashString(s)) }
+
+// probe looks for s, whose hash is h, in the slots.
+func (t *rankTable) probe(s string, h uint64) (int, bool) {
+	tg := tag(h)
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		e := t.slots[i]
+		if e == 0 {
+			return 0, false
+		}
+		if e&^(1<<tagShift-1) == tg {
+			if r := int(e&(1<<tagShift-1)) - 1; t.token(r) == s {
+				return r, true
+			}
+		}
+	}
+}
+
+// tag is the bits of hash h that a slot keeps (bits neither the slot index
+// nor the filter use).
+func tag(h uint64) uint32 { return uint32(h>>(64-32+tagShift)) << tagShift }
+
+// filterBits are the word and bits of the filter for hash h (bits the
+// slot index does not use).
+func filterBits(h uint64) (uint16, uint64) {
+	return uint16(h >> 20), 1<<(h>>36&63) | 1<<(h>>42&63) | 1<<(h>>48&63)
+}
+
+// hashString is a hash of s after wyhash: the bytes of short strings read
+// as two words (overlapping), longer ones sixteen bytes at a time.
+func hashString(s string) uint64 {
+	const k0, k1 = 0xa0761d6478bd642f, 0xe7037ed1a0b428db
+	n := len(s)
+	seed := uint64(n) ^ k0
+	var a, b uint64
+	switch {
+	case n > 16:
+		for i := 0; i+16 < n; i += 16 {
+			seed = mix(load64(s[i:])^k1, load64(s[i+8:])^seed)
+		}
+		a, b = load64(s[n-16:]), load64(s[n-8:])
+	case n >= 8:
+		a, b = load64(s), load64(s[n-8:])
+	case n >= 4:
+		a, b = uint64(load32(s)), uint64(load32(s[n-4:]))
+	case n > 0:
+		a = uint64(s[0])<<16 | uint64(s[n>>1])<<8 | uint64(s[n-1])
+	}
+	return mix(a^k1, b^seed)
+}
+
+func load64(s string) uint64 {
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func load32(s string) uint32 {
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
+
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
