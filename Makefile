@@ -3,7 +3,7 @@ MODULE  := github.com/ifkit/ifkit
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X $(MODULE)/lib/app.Version=$(VERSION)
 
-.PHONY: build check test test-lake test-kubernetes test-tokenizers fuzz demo bench clean
+.PHONY: build check test test-lake test-kubernetes test-tokenizers test-browser fuzz demo bench clean
 
 build:
 	go build -trimpath -ldflags '$(LDFLAGS)' -o bin/ ./tools/...
@@ -25,6 +25,7 @@ test:
 	@$(MAKE) --no-print-directory test-lake
 	@$(MAKE) --no-print-directory test-kubernetes
 	@$(MAKE) --no-print-directory test-tokenizers
+	@$(MAKE) --no-print-directory test-browser
 
 # DuckDB reads the lake outputs (tests/lake: its own module, so cgo and the
 # DuckDB library stay out of ifkit's go.mod). Skips, saying why, when there
@@ -37,6 +38,21 @@ test-lake:
 	  echo "tests/lake: SKIP: cannot fetch the DuckDB Go driver (github.com/duckdb/duckdb-go/v2):"; head -3 lake-deps.log; rm -f lake-deps.log; \
 	else \
 	  rm -f lake-deps.log; go vet . && go test -timeout 10m . ; \
+	fi
+
+# The HTML report as a reader uses it, in Debian's chromium headless driven
+# by chromedp (tests/browser: its own module, so chromedp stays out of
+# ifkit's go.mod): a figure's point clicked, its items listed and opened, the
+# run diff, hostile strings that must not run. Skips, saying why, without
+# chromium or when chromedp cannot be fetched; fails on a failing test.
+test-browser:
+	@cd tests/browser && \
+	if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then \
+	  echo "tests/browser: SKIP: no chromium on PATH (apt-get install chromium; .ci/run does as root)"; \
+	elif ! go list -deps -test . >/dev/null 2>browser-deps.log; then \
+	  echo "tests/browser: SKIP: cannot fetch chromedp (github.com/chromedp/chromedp):"; head -3 browser-deps.log; rm -f browser-deps.log; \
+	else \
+	  rm -f browser-deps.log; go vet . && go test -timeout 20m . ; \
 	fi
 
 # ifkit's token counts against the tokenizers servers run, id for id

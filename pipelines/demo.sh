@@ -20,6 +20,8 @@ mkdir -p "$out"
 # Two simulated models on one server: "sim-strong" and "sim-weak", whose skill
 # also decays with prompt length (by half at 4,096 tokens), so on this small
 # grid the LIFBench scores fall with length (pipelines/demo_test.go checks it).
+# An earlier demo's URL must not be read for this server's (bench/sim.sh).
+rm -f "$out/llm-sim.url"
 llm-sim --addr 127.0.0.1:0 --model sim-strong=0.95 --model sim-weak=0.6 --skill-decay 0.5 --skill-decay-tokens 4096 \
   --latency 5ms --tokens-per-sec 20000 --max-concurrency 64 --seed 7 \
   >"$out/llm-sim.url" 2>"$out/llm-sim.log" &
@@ -57,6 +59,7 @@ done
     cat "$f"
   done
 } >"$out/summary.md"
-# One page with every benchmark's figures, both models side by side.
-aggregate-ifs --import rows --format jsonl --html "$out/report.html" "$out"/*/*/report.jsonl >/dev/null
+# One page with every benchmark's figures, both models side by side, and the
+# items behind them: its explorer opens on both models and their run diff.
+aggregate-ifs --html "$out/report.html" "$out"/*/*/judged.jsonl.zst >/dev/null
 echo "demo: reports in $out/*/*/report.md; all of them in $out/summary.md; figures in $out/report.html" >&2

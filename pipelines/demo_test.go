@@ -1,9 +1,14 @@
 package pipelines
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -12,7 +17,7 @@ import (
 // end against llm-sim from a clean PATH, every report saying it came from the
 // test double, LIFBench scores that fall with length for both models, and
 // out/report.html with every benchmark's figures, both simulated models in
-// them, and a report.html beside each report.md.
+// them and in its explorer, and a report.html beside each report.md.
 func TestDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the demo runs every benchmark for two models; make test runs it")
@@ -76,6 +81,18 @@ func TestDemo(t *testing.T) {
 			t.Errorf("%s: no flips.jsonl: %v", bench, err)
 		}
 	}
+	// The page holds the items of both models, and the run diff pairs them.
+	idx := explorerIndex(t, page)
+	per := map[string]int{}
+	for _, it := range idx.Items {
+		per[it.M]++
+	}
+	if per["sim-strong"] == 0 || per["sim-strong"] != per["sim-weak"] {
+		t.Errorf("the explorer holds %v items per model, want both models' answers to the same items", per)
+	}
+	if len(idx.Flips) != 1 || len(idx.Flips[0].Pairs) == 0 || idx.Flips[0].A != "sim-strong" || idx.Flips[0].B != "sim-weak" {
+		t.Errorf("the run diff: %+v, want sim-strong vs sim-weak with flips", idx.Flips)
+	}
 	mds, _ := filepath.Glob(filepath.Join(out, "*", "*", "report.md"))
 	if len(mds) != 10 {
 		t.Errorf("%d report.md files, want 10 (five benchmarks, two models)", len(mds))
@@ -85,4 +102,34 @@ func TestDemo(t *testing.T) {
 			t.Errorf("no report.html beside %s", md)
 		}
 	}
+}
+
+// explorerIndex reads the index of a report page's item explorer: the
+// items' models and the run diff's pairs (lib/explore).
+func explorerIndex(t *testing.T, page []byte) (idx struct {
+	Items []struct {
+		M string `json:"m"`
+	} `json:"items"`
+	Flips []struct {
+		A, B  string
+		Pairs [][2]int
+	} `json:"flips"`
+}) {
+	t.Helper()
+	m := regexp.MustCompile(`<script type="application/x-ifkit-gzip-base64" id="x-index">([^<]*)</script>`).FindSubmatch(page)
+	if m == nil {
+		t.Fatal("the page has no explorer index")
+	}
+	gz, err := base64.StdEncoding.DecodeString(string(m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.NewDecoder(zr).Decode(&idx); err != nil {
+		t.Fatal(err)
+	}
+	return idx
 }

@@ -94,6 +94,9 @@ type Options struct {
 	// Price and JudgePrice are the per-token prices the notes cost the
 	// replies and the judge's calls at (--price, --judge-price).
 	Price, JudgePrice cost.Price
+	// HTMLContexts is what the page's item explorer keeps of each long
+	// context (--html-contexts: lib/explore).
+	HTMLContexts string
 }
 
 // Policies for records that failed before they could be scored (--failed).
@@ -122,9 +125,18 @@ type Registry struct {
 	Tables      map[string]Tabler
 	Designs     map[string]Design
 	Titles      map[string]string // the papers' spelling of the benchmarks' names
-	// Page draws the HTML report (--html) from the rows and the reference
-	// rows; the figures are the benchmarks', drawn by lib/plot.
-	Page func(w io.Writer, rows, reference []report.Row, opt Options) error
+	// Page makes the HTML report (--html): the figures are the
+	// benchmarks', drawn by lib/plot from the rows; its item explorer
+	// (lib/explore) holds the records.
+	Page func(opt Options) Page
+}
+
+// Page is the --html report being made: it is given every record read (a
+// record's run is "" for this run's own), then writes the page from the
+// rows, the reference rows and the provenance (whose Run is this run's id).
+type Page interface {
+	Add(rec *record.Record, run string)
+	Write(w io.Writer, rows, reference []report.Row, prov *Provenance) error
 }
 
 // Formats accepted by --format.
@@ -141,11 +153,23 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if err != nil {
 		return err
 	}
+	var page Page
+	if opt.HTML != "" && reg.Page != nil {
+		page = reg.Page(opt)
+	}
+	prov := NewProvenance()
 	var in *input
 	if importKind != "" {
 		in, err = readImport(r, reg, importKind, opt)
 	} else {
-		in, err = readRecords(r, reg, opt)
+		// Left out of the tables or not, a record read and an item of the
+		// page.
+		in, err = readRecords(r, reg, opt, func(rec *record.Record, run string) {
+			prov.Add(rec, run)
+			if page != nil {
+				page.Add(rec, run)
+			}
+		})
 	}
 	if err != nil {
 		return err
@@ -154,6 +178,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if err != nil {
 		return err
 	}
+	prov.Fill(own, app.Version, r.Created().Format(time.RFC3339))
 	rows := in.stamp(own, r.Created())
 	if opt.CI != CINone {
 		intervals(reg.Designs, rows, in.arms, opt, r.Log.Warn)
@@ -162,7 +187,7 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if importKind != "" {
 		topt.Failed, topt.Resamples = "", 0
 	}
-	out := output{tables: layOut(reg.Tables, rows, in.results, in.runs, topt), metrics: rows, rows: rows, items: in.items, reference: reference}
+	out := output{tables: layOut(reg.Tables, rows, in.results, in.runs, topt), metrics: rows, rows: rows, items: in.items, reference: reference, page: page, prov: prov}
 	if opt.Compare != "" {
 		ps, err := pairs(in.arms, opt.Compare)
 		if err != nil {
@@ -208,8 +233,10 @@ func readImport(r *app.Run, reg Registry, kind string, opt Options) (*input, err
 	return &input{results: []*Result{res}, arms: map[armKey]*arm{}}, nil
 }
 
-// readRecords aggregates the judged records, each run and benchmark apart.
-func readRecords(r *app.Run, reg Registry, opt Options) (*input, error) {
+// readRecords aggregates the judged records, each run and benchmark apart;
+// read is given every record, left out of the tables or not ("" run: this
+// run's own).
+func readRecords(r *app.Run, reg Registry, opt Options, read func(rec *record.Record, run string)) (*input, error) {
 	in := &input{arms: map[armKey]*arm{}}
 	aggs := map[string]Aggregator{}
 	seen := map[string]*marks{}
@@ -232,11 +259,12 @@ func readRecords(r *app.Run, reg Registry, opt Options) (*input, error) {
 			aggs[key] = a
 			seen[key] = newMarks(f, opt)
 		}
+		read(rec, run)
 		if seen[key].add(rec) {
 			return nil
 		}
 		if opt.Items != "" {
-			in.items = append(in.items, scoredOf(rec, run))
+			in.items = append(in.items, ScoredOf(rec, run))
 		}
 		if err := a.Add(rec); err != nil {
 			return app.Invalid(err)
@@ -285,7 +313,7 @@ func (in *input) addToArm(d Design, rec *record.Record, run string, opt Options)
 	}
 	ai := armItem{id: rec.ID(), Item: it}
 	if opt.Flips != "" {
-		s := scoredOf(rec, run)
+		s := ScoredOf(rec, run)
 		ai.scored = &s
 	}
 	in.arms[k].items = append(in.arms[k].items, ai)
@@ -333,13 +361,16 @@ func (in *input) stamp(own string, created time.Time) []report.Row {
 }
 
 // output is what aggregate-ifs writes: the tables, every row (comparisons
-// included), the metric rows the page draws, the scored records, and the
-// published rows drawn beside them.
+// included), the metric rows the page draws, the scored records, the
+// published rows drawn beside them, the page (with --html) and where the
+// data came from.
 type output struct {
 	tables        []report.Table
 	rows, metrics []report.Row
 	items         []Scored
 	reference     []report.Row
+	page          Page
+	prov          *Provenance
 }
 
 func (o output) write(r *app.Run, reg Registry, format, rowsPath string, opt Options) error {
@@ -349,7 +380,7 @@ func (o output) write(r *app.Run, reg Registry, format, rowsPath string, opt Opt
 		}
 	}
 	if opt.HTML != "" {
-		if err := writePage(reg, opt, o.metrics, o.reference); err != nil {
+		if err := writePage(o.page, opt.HTML, o.metrics, o.reference, o.prov); err != nil {
 			return err
 		}
 	}
@@ -369,7 +400,12 @@ func (o output) write(r *app.Run, reg Registry, format, rowsPath string, opt Opt
 	case "parquet":
 		return report.WriteParquet(r.BinaryWriter(), report.MetricTable(o.rows))
 	case "md":
-		return report.WriteMarkdown(w, o.tables)
+		// Where the data came from first, as the page shows it.
+		tables := o.tables
+		if t := o.prov.Table(o.metrics); len(t.Rows) > 0 {
+			tables = append([]report.Table{t}, tables...)
+		}
+		return report.WriteMarkdown(w, tables)
 	case "csv":
 		return report.WriteCSV(w, o.tables)
 	case "jsonl":
@@ -394,6 +430,8 @@ func writeRows(path string, rows []report.Row) error {
 // SimulatorNote is added to every table built from llm-sim replies.
 const SimulatorNote = "These replies came from llm-sim, a test double: the numbers describe the simulator, not a model."
 
+// fromSimulator reports whether llm-sim answered the record (its
+// system_fingerprint).
 func fromSimulator(rec *record.Record) bool {
 	if !rec.Has("response") {
 		return false
@@ -568,6 +606,9 @@ func keys[V any](m map[string]V) []string {
 func checkFlags(r *app.Run, format, importKind, rowsPath string, opt *Options) error {
 	if !contains(Formats, format) {
 		return app.Usagef("--format %q: want one of %s", format, strings.Join(Formats, ", "))
+	}
+	if r.IsSet("html-contexts") && opt.HTML == "" {
+		return app.Usagef("--html-contexts shapes the --html page's item explorer: give --html FILE too")
 	}
 	if opt.Reference != "" && opt.HTML == "" {
 		return app.Usagef("--reference draws published models in the --html figures: give --html FILE too")

@@ -175,7 +175,7 @@ func TestGroupOf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := groupOf(rec); !maps.Equal(got, tt.want) {
+		if got := GroupOf(rec); !maps.Equal(got, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.line, got, tt.want)
 		}
 	}

@@ -29,15 +29,15 @@ func readRowsFile(path string) ([]report.Row, error) {
 
 // writePage writes the --html report: the run's rows and, with
 // --reference, the published models' rows drawn beside them.
-func writePage(reg Registry, opt Options, rows, ref []report.Row) error {
-	if reg.Page == nil {
+func writePage(page Page, path string, rows, ref []report.Row, prov *Provenance) error {
+	if page == nil {
 		return errors.New("--html: this build has no report page")
 	}
-	o, err := stream.Create(opt.HTML, stream.None, nil)
+	o, err := stream.Create(path, stream.None, nil)
 	if err != nil {
 		return err
 	}
-	if err := reg.Page(o, rows, ref, opt); err != nil {
+	if err := page.Write(o, rows, ref, prov); err != nil {
 		o.Discard() // a page cannot be resumed: leave no FILE.partial
 		return err
 	}

@@ -25,10 +25,12 @@ type Scored struct {
 	ReplyTokens                 *int // response.usage.completion_tokens, when the server counted them
 }
 
-func scoredOf(rec *record.Record, run string) Scored {
+// ScoredOf reads a record's Scored ("" run: this run's own): --items'
+// rows, --flips' pairs and the page's explorer read records alike.
+func ScoredOf(rec *record.Record, run string) Scored {
 	it := Scored{ID: rec.ID(), Bench: rec.String("bench"), Model: ModelOf(rec), Task: rec.String("task"), Run: run,
 		Failed: rec.Errored(), Truncated: ServerTruncated(rec)}
-	it.Group = groupOf(rec)
+	it.Group = GroupOf(rec)
 	var j struct {
 		Score   *float64 `json:"score"`
 		Verdict string   `json:"verdict"`
@@ -57,10 +59,10 @@ func scoredOf(rec *record.Record, run string) Scored {
 	return it
 }
 
-// groupOf is the record's group as text: a string as it is, any other value
+// GroupOf is the record's group as text: a string as it is, any other value
 // (a number, a boolean) as its JSON text, so that `"density": 10` and
 // `"density": "10"` are one column; a null is absent.
-func groupOf(rec *record.Record) map[string]string {
+func GroupOf(rec *record.Record) map[string]string {
 	var raw map[string]json.RawMessage
 	if !rec.Has("group") || rec.Decode("group", &raw) != nil {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/expand"
+	"github.com/ifkit/ifkit/lib/explore"
 	"github.com/ifkit/ifkit/lib/judge"
 	"github.com/ifkit/ifkit/lib/plot"
 	"github.com/ifkit/ifkit/lib/record"
@@ -67,6 +68,9 @@ type Bench struct {
 	// benchmark (own) beside published models' (reference), for the HTML
 	// report; lib/plot draws them.
 	Figures func(own, reference []report.Row) []plot.Figure
+	// Explore is what the report's item explorer needs to know of the
+	// benchmark's records beyond the common fields (lib/explore).
+	Explore explore.Hooks
 	// Sim answers the benchmark's prompts in llm-sim: its solvers are
 	// tried in order, after those of the benchmarks listed before it.
 	Sim Plug[[]sim.Solver]
@@ -179,6 +183,15 @@ func Check(bs []Bench) error {
 		}
 	}
 	return nil
+}
+
+// Hooks are the benchmarks' explorer hooks, by name.
+func Hooks(bs []Bench) map[string]explore.Hooks {
+	out := map[string]explore.Hooks{}
+	for _, b := range bs {
+		out[b.Name] = b.Explore
+	}
+	return out
 }
 
 // Sections are the report's parts, one per benchmark with figures, in list

@@ -29,6 +29,7 @@ var Benchmark = bench.Bench{
 	Tables:       Tables,
 	Design:       design,
 	Figures:      figures,
+	Explore:      exploreHooks,
 	Sim:          bench.Fixed([]sim.Solver{JudgeSolver{}, AnswerSolver{}}),
 }
 

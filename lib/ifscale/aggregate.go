@@ -267,31 +267,24 @@ func Tables(rows []report.Row, opt aggregate.TableOptions) []report.Table {
 	return []report.Table{leaderboard(keys, cells), detail}
 }
 
-// leaderboard is the paper's layout: accuracy % (stdev) at N = 10, 50, 100,
-// 250, 500, or at every density present when none of those is.
+// leaderboard is the paper's layout: accuracy % (stdev) per density, at the
+// densities headlineDensities picks.
 func leaderboard(keys []densityKey, cells map[densityKey]map[string]report.Row) report.Table {
-	present := map[float64]bool{}
+	var present []float64
 	var models []string
 	for _, k := range keys {
-		present[k.density] = true
+		present = append(present, k.density)
 		if !slices.Contains(models, k.model) {
 			models = append(models, k.model)
 		}
 	}
-	var cols []float64
-	for _, n := range []float64{10, 50, 100, 250, 500} {
-		if present[n] {
-			cols = append(cols, n)
-		}
-	}
-	if len(cols) == 0 {
-		for n := range present {
-			cols = append(cols, n)
-		}
-		slices.Sort(cols)
-	}
+	densities, left := headlineDensities(present)
 	t := report.Table{Title: "IFScale: accuracy % (stdev) by number of instructions", Columns: []string{"model"},
 		Notes: []string{"failed: samples of these densities that failed before scoring; they are left out, as the official runner drops them."}}
+	if left != "" {
+		t.Notes = append(t.Notes, left)
+	}
+	cols := densities
 	for _, n := range cols {
 		t.Columns = append(t.Columns, "N="+report.Fmt(n, -1))
 	}

@@ -132,3 +132,43 @@ func TestReduceIgnoresSampleOrder(t *testing.T) {
 		}
 	}
 }
+
+// The headline table shows the densities that were run: 200 asked beside
+// 10, 50 and 100 is a column, not dropped for not being one of the paper's
+// five; a sweep too wide for one table keeps the paper's five and its ends,
+// and says where the others are.
+func TestHeadlineShowsTheDensitiesRun(t *testing.T) {
+	kws := []string{"debt", "equity", "margin"}
+	pad := strings.Repeat(" and so on", 20)
+	for _, tc := range []struct {
+		densities []int
+		want      string
+		note      bool
+	}{
+		{[]int{10, 50, 100, 200}, "model N=10 N=50 N=100 N=200 failed", false},
+		{[]int{3, 7}, "model N=3 N=7 failed", false},
+		{[]int{10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 250, 500}, "model N=10 N=50 N=100 N=250 N=500 failed", true},
+		{[]int{5, 20, 30, 40, 60, 70, 80, 90, 100, 700}, "model N=5 N=100 N=700 failed", true},
+	} {
+		a := NewAggregator(aggregate.Options{Decimals: 1})
+		for _, n := range tc.densities {
+			r := judged(t, strconv.Itoa(n), "m", "debt equity margin"+pad, kws, 1000)
+			r.Set("group", map[string]string{"density": strconv.Itoa(n), "seed": "0"})
+			if err := a.Add(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := a.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := Tables(res.Rows, aggregate.TableOptions{Decimals: 1})[0]
+		if got := strings.Join(head.Columns, " "); got != tc.want {
+			t.Errorf("densities %v: columns %q, want %q", tc.densities, got, tc.want)
+		}
+		said := strings.Contains(strings.Join(head.Notes, " "), fmt.Sprintf("%d densities were run", len(tc.densities)))
+		if said != tc.note {
+			t.Errorf("densities %v: note about the densities left out = %v, want %v (%q)", tc.densities, said, tc.note, head.Notes)
+		}
+	}
+}

@@ -27,6 +27,7 @@ var Benchmark = bench.Bench{
 	Design:    design,
 	Importers: map[string]aggregate.Importer{"ifscale-per-sample": ImportPerSample},
 	Figures:   figures,
+	Explore:   exploreHooks,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),
 }
 

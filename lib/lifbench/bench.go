@@ -38,6 +38,7 @@ var Benchmark = bench.Bench{
 	Design:    design,
 	Importers: map[string]aggregate.Importer{"lifbench-scores": ImportScores},
 	Figures:   figures,
+	Explore:   exploreHooks,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),
 }
 

@@ -17,6 +17,25 @@ func lifbenchTokens(s string) (float64, bool) {
 	return float64(ls[0].Tokens), true
 }
 
+// lengthX places a length at its context budget and labels it by that
+// budget, as every length on one axis must be: a custom budget is labelled
+// "ctx1k" and an official one by the paper's prompt interval ("4k" holds a
+// 3,072-token context), so "ctx2k" beside "4k" would read as half of it. An
+// official length keeps the paper's name in brackets: "3k (4k)".
+func lengthX(r report.Row) (float64, string, bool) {
+	v, _, ok := plot.LengthX(lifbenchTokens)(r)
+	if !ok {
+		return 0, "", false
+	}
+	label := plot.Tokens(v)
+	for _, l := range officialLengths {
+		if l.Label == r.Dims["length"] && float64(l.Tokens) == v {
+			label += " (" + l.Label + ")"
+		}
+	}
+	return v, label, true
+}
+
 func figures(own, ref []report.Row) []plot.Figure {
 	counts := plot.Tally(own, ref, func(r report.Row) bool {
 		return r.Metric == "ARS" && r.Dims["task"] == "overall" && r.Dims["length"] == "all"
@@ -48,9 +67,9 @@ func figures(own, ref []report.Row) []plot.Figure {
 	return []plot.Figure{
 		{ID: "lifbench-ars-length", Bench: "lifbench", Title: "LIFBench: ARS by input length",
 			Measured: "overall ARS (weighted rubric score, 0–1) at each context length, per model", NUnit: "records", Counts: counts,
-			Panels: []plot.Panel{{Kind: "lines", X: plot.Axis{Label: "input length (tokens, log scale)", Log: true}, Y: unit,
+			Panels: []plot.Panel{{Kind: "lines", X: plot.Axis{Label: "context budget (tokens, log scale; the paper's length in brackets)", Log: true}, Y: unit,
 				Series: plot.Both(own, ref, func(rows []report.Row, isRef bool) []plot.Series {
-					return plot.LineSeries(report.Match(rows, "ARS", map[string]string{"task": "overall", "length": "*"}), isRef, plot.LengthX(lifbenchTokens), nil)
+					return plot.LineSeries(report.Match(rows, "ARS", map[string]string{"task": "overall", "length": "*"}), isRef, lengthX, nil)
 				})}}},
 		{ID: "lifbench-ars-task", Bench: "lifbench", Title: "LIFBench: ARS per task",
 			Measured: "ARS of each of the eleven tasks over all lengths (paper Table 3 codes)", NUnit: "records", Counts: counts,

@@ -228,21 +228,28 @@ func (c *scoring) label() (Label, error) {
 // inputText is the official get_input_text: the part of the prompt after
 // the last start marker, cut at the first end marker, stripped.
 func inputText(prompt, start, end string) (string, error) {
-	r := prompt
+	i, j := inputSpan(prompt, start, end)
+	if i == j {
+		return "", fmt.Errorf("no context between the markers %q and %q in the prompt", start, end)
+	}
+	return pystr.Strip(prompt[i:j]), nil
+}
+
+// inputSpan is where the context lies in the prompt: after the last start
+// marker, up to the first end marker after it.
+func inputSpan(prompt, start, end string) (i, j int) {
 	if start != "" {
 		// The text after the last start marker, found scanning forward
 		// (strings.LastIndex is bytewise and slow on long prompts).
-		for i := strings.Index(r, start); i >= 0; i = strings.Index(r, start) {
-			r = r[i+len(start):]
+		for k := strings.Index(prompt[i:], start); k >= 0; k = strings.Index(prompt[i:], start) {
+			i += k + len(start)
 		}
 	}
+	j = len(prompt)
 	if end != "" {
-		if i := strings.Index(r, end); i >= 0 {
-			r = r[:i]
+		if k := strings.Index(prompt[i:], end); k >= 0 {
+			j = i + k
 		}
 	}
-	if r == "" {
-		return "", fmt.Errorf("no context between the markers %q and %q in the prompt", start, end)
-	}
-	return pystr.Strip(r), nil
+	return i, j
 }

@@ -28,6 +28,17 @@ const (
 // the adherence-by-position curve.
 const positionBuckets = 10
 
+// positionBucket is the tenth of the expected entries an entry lies in: its
+// midpoint decides, so short outputs spread evenly.
+func positionBucket(entry, number int) int {
+	return min(positionBuckets-1, int((float64(entry)-0.5)*positionBuckets/float64(number)))
+}
+
+// positionRange labels a tenth: "10-20%".
+func positionRange(i int) string {
+	return fmt.Sprintf("%d-%d%%", i*100/positionBuckets, (i+1)*100/positionBuckets)
+}
+
 // tally counts checks; failed ones (their judge call or their record's
 // inference failed) are in failed, and in checks only when they are scored.
 // tally counts checks; cutChecks and cutJudged are the checks (and the
@@ -145,8 +156,7 @@ func (a *aggregator) Add(rec *record.Record) error {
 	if t == nil {
 		return fmt.Errorf("record %q: check type %q: want single, range or periodic", rec.ID(), g.Check)
 	}
-	// The entry's midpoint decides its tenth, so short outputs spread evenly.
-	pos := &c.byPos[min(positionBuckets-1, int((float64(g.Entry)-0.5)*positionBuckets/float64(counts.Number)))]
+	pos := &c.byPos[positionBucket(g.Entry, counts.Number)]
 	parent := rec.String("parent")
 	if aggregate.ServerTruncated(rec) {
 		c.truncated[parent] = true
@@ -373,7 +383,7 @@ func (a *aggregator) Result() (*aggregate.Result, error) {
 			row("accuracy", "ratio", m.Accuracy[t], n, failed, cut, nil, "type", t)
 		}
 		for i, t := range c.byPos {
-			label := fmt.Sprintf("%d-%d%%", i*100/positionBuckets, (i+1)*100/positionBuckets)
+			label := positionRange(i)
 			pos := map[string]float64{"position": float64(i) / positionBuckets}
 			row("accuracy", "ratio", ratio(t.yes, t.judged, 1), t.judged, t.failed, t.cutJudged, pos, "type", "all", "position_range", label)
 			row("present", "ratio", ratio(t.judged, t.checks, 1), t.checks, t.failed, t.cutChecks, pos, "type", "all", "position_range", label)

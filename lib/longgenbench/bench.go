@@ -50,6 +50,7 @@ var Benchmark = bench.Bench{
 	Tables:       Tables,
 	Design:       design,
 	Figures:      figures,
+	Explore:      exploreHooks,
 	Sim: bench.Plug[[]sim.Solver]{
 		Flags: []cli.Flag{
 			&cli.Float64Flag{Name: "stop-rate", Usage: "LongGenBench: probability that a long document stops early, in [0,1] (0: (1 − skill)/2)"},

@@ -32,6 +32,7 @@ var Benchmark = bench.Bench{
 	Tables:    Tables,
 	Design:    design,
 	Figures:   figures,
+	Explore:   exploreHooks,
 	Sim:       bench.Fixed([]sim.Solver{Solver{}}),
 }
 

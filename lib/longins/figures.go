@@ -41,7 +41,7 @@ func figures(own, ref []report.Row) []plot.Figure {
 				if !slices.Contains(cols, l) {
 					cols = append(cols, l)
 				}
-				h.Cells = append(h.Cells, plot.Cell{Row: strconv.FormatFloat(d, 'f', -1, 64), Col: strconv.FormatFloat(l, 'f', -1, 64), Value: r.Value, Lo: r.CILow, Hi: r.CIHigh, N: r.N})
+				h.Cells = append(h.Cells, plot.Cell{Row: strconv.FormatFloat(d, 'f', -1, 64), Col: strconv.FormatFloat(l, 'f', -1, 64), Value: r.Value, Lo: r.CILow, Hi: r.CIHigh, N: r.N, Of: &r})
 			}
 			if len(h.Cells) == 0 {
 				continue

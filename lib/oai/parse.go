@@ -74,8 +74,9 @@ func readBody(b []byte) (*body, error) {
 	return v, nil
 }
 
-// contentText reads a message content: a string, null, or parts with "text".
-func contentText(raw json.RawMessage) string {
+// ContentText reads a message content: a string, null, or parts with "text"
+// (a reply's, or a request's message in the item explorer).
+func ContentText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return ""
 	}
@@ -124,7 +125,7 @@ func (c *Client) parseBody(b []byte) (*Completion, error) {
 		comp.Choices = 2
 	}
 	if ch.Message != nil {
-		comp.Text = contentText(ch.Message.Content)
+		comp.Text = ContentText(ch.Message.Content)
 		comp.Reasoning = ch.Message.reasoning()
 	} else if ch.Text != nil {
 		comp.Text = *ch.Text
@@ -201,7 +202,7 @@ func (c *Client) readStream(r io.Reader, start time.Time, progress func(first bo
 				comp.Choices = max(comp.Choices, 1)
 				n := text.Len() + reasoning.Len()
 				if ch.Delta != nil {
-					text.WriteString(contentText(ch.Delta.Content))
+					text.WriteString(ContentText(ch.Delta.Content))
 					reasoning.WriteString(ch.Delta.reasoning())
 				} else if ch.Text != nil {
 					text.WriteString(*ch.Text)

@@ -76,18 +76,23 @@ func (s style) line() draw.LineStyle {
 	return ls
 }
 
-// SVG draws a figure as an element of the HTML page.
-func SVG(f Figure) ([]byte, error) {
-	doc, err := document(f)
+// SVG draws a figure as an element of the HTML page. With targets, every
+// point, bar and heat-map cell that shows a metric row gets a transparent
+// shape over it carrying its selection (data-sel): the page's explorer
+// lists the items behind it when it is clicked.
+func SVG(f Figure, targets bool) ([]byte, error) {
+	doc, err := render(f, targets)
 	if err != nil {
 		return nil, err
 	}
 	return inline(doc, f.Title), nil
 }
 
-// document draws a figure as a standalone SVG file (the README's figure):
-// a legend strip on top, then its panels in a grid.
-func document(f Figure) ([]byte, error) {
+// document draws a figure as a standalone SVG file (the README's figure).
+func document(f Figure) ([]byte, error) { return render(f, false) }
+
+// render draws a figure: a legend strip on top, then its panels in a grid.
+func render(f Figure, targets bool) ([]byte, error) {
 	names, sty := styles(f)
 	cols := min(len(f.Panels), maxCols)
 	rows := (len(f.Panels) + cols - 1) / cols
@@ -139,7 +144,73 @@ func document(f Figure) ([]byte, error) {
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, err
 	}
-	return family.ReplaceAll(buf.Bytes(), []byte(`font-family:'$1',Arial,Helvetica,sans-serif;`)), nil
+	svg := family.ReplaceAll(buf.Bytes(), []byte(`font-family:'$1',Arial,Helvetica,sans-serif;`))
+	if !targets {
+		return svg, nil
+	}
+	var tg bytes.Buffer
+	for i, p := range f.Panels {
+		pl := plots[i/cols][i%cols]
+		da := pl.DataCanvas(canvases[i/cols][i%cols])
+		xf, yf := pl.Transforms(&da)
+		// The SVG's y axis points down; gonum's canvas has its origin at the
+		// bottom left of the whole drawing.
+		top := h + legendH
+		writeTargets(&tg, p, pl, w/vg.Length(cols), func(x, y float64) (vg.Length, vg.Length) { return xf(x), top - yf(y) })
+	}
+	end := bytes.LastIndex(svg, []byte("</svg>"))
+	if end < 0 || tg.Len() == 0 {
+		return svg, nil
+	}
+	return slices.Concat(svg[:end], tg.Bytes(), svg[end:]), nil
+}
+
+// writeTargets writes a panel's click targets: a circle around each line
+// point, the whole column of a bar (a low bar is hard to hit), a heat-map
+// cell; at is the SVG position of data coordinates.
+func writeTargets(b *bytes.Buffer, p Panel, pl *gplot.Plot, width vg.Length, at func(x, y float64) (vg.Length, vg.Length)) {
+	clampY := func(y float64) float64 { return min(max(y, pl.Y.Min), pl.Y.Max) }
+	target := func(sel int, shape string, args ...any) {
+		if sel == 0 {
+			return
+		}
+		fmt.Fprintf(b, `<%s class="hit" data-sel="%d" tabindex="0" `, shape, sel)
+		fmt.Fprintf(b, args[0].(string), args[1:]...)
+		b.WriteString(" />\n")
+	}
+	switch p.Kind {
+	case "lines":
+		for _, s := range p.Series {
+			for _, pt := range s.Points {
+				x, y := at(pt.X, clampY(pt.Y))
+				target(pt.sel, "circle", `cx="%.2f" cy="%.2f" r="7"`, x, y)
+			}
+		}
+	case "bars":
+		n := len(p.Series)
+		if n == 0 || len(p.Cats) == 0 {
+			return
+		}
+		w := barWidth(p, width)
+		for i, s := range p.Series {
+			for _, pt := range s.Points {
+				cx, y0 := at(float64(slices.Index(p.Cats, pt.Cat)), pl.Y.Max)
+				_, y1 := at(0, pl.Y.Min)
+				cx += (vg.Length(i) - vg.Length(n-1)/2) * w
+				target(pt.sel, "rect", `x="%.2f" y="%.2f" width="%.2f" height="%.2f"`, cx-w/2, y0, w, y1-y0)
+			}
+		}
+	case "heat":
+		for _, c := range p.Heat.Cells {
+			ci, ri := slices.Index(p.Heat.Cols, c.Col), slices.Index(p.Heat.Rows, c.Row)
+			if ci < 0 || ri < 0 {
+				continue
+			}
+			x0, y0 := at(float64(ci)-0.5, float64(ri)+0.5)
+			x1, y1 := at(float64(ci)+0.5, float64(ri)-0.5)
+			target(c.sel, "rect", `x="%.2f" y="%.2f" width="%.2f" height="%.2f"`, x0, y0, x1-x0, y1-y0)
+		}
+	}
 }
 
 func drawLegend(dc draw.Canvas, names []string, sty map[string]style, panels []Panel, w, h, legendH vg.Length, cols int) {
@@ -326,13 +397,17 @@ func roundTicks(lo, hi float64) gplot.ConstantTicks {
 	return tk
 }
 
+// barWidth is the width of one bar: the series share 80 % of a category.
+func barWidth(p Panel, width vg.Length) vg.Length {
+	return (width - 60) / vg.Length(len(p.Cats)) * 0.8 / vg.Length(len(p.Series))
+}
+
 func drawBars(pl *gplot.Plot, p Panel, sty map[string]style, width vg.Length) error {
 	n := len(p.Series)
 	if n == 0 || len(p.Cats) == 0 {
 		return nil
 	}
-	catW := (width - 60) / vg.Length(len(p.Cats))
-	barW := catW * 0.8 / vg.Length(n)
+	barW := barWidth(p, width)
 	for i, s := range p.Series {
 		st := sty[s.Name]
 		for _, pt := range s.Points {
@@ -445,7 +520,7 @@ func drawHeat(pl *gplot.Plot, p Panel) error {
 	for i, c := range h.Cols {
 		label := c
 		if v, ok := Atof(c); ok {
-			label = fmtTokens(v)
+			label = Tokens(v)
 		}
 		xt = append(xt, gplot.Tick{Value: float64(i), Label: label})
 	}

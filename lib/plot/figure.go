@@ -63,6 +63,10 @@ type Point struct {
 	Lo    *float64 `json:"lo,omitempty"`
 	Hi    *float64 `json:"hi,omitempty"`
 	N     int      `json:"n"`
+	// Row is the metric row the point shows (nil for a published model's):
+	// the page links the point to the items behind it.
+	Row *report.Row `json:"-"`
+	sel int         // the point's selection on the page, from 1; 0 for none
 }
 
 // Heat is a grid of cells; a missing cell had no data.
@@ -80,6 +84,9 @@ type Cell struct {
 	Lo    *float64 `json:"lo,omitempty"` // the confidence interval, in the table under the map
 	Hi    *float64 `json:"hi,omitempty"`
 	N     int      `json:"n"`
+	// Of is the metric row the cell shows, as Point.Row.
+	Of  *report.Row `json:"-"`
+	sel int
 }
 
 // Count is what a caption says about one model's data.
@@ -216,6 +223,9 @@ func collect(rows []report.Row, ref bool, split func(report.Row) string, point f
 		if r.CILow != nil && r.CIHigh != nil {
 			p.Lo, p.Hi = r.CILow, r.CIHigh
 		}
+		if !ref {
+			p.Row = &r
+		}
 		name := SeriesName(r.Model, ref)
 		if split != nil {
 			if s := split(r); s != "" {
@@ -237,10 +247,15 @@ func collect(rows []report.Row, ref bool, split func(report.Row) string, point f
 	return out
 }
 
-// LineSeries is a series per model over the numeric x.
+// LineSeries is a series per model over the numeric x. A point without a
+// label is labelled by its x: the data table under the figure has a row per
+// label, so points without one would fall into one row.
 func LineSeries(rows []report.Row, ref bool, x XOf, split func(report.Row) string) []Series {
 	return collect(rows, ref, split, func(r report.Row) (Point, bool) {
 		xv, label, ok := x(r)
+		if label == "" {
+			label = strconv.FormatFloat(xv, 'f', -1, 64)
+		}
 		return Point{X: xv, Label: label}, ok
 	}, func(a, b Point) int { return cmp.Compare(a.X, b.X) })
 }
@@ -343,8 +358,8 @@ func SumMetric(metric string, want map[string]string) func([]report.Row) int {
 	}
 }
 
-// fmtTokens labels a token count as the papers do: 4096 as 4k, 1000 as 1000.
-func fmtTokens(v float64) string {
+// Tokens labels a token count as the papers do: 4096 as 4k, 1000 as 1000.
+func Tokens(v float64) string {
 	if v >= 1024 && math.Mod(v, 1024) == 0 {
 		return fmt.Sprintf("%gk", v/1024)
 	}
@@ -365,7 +380,7 @@ func LengthX(parse func(string) (float64, bool)) XOf {
 		}
 		label := r.Dims["length"]
 		if _, numeric := Atof(label); label == "" || numeric {
-			label = fmtTokens(v)
+			label = Tokens(v)
 		}
 		return v, label, true
 	}

@@ -32,7 +32,7 @@ func TestIntervalsDrawn(t *testing.T) {
 		}},
 	} {
 		draw := func(with bool) []byte {
-			svg, err := plot.SVG(plot.Figure{ID: "f", Title: "f", Panels: []plot.Panel{tc.panel(with)}})
+			svg, err := plot.SVG(plot.Figure{ID: "f", Title: "f", Panels: []plot.Panel{tc.panel(with)}}, false)
 			if err != nil {
 				t.Fatal(err)
 			}

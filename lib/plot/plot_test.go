@@ -325,6 +325,46 @@ func TestRunsOfOneModelApart(t *testing.T) {
 	}
 }
 
+var tableRe = regexp.MustCompile(`(?s)<table>(.*?)</table>`)
+
+// Each line panel's table has a row per x value. Rows in the one schema
+// carry some x values only as numbers (EifBench's sub_instructions and
+// constraints_per_sub), and points without a label once fell into one row
+// with an empty label.
+func TestLineTablesHaveARowPerX(t *testing.T) {
+	rows := readRows(t, "schema-rows.jsonl.zst")
+	var b bytes.Buffer
+	if err := plot.WriteHTML(&b, rows, nil, sections, plot.Page{Decimals: 3}); err != nil {
+		t.Fatal(err)
+	}
+	bodies := map[string]string{}
+	for _, m := range figureRe.FindAllStringSubmatch(b.String(), -1) {
+		bodies[m[1]] = m[2]
+	}
+	for _, f := range plot.Build(rows, nil, sections) {
+		if f.Panels[0].Kind != "lines" {
+			continue
+		}
+		tables := tableRe.FindAllStringSubmatch(bodies[f.ID], -1)
+		if len(tables) != len(f.Panels) {
+			t.Errorf("%s: %d tables for %d panels", f.ID, len(tables), len(f.Panels))
+			continue
+		}
+		for i, p := range f.Panels {
+			xs := map[float64]bool{}
+			for _, s := range p.Series {
+				for _, pt := range s.Points {
+					xs[pt.X] = true
+				}
+			}
+			got := strings.Count(tables[i][1], `<tr><td class="s">`)
+			if got != len(xs) || strings.Contains(tables[i][1], `<td class="s"></td>`) {
+				t.Errorf("%s panel %d: %d table rows (empty label: %v), want one per x (%d)", f.ID, i, got, strings.Contains(tables[i][1], `<td class="s"></td>`), len(xs))
+			}
+		}
+	}
+}
+
 // A caption counts the prompts the server cut, and where a cut could not
 // have been seen it says so (the weakest check among the model's rows),
 // never "0 cut by the server".

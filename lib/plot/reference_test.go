@@ -47,8 +47,8 @@ func TestPublishedReference(t *testing.T) {
 	for _, p := range gpt.Points {
 		labels = append(labels, p.Label)
 	}
-	if got := strings.Join(labels, " "); got != "4k 8k 16k 32k 64k 128k" || gpt.Points[0].X != 3*1024 {
-		t.Errorf("published lengths %s starting at %v tokens, want 4k…128k from 3072", got, gpt.Points[0].X)
+	if got := strings.Join(labels, " "); got != "3k (4k) 6k (8k) 13k (16k) 28k (32k) 60k (64k) 120k (128k)" || gpt.Points[0].X != 3*1024 {
+		t.Errorf("published lengths %s starting at %v tokens, want the budgets of 4k…128k from 3072", got, gpt.Points[0].X)
 	}
 	found := false
 	for _, f := range figs {

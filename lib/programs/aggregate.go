@@ -1,14 +1,11 @@
 package programs
 
 import (
-	"io"
-
 	"github.com/ifkit/ifkit/lib/aggregate"
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/bench"
 	"github.com/ifkit/ifkit/lib/cost"
-	"github.com/ifkit/ifkit/lib/plot"
-	"github.com/ifkit/ifkit/lib/report"
+	"github.com/ifkit/ifkit/lib/explore"
 	"github.com/urfave/cli/v2"
 )
 
@@ -36,8 +33,9 @@ func AggregateIFS(bs []bench.Bench) app.Tool {
 		}
 	}
 	sections := bench.Sections(bs)
-	reg.Page = func(w io.Writer, rows, ref []report.Row, opt aggregate.Options) error {
-		return plot.WriteHTML(w, rows, ref, sections, plot.Page{Reference: opt.Reference, Decimals: opt.Decimals})
+	hooks := bench.Hooks(bs)
+	reg.Page = func(opt aggregate.Options) aggregate.Page {
+		return explore.New(sections, hooks, explore.Options{Contexts: opt.HTMLContexts, Decimals: opt.Decimals, Reference: opt.Reference})
 	}
 	return app.Tool{
 		Name:      "aggregate-ifs",
@@ -62,7 +60,7 @@ Example:
   aggregate-ifs --html report.html --reference published.jsonl judged.jsonl.zst`,
 		TextOutput:  true,
 		Answerer:    aggregate.Answerer,
-		OutputFlags: []string{"format", "rows", "items", "table", "decimals", "html", "reference", "flips"},
+		OutputFlags: []string{"format", "rows", "items", "table", "decimals", "html", "reference", "flips", "html-contexts"},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "md", Usage: "md, csv, jsonl (tidy rows), json or parquet (typed rows)"},
 			&cli.StringFlag{Name: "import", Usage: "read official result files of `KIND` (given as FILE arguments) instead of records"},
@@ -73,6 +71,7 @@ Example:
 			&cli.StringFlag{Name: "failed", Value: aggregate.FailedOfficial, Usage: "records that failed before scoring: `POLICY` official (as each benchmark's own code: mostly scored 0, see docs/<bench>.md) or exclude (left out); n_failed counts them either way"},
 			&cli.StringFlag{Name: "html", Usage: "also write one self-contained HTML report with the papers' figures (SVG) to `FILE`"},
 			&cli.StringFlag{Name: "reference", Usage: "draw the published models of `FILE` (metric rows from --import ... --format jsonl) in the --html figures"},
+			&cli.StringFlag{Name: "html-contexts", Value: explore.ContextsAuto, Usage: "what the --html page's item explorer keeps of each distinct long context: `MODE` auto (whole while the page has room, else excerpts around what each item asks), full (always whole) or excerpts"},
 			&cli.BoolFlag{Name: "exclude-truncated", Usage: "leave out records whose prompt the server truncated (response.server_truncated); every table says how many there were either way"},
 			&cli.StringFlag{Name: "ci", Value: aggregate.CIBootstrap, Usage: "confidence intervals on every metric: `METHOD` bootstrap (resampling each benchmark's independent unit: docs/metrics.md) or none"},
 			&cli.Float64Flag{Name: "ci-level", Value: aggregate.DefaultCILevel, Usage: "the intervals' confidence `LEVEL`"},
@@ -85,9 +84,12 @@ Example:
 			&cli.StringFlag{Name: "flips", Usage: "with --compare, also write one row per item whose score changed (id, task, group, both scores, both replies' tokens) to `FILE`: Parquet for .parquet, else JSON Lines"},
 		},
 		Action: func(r *app.Run) error {
+			if err := explore.CheckContexts(r.String("html-contexts")); err != nil {
+				return err
+			}
 			opt := aggregate.Options{Decimals: r.Int("decimals"), Failed: r.String("failed"), HTML: r.String("html"), Reference: r.String("reference"), Items: r.String("items"), Table: r.String("table"), ExcludeTruncated: r.Bool("exclude-truncated"),
 				CI: r.String("ci"), CILevel: r.Float64("ci-level"), Bootstrap: r.Int("bootstrap"), Seed: r.Uint64("seed"),
-				Compare: r.String("compare"), Correction: r.String("correction"), Flips: r.String("flips")}
+				Compare: r.String("compare"), Correction: r.String("correction"), Flips: r.String("flips"), HTMLContexts: r.String("html-contexts")}
 			var err error
 			if opt.Price, err = tokenPrice(r, "price"); err != nil {
 				return err

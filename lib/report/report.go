@@ -181,6 +181,21 @@ type Table struct {
 	Scope map[string]string
 }
 
+// CutPhrase says how many prompts the server cut (n) as far as the check
+// can tell (a CutCheck label): the number when every record was checked
+// exactly, else also how far it can be trusted, never "0 cut" where a cut
+// could not have been seen. The figures' captions and the provenance table
+// say it alike.
+func CutPhrase(n int, check string) string {
+	switch {
+	case check == "" || check == "exact":
+		return fmt.Sprintf("%d cut by the server", n)
+	case n > 0:
+		return fmt.Sprintf("%d cut by the server (%s)", n, check)
+	}
+	return check
+}
+
 // Fmt formats a metric value with the given decimals; NaN prints as "nan",
 // as the official pandas outputs do.
 func Fmt(v float64, decimals int) string {
@@ -198,7 +213,7 @@ func WriteMarkdown(w io.Writer, tables []Table) error {
 			sb.WriteString("\n")
 		}
 		if t.Title != "" {
-			fmt.Fprintf(&sb, "### %s\n\n", t.Title)
+			fmt.Fprintf(&sb, "### %s\n\n", markdownText(t.Title))
 		}
 		sb.WriteString("| " + strings.Join(escapeCells(t.Columns), " | ") + " |\n")
 		sb.WriteString("|" + strings.Repeat("---|", len(t.Columns)) + "\n")
@@ -206,7 +221,7 @@ func WriteMarkdown(w io.Writer, tables []Table) error {
 			sb.WriteString("| " + strings.Join(escapeCells(r), " | ") + " |\n")
 		}
 		for _, n := range t.Notes {
-			sb.WriteString("\n" + n + "\n")
+			sb.WriteString("\n" + markdownText(n) + "\n")
 		}
 	}
 	_, err := io.WriteString(w, sb.String())
@@ -216,10 +231,28 @@ func WriteMarkdown(w io.Writer, tables []Table) error {
 func escapeCells(cells []string) []string {
 	out := make([]string, len(cells))
 	for i, c := range cells {
-		out[i] = strings.ReplaceAll(c, "|", `\|`)
+		out[i] = markdownText(c)
 	}
 	return out
 }
+
+// markdownEscapes make a string from a record (a model name, a source, a
+// task) plain text in GitHub-flavoured Markdown: "|" would end a table cell
+// and a line break the row; "<" opens raw HTML (a <script>, an <img
+// onerror>), "](" and "][" make a link or an image (javascript:), "`" and
+// "*" code and emphasis; "&" would start an entity. A lone "[" or "]" is
+// left alone, so intervals ("[0.73, 0.79]", "[too few]") read as written:
+// a link needs one of those pairs, and a reference definition a line of
+// its own, which a line break escaped as <br> never starts. "_" is left
+// alone too: GFM does not emphasise inside words, and task names
+// (single_query_id) stay readable in a terminal.
+var markdownEscapes = strings.NewReplacer(
+	`\`, `\\`, "|", `\|`, "`", "\\`", "*", `\*`, "](", `\](`, "][", `\][`,
+	"&", "&amp;", "<", "&lt;", ">", "&gt;",
+	"\r\n", "<br>", "\n", "<br>", "\r", "<br>",
+)
+
+func markdownText(s string) string { return markdownEscapes.Replace(s) }
 
 // WriteCSV prints each table as a CSV block with a "# title" line before it
 // and its notes (simulated replies, partial shards, …) as "# " lines after

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -104,5 +105,78 @@ func TestCoreColumnsOneList(t *testing.T) {
 	}
 	if lo, units := tt.Rows[0]["ci_low"], tt.Rows[0]["n_units"]; lo != 0.25 || units != int64(18) {
 		t.Errorf("typed ci_low %v (%T), n_units %v (%T)", lo, lo, units, units)
+	}
+}
+
+// cellsOf splits a Markdown table line into its cells as GFM does: a "|"
+// ends a cell unless a backslash escapes it (a backslash escapes any
+// punctuation, itself included).
+func cellsOf(line string) []string {
+	var cells []string
+	var cur strings.Builder
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == '\\' && i+1 < len(line):
+			cur.WriteByte(c)
+			cur.WriteByte(line[i+1])
+			i++
+		case c == '|':
+			cells = append(cells, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return cells[1:] // not the text before the first "|"
+}
+
+// Strings from records (a model name, a source) cannot break a Markdown
+// table, nor become HTML or a link when the report is rendered.
+func TestMarkdownEscapesRecordStrings(t *testing.T) {
+	hostile := []string{
+		"a|b", "a\\|b", "two\nlines", "cr\r\nlf", `<script>alert(1)</script>`, `</svg><img src=x onerror=alert(1)>`,
+		`"><img onerror=alert(1)>`, "[click](javascript:alert(1))", "![x](javascript:alert(1))", "[ref][x]", "`code` *bold* &amp;",
+	}
+	tables := []Table{{Title: "T " + hostile[4], Columns: []string{"model", "score"}, Notes: []string{"Items: " + hostile[5]}}}
+	for _, h := range hostile {
+		tables[0].Rows = append(tables[0].Rows, []string{h, "0.5"})
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, tables); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	for _, bad := range []string{"<script", "<img", "</svg", "\r"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("markdown holds %q:\n%s", bad, out)
+		}
+	}
+	if regexp.MustCompile(`[^\\]\]\(javascript:|[^\\]\]\[x`).MatchString(out) {
+		t.Errorf("markdown holds a link:\n%s", out)
+	}
+	var rows []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "| ") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 1+len(hostile) {
+		t.Fatalf("%d table lines, want %d (a name broke a row):\n%s", len(rows), 1+len(hostile), out)
+	}
+	for i, l := range rows[1:] {
+		cells := cellsOf(l)
+		if len(cells) != 2 || cells[1] != "0.5" {
+			t.Errorf("row of %q: cells %q, want the name and 0.5", hostile[i], cells)
+		}
+	}
+	// An interval reads as written: a lone bracket links nothing.
+	md.Reset()
+	if err := WriteMarkdown(&md, []Table{{Columns: []string{"model", "ARS"}, Rows: [][]string{{"m", "0.758 [0.731, 0.785]"}, {"n", "0.5 [too few]"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| m | 0.758 [0.731, 0.785] |", "| n | 0.5 [too few] |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
 	}
 }
