@@ -55,3 +55,13 @@ var runIDs = regexp.MustCompile(`"run":"[0-9a-f]*"|\| [0-9a-f]{16} \|`)
 
 // WithoutRunIDs is a report with its run ids blanked.
 func WithoutRunIDs(b []byte) []byte { return runIDs.ReplaceAll(b, nil) }
+
+// shortParallel lets the longest tests of the package run beside each other
+// under -short, which keeps `make check` under a minute on two cores (they
+// wait on events, and share no ports, folders or environment). The full
+// suite runs them one at a time, as the other tests.
+func shortParallel(t *testing.T) {
+	if testing.Short() {
+		t.Parallel()
+	}
+}

@@ -47,6 +47,7 @@ func scores(t *testing.T, dir string) []string {
 // than max_tokens are cut: every failure is reasoning_unfinished, in every
 // row, note and summary.
 func TestReasoningModelsScoredOnTheirAnswers(t *testing.T) {
+	shortParallel(t)
 	const skill = "0.5" // below 1, so that a trace that names everything would raise some scores
 	judge := StartSim(t, "--skill", "1")
 	plain := StartSim(t, "--skill", skill)

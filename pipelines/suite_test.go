@@ -90,6 +90,7 @@ var (
 // rerun with one, the suite continues (the others' stages are kept) and the
 // report covers all five. A benchmark that fails does not stop the others.
 func TestSuite(t *testing.T) {
+	shortParallel(t)
 	readmeEnv, limitLine, _ := readmeSuiteLines(t)
 	env := suiteSims(t, readmeEnv, limitLine)
 	co := checkout(t, t.TempDir())
