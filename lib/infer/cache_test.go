@@ -35,8 +35,9 @@ func sampled(t *testing.T, n int, extra string) string {
 	var b bytes.Buffer
 	for i := range n {
 		req := fmt.Sprintf(`{"messages":[{"role":"user","content":"question number %d"}],"max_tokens":16,"temperature":0%s}`, i, extra)
-		if strings.HasPrefix(extra, "!") { // "!name=value" replaces a setting
+		if strings.HasPrefix(extra, "!") { // "!name=value" replaces a setting; {i} in it is the record's number
 			name, value, _ := strings.Cut(extra[1:], "=")
+			value = strings.ReplaceAll(value, "{i}", fmt.Sprint(i))
 			var m map[string]any
 			json.Unmarshal([]byte(fmt.Sprintf(`{"messages":[{"role":"user","content":"question number %d"}],"max_tokens":16,"temperature":0}`, i)), &m)
 			var v any
@@ -213,7 +214,10 @@ func TestCacheNeverServesFailures(t *testing.T) {
 	}
 	good := startSim(t, sim.Options{Models: []string{"m"}, Skill: 1})
 	// A server that cuts the prompt (Ollama's manner): flagged, not cached.
-	long := sampled(t, 8, "!messages="+`[{"role":"user","content":"`+strings.Repeat("word ", 300)+`"}]`)
+	// Each prompt its own: identical calls within a run may be answered by
+	// the cache once the first reply is stored, which a loaded machine
+	// reaches before the last is sent.
+	long := sampled(t, 8, "!messages="+`[{"role":"user","content":"question {i} `+strings.Repeat("word ", 300)+`"}]`)
 	cut := startSim(t, sim.Options{Models: []string{"m"}, Skill: 1, MaxModelLen: 100, Overflow: sim.OverflowTruncate})
 	code, stdout, stderr = runBatch(t, nil, "--base-url", cut.BaseURL(), "--cache", dir, long)
 	if code != 0 || bytes.Count(stdout, []byte(`"server_truncated":true`)) != 8 {
