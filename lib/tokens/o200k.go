@@ -26,12 +26,19 @@ type o200k struct {
 	// plane 1 (emoji, historic scripts); rarer runes are classified as they
 	// come.
 	classes *[classTable]runeClass
-	// threes has a bit for every token of three bytes (2 MB), fours one
-	// for every four bytes found together in a token, at a hash of them
-	// (4 MB; a bit may stand for other bytes too): with pairs, they tell
-	// where no token can span (cuttable).
-	threes *[1 << 18]uint64
-	fours  *[1 << 19]uint64
+	// The cuts of a long piece (merge) ask what a token that spans the
+	// boundary between two characters must hold, of three bitmaps at a
+	// hash (a bit may stand for other strings too, which only loses a cut):
+	// bigrams has one for every two characters, not both ASCII, found one
+	// after the other in a token (128 KB); heads one for the start of every
+	// token that starts with continuation bytes, up to the byte after them
+	// (8 KB); tails one for the end of every token that ends inside a
+	// character, from the byte before that character (32 KB). wholeRunes
+	// has a bit for every rune of classes whose bytes are a token (16 KB).
+	bigrams    *[1 << 14]uint64
+	heads      *[1 << 10]uint64
+	tails      *[1 << 12]uint64
+	wholeRunes *[classTable / 64]uint64
 }
 
 // rank is the rank of s, if s is a token.
@@ -45,11 +52,13 @@ func newO200k(ranks map[string]int) (*o200k, error) {
 		return nil, errors.New("ranks are not 0…n-1, or a token is not 1–255 bytes long")
 	}
 	o := &o200k{
-		ranks:   t,
-		pairs:   new([1 << 16]int32),
-		classes: new([classTable]runeClass),
-		threes:  new([1 << 18]uint64),
-		fours:   new([1 << 19]uint64),
+		ranks:      t,
+		pairs:      new([1 << 16]int32),
+		classes:    new([classTable]runeClass),
+		bigrams:    new([1 << 14]uint64),
+		heads:      new([1 << 10]uint64),
+		tails:      new([1 << 12]uint64),
+		wholeRunes: new([classTable / 64]uint64),
 	}
 	for r := range o.classes {
 		o.classes[r] = classify(rune(r))
@@ -62,51 +71,103 @@ func newO200k(ranks map[string]int) (*o200k, error) {
 		if len(tok) == 2 {
 			o.pairs[int(tok[0])<<8|int(tok[1])] = int32(r)
 		}
-		if len(tok) == 3 {
-			x := three(tok)
-			o.threes[x>>6] |= 1 << (x & 63)
-		}
-		for i := 0; i+4 <= len(tok); i++ {
-			x := four(tok[i:])
-			o.fours[x>>6] |= 1 << (x & 63)
-		}
+		o.addSpans(tok)
 	}
 	return o, nil
 }
 
-// three is the bit of threes for s[:3].
-func three(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2]) }
+// addSpans adds what tok holds to the sets that spanned asks.
+func (o *o200k) addSpans(tok string) {
+	if c, n := utf8.DecodeRuneInString(tok); n == len(tok) && c < classTable && (c != utf8.RuneError || n > 1) {
+		o.wholeRunes[c>>6] |= 1 << (c & 63)
+	}
+	// The continuation bytes a token starts with, and the byte after them.
+	lead := 0
+	for lead < len(tok) && lead < 4 && isContinuation(tok[lead]) {
+		lead++
+	}
+	if lead > 0 && lead < 4 && lead < len(tok) {
+		setBit(o.heads[:], shortKey(tok[:lead+1]))
+	}
+	// The incomplete character a token ends with, and the byte before it.
+	for j := 1; j <= 3 && j < len(tok); j++ {
+		if b := tok[len(tok)-j]; !isContinuation(b) {
+			if b >= 0xC0 && seqLen(b) > j {
+				setBit(o.tails[:], shortKey(tok[len(tok)-j-1:]))
+			}
+			break
+		}
+	}
+	// Every two valid characters one after the other.
+	for p := 0; p < len(tok); {
+		c1, n1 := utf8.DecodeRuneInString(tok[p:])
+		if c1 == utf8.RuneError && n1 == 1 {
+			p++
+			continue
+		}
+		c2, n2 := utf8.DecodeRuneInString(tok[p+n1:])
+		if n2 > 0 && (c2 != utf8.RuneError || n2 > 1) && c1|c2 >= utf8.RuneSelf {
+			setBit(o.bigrams[:], bigramKey(c1, c2))
+		}
+		p++
+	}
+}
 
-// four is the bit of fours for s[:4], a multiplicative hash of them.
-func four(s string) uint32 { return (load32(s) * 0x9E3779B1) >> (32 - 25) }
+func isContinuation(b byte) bool { return b&0xC0 == 0x80 }
 
-// cuttable says whether no token spans position k of piece (0 < k <
-// len(piece)): then no merge joins across k, and the piece's tokens are
-// those of piece[:k] followed by those of piece[k:] (merges on one side
-// never change the candidates of the other, nor the order among their own).
-// A token across k of two bytes is piece[k-1:k+1], one of three
-// piece[k-2:k+1] or piece[k-1:k+2]; a longer one holds the four bytes that
-// start at the later of its start and k-3.
-func (o *o200k) cuttable(piece string, k int) bool {
-	if o.pairs[int(piece[k-1])<<8|int(piece[k])] != math.MaxInt32 {
-		return false
+// seqLen is the length of the UTF-8 sequence that lead byte b starts.
+func seqLen(b byte) int {
+	switch {
+	case b >= 0xF0:
+		return 4
+	case b >= 0xE0:
+		return 3
+	case b >= 0xC0:
+		return 2
 	}
-	if k >= 2 {
-		if x := three(piece[k-2:]); o.threes[x>>6]&(1<<(x&63)) != 0 {
-			return false
+	return 1
+}
+
+func setBit(bits []uint64, x uint32) { bits[x>>6&uint32(len(bits)-1)] |= 1 << (x & 63) }
+
+func hasBit(bits []uint64, x uint32) bool { return bits[x>>6&uint32(len(bits)-1)]&(1<<(x&63)) != 0 }
+
+// shortKey is a hash of s, 2 to 4 bytes.
+func shortKey(s string) uint32 {
+	x := uint64(len(s)) << 32
+	for i := range len(s) {
+		x |= uint64(s[i]) << (8 * i)
+	}
+	return uint32((x * 0x9E3779B97F4A7C15) >> 32)
+}
+
+// bigramKey is a hash of two runes.
+func bigramKey(a, b rune) uint32 {
+	return uint32((uint64(a)<<21 | uint64(b)) * 0x9E3779B97F4A7C15 >> 32)
+}
+
+// spanned says whether a token may span position k of piece, between the
+// valid characters a (piece[i:k]) and b (piece[k:j]), not both ASCII:
+// whether it holds what such a token must (spans makes no false
+// negatives). A token that spans k either holds both characters whole,
+// or starts inside a (then it starts with a's continuation bytes after i
+// and the byte at k), or ends inside b (then it ends with the byte before
+// k and b's bytes up to where it ends).
+func (o *o200k) spanned(piece string, i, k, j int, a, b rune) bool {
+	if hasBit(o.bigrams[:], bigramKey(a, b)) {
+		return true
+	}
+	for s := i + 1; s < k; s++ {
+		if hasBit(o.heads[:], shortKey(piece[s:k+1])) {
+			return true
 		}
 	}
-	if k+2 <= len(piece) {
-		if x := three(piece[k-1:]); o.threes[x>>6]&(1<<(x&63)) != 0 {
-			return false
+	for e := k + 1; e < j; e++ {
+		if hasBit(o.tails[:], shortKey(piece[k-1:e])) {
+			return true
 		}
 	}
-	for a := max(k-3, 0); a < k && a+4 <= len(piece); a++ {
-		if x := four(piece[a:]); o.fours[x>>6]&(1<<(x&63)) != 0 {
-			return false
-		}
-	}
-	return true
+	return false
 }
 
 // encode appends the ids of s to out; they are tiktoken-go's
@@ -167,31 +228,52 @@ type bpePart struct {
 }
 
 // merge is bytePairMerge(piece), in segments where no token spans the cut
-// between two characters (cuttable): most such cuts in CJK and emoji text
-// leave segments of one or two characters that are one token each, so a
-// long piece costs a lookup per segment rather than a heap of merges. Only
-// the cuts next to a non-ASCII byte are looked for, as ASCII text has
-// almost none.
+// between two characters (spanned): most such cuts in CJK and emoji text
+// leave segments of one character, or of a few that are one token, so a
+// long piece costs a few bit tests per character rather than a heap of
+// merges. Only the cuts next to a non-ASCII character are looked for, as
+// ASCII text has almost none; none is made next to a byte that is not
+// valid UTF-8 (pieces are valid; tests merge any bytes).
 func (o *o200k) merge(piece string, parts []bpePart, m *merger) []bpePart {
-	start := 0
-	for k := 1; k < len(piece); k++ {
-		if piece[k]|piece[k-1] < utf8.RuneSelf || !utf8.RuneStart(piece[k]) || !o.cuttable(piece, k) {
+	start, chars := 0, 0
+	i, a := -1, rune(0) // the valid character before k and where it starts (-1: none)
+	for k := 0; k < len(piece); {
+		if piece[k] < utf8.RuneSelf && a < utf8.RuneSelf {
+			i, a = k, rune(piece[k])
+			k++
+			chars++
 			continue
 		}
-		parts = o.mergeSegment(piece, start, k, parts, m)
-		start = k
+		b, n := utf8.DecodeRuneInString(piece[k:])
+		if b == utf8.RuneError && n == 1 {
+			i = -1
+			k++
+			chars++
+			continue
+		}
+		if i >= 0 && !o.spanned(piece, i, k, k+n, a, b) {
+			parts = o.mergeSegment(piece, start, k, chars, a, parts, m)
+			start, chars = k, 0
+		}
+		i, a = k, b
+		k += n
+		chars++
 	}
 	if start == 0 {
 		return o.bytePairMerge(piece, parts, m)
 	}
-	parts = o.mergeSegment(piece, start, len(piece), parts, m)
+	parts = o.mergeSegment(piece, start, len(piece), chars, a, parts, m)
 	return append(parts, bpePart{len(piece), math.MaxInt})
 }
 
-// mergeSegment appends the parts of piece[start:end] but the final one. A
-// segment that is a token is one (every o200k_base token merges from its
-// bytes to itself: TestO200kTokensMergeToThemselves).
-func (o *o200k) mergeSegment(piece string, start, end int, parts []bpePart, m *merger) []bpePart {
+// mergeSegment appends the parts of piece[start:end], of chars characters
+// ending with last, but the final one. A segment that is a token is one
+// (every o200k_base token merges from its bytes to itself:
+// TestO200kTokensMergeToThemselves), as is a character of wholeRunes.
+func (o *o200k) mergeSegment(piece string, start, end, chars int, last rune, parts []bpePart, m *merger) []bpePart {
+	if chars == 1 && last < classTable && o.wholeRunes[last>>6]&(1<<(last&63)) != 0 {
+		return append(parts, bpePart{start, math.MaxInt})
+	}
 	seg := piece[start:end]
 	if _, ok := o.rank(seg); ok {
 		return append(parts, bpePart{start, math.MaxInt})
