@@ -26,18 +26,22 @@ type o200k struct {
 	// plane 1 (emoji, historic scripts); rarer runes are classified as they
 	// come.
 	classes *[classTable]runeClass
-	// The cuts of a long piece (merge) ask what a token that spans the
-	// boundary between two characters must hold, of three bitmaps at a
-	// hash (a bit may stand for other strings too, which only loses a cut):
-	// bigrams has one for every two characters, not both ASCII, found one
-	// after the other in a token (128 KB); heads one for the start of every
-	// token that starts with continuation bytes, up to the byte after them
-	// (8 KB); tails one for the end of every token that ends inside a
-	// character, from the byte before that character (32 KB). wholeRunes
-	// has a bit for every rune of classes whose bytes are a token (16 KB).
+	// The cuts of a long piece (merge) ask whether a token may span the
+	// boundary between two characters (spanned), of bitmaps at a hash of
+	// what such a token holds (a bit may stand for other strings too, which
+	// only loses a cut): bigrams has one for every two characters, not both
+	// ASCII, one after the other in a token (128 KB); heads, tails and mids
+	// (32 KB each) one for every token that starts inside a character
+	// (with continuation bytes), up to the whole character after them; that
+	// ends inside one, from the whole character before; that does both.
+	// gate says, for the two bytes around a boundary, which of the last three
+	// can hold (64 KB); wholeRunes has a bit for every rune of classes
+	// whose bytes are a token (16 KB).
+	gate       *[1 << 16]uint8
 	bigrams    *[1 << 14]uint64
-	heads      *[1 << 10]uint64
+	heads      *[1 << 12]uint64
 	tails      *[1 << 12]uint64
+	mids       *[1 << 12]uint64
 	wholeRunes *[classTable / 64]uint64
 }
 
@@ -55,9 +59,11 @@ func newO200k(ranks map[string]int) (*o200k, error) {
 		ranks:      t,
 		pairs:      new([1 << 16]int32),
 		classes:    new([classTable]runeClass),
+		gate:       new([1 << 16]uint8),
 		bigrams:    new([1 << 14]uint64),
-		heads:      new([1 << 10]uint64),
+		heads:      new([1 << 12]uint64),
 		tails:      new([1 << 12]uint64),
+		mids:       new([1 << 12]uint64),
 		wholeRunes: new([classTable / 64]uint64),
 	}
 	for r := range o.classes {
@@ -81,19 +87,31 @@ func (o *o200k) addSpans(tok string) {
 	if c, n := utf8.DecodeRuneInString(tok); n == len(tok) && c < classTable && (c != utf8.RuneError || n > 1) {
 		o.wholeRunes[c>>6] |= 1 << (c & 63)
 	}
-	// The continuation bytes a token starts with, and the byte after them.
+	// A token that starts inside a character (with continuation bytes),
+	// and the character after them or, if it ends inside that one, all of it.
 	lead := 0
 	for lead < len(tok) && lead < 4 && isContinuation(tok[lead]) {
 		lead++
 	}
 	if lead > 0 && lead < 4 && lead < len(tok) {
-		setBit(o.heads[:], shortKey(tok[:lead+1]))
+		o.gate[int(tok[lead-1])<<8|int(tok[lead])] |= startsInside
+		if n := charLen(tok[lead:]); n > 0 {
+			setBit(o.heads[:], spanKey(tok[:lead+n]))
+		} else if incomplete(tok[lead:]) {
+			setBit(o.mids[:], spanKey(tok))
+		}
 	}
-	// The incomplete character a token ends with, and the byte before it.
+	// A token that ends inside a character, from the whole character before.
 	for j := 1; j <= 3 && j < len(tok); j++ {
-		if b := tok[len(tok)-j]; !isContinuation(b) {
-			if b >= 0xC0 && seqLen(b) > j {
-				setBit(o.tails[:], shortKey(tok[len(tok)-j-1:]))
+		u := tok[len(tok)-j:]
+		if !isContinuation(u[0]) {
+			if incomplete(u) {
+				o.gate[int(tok[len(tok)-j-1])<<8|int(u[0])] |= endsInside
+				for c := 1; c <= 4 && c <= len(tok)-j; c++ {
+					if charLen(tok[len(tok)-j-c:]) == c {
+						setBit(o.tails[:], spanKey(tok[len(tok)-j-c:]))
+					}
+				}
 			}
 			break
 		}
@@ -112,6 +130,14 @@ func (o *o200k) addSpans(tok string) {
 		p++
 	}
 }
+
+// The bits of gate, for two bytes x, y: a token starts with continuation
+// bytes ending in x followed by y (startsInside), or holds x followed by
+// the lead byte y of a character it ends inside (endsInside).
+const (
+	startsInside = 1 << iota
+	endsInside
+)
 
 func isContinuation(b byte) bool { return b&0xC0 == 0x80 }
 
@@ -132,13 +158,38 @@ func setBit(bits []uint64, x uint32) { bits[x>>6&uint32(len(bits)-1)] |= 1 << (x
 
 func hasBit(bits []uint64, x uint32) bool { return bits[x>>6&uint32(len(bits)-1)]&(1<<(x&63)) != 0 }
 
-// shortKey is a hash of s, 2 to 4 bytes.
-func shortKey(s string) uint32 {
-	x := uint64(len(s)) << 32
+// charLen is the length of the valid character s starts with, or 0.
+func charLen(s string) int {
+	if r, n := utf8.DecodeRuneInString(s); r != utf8.RuneError || n > 1 {
+		return n
+	}
+	return 0
+}
+
+// incomplete says whether s is the start of a character: a lead byte and
+// fewer continuation bytes than it calls for.
+func incomplete(s string) bool {
+	if s[0] < 0xC0 || seqLen(s[0]) <= len(s) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isContinuation(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// spanKey is a hash of s, 2 to 7 bytes.
+func spanKey(s string) uint32 {
+	x := uint64(len(s)) << 56
 	for i := range len(s) {
 		x |= uint64(s[i]) << (8 * i)
 	}
-	return uint32((x * 0x9E3779B97F4A7C15) >> 32)
+	x *= 0x9E3779B97F4A7C15
+	x ^= x >> 29
+	x *= 0xBF58476D1CE4E5B9
+	return uint32(x >> 32)
 }
 
 // bigramKey is a hash of two runes.
@@ -157,14 +208,30 @@ func (o *o200k) spanned(piece string, i, k, j int, a, b rune) bool {
 	if hasBit(o.bigrams[:], bigramKey(a, b)) {
 		return true
 	}
-	for s := i + 1; s < k; s++ {
-		if hasBit(o.heads[:], shortKey(piece[s:k+1])) {
-			return true
+	g := o.gate[int(piece[k-1])<<8|int(piece[k])]
+	if g == 0 {
+		return false
+	}
+	if g&endsInside != 0 {
+		for e := k + 1; e < j; e++ {
+			if hasBit(o.tails[:], spanKey(piece[i:e])) {
+				return true
+			}
 		}
 	}
-	for e := k + 1; e < j; e++ {
-		if hasBit(o.tails[:], shortKey(piece[k-1:e])) {
-			return true
+	if g&startsInside != 0 {
+		for s := i + 1; s < k; s++ {
+			if hasBit(o.heads[:], spanKey(piece[s:j])) {
+				return true
+			}
+			if g&endsInside == 0 {
+				continue
+			}
+			for e := k + 1; e < j; e++ {
+				if hasBit(o.mids[:], spanKey(piece[s:e])) {
+					return true
+				}
+			}
 		}
 	}
 	return false
