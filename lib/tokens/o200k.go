@@ -22,6 +22,9 @@ type o200k struct {
 	// every merge starts by looking up each pair of adjacent bytes, and this
 	// 256 KB table answers those from cache.
 	pairs *[1 << 16]int32
+	// singles holds the ranks of the one-byte tokens (there is one for
+	// every byte: newO200k checks).
+	singles [256]int32
 	// classes are the runeClasses of the Basic Multilingual Plane and of
 	// plane 1 (emoji, historic scripts); rarer runes are classified as they
 	// come.
@@ -71,6 +74,13 @@ func newO200k(ranks map[string]int) (*o200k, error) {
 	}
 	for i := range o.pairs {
 		o.pairs[i] = math.MaxInt32
+	}
+	for i := range o.singles {
+		r, ok := t.lookup(string([]byte{byte(i)}))
+		if !ok {
+			return nil, errors.New("a byte is not a token")
+		}
+		o.singles[i] = int32(r)
 	}
 	for r := range t.size() {
 		tok := t.token(r)
@@ -279,6 +289,21 @@ func (o *o200k) each(s string, f func(piece string, id int, parts []bpePart)) {
 		e := o.piece(s, p)
 		piece := s[p:e]
 		p = e
+		// Most pieces of IDs and code are one or two bytes, which the
+		// tables answer from cache.
+		switch len(piece) {
+		case 1:
+			f(piece, int(o.singles[piece[0]]), nil)
+			continue
+		case 2:
+			if r := o.pairs[int(piece[0])<<8|int(piece[1])]; r != math.MaxInt32 {
+				f(piece, int(r), nil)
+			} else {
+				parts = append(parts[:0], bpePart{0, math.MaxInt}, bpePart{1, math.MaxInt}, bpePart{2, math.MaxInt})
+				f(piece, 0, parts)
+			}
+			continue
+		}
 		if id, ok := o.ranks.lookup(piece); ok {
 			f(piece, id, nil)
 			continue
@@ -620,6 +645,9 @@ func classAtMultibyte(t *[classTable]runeClass, s string, i int) (runeClass, int
 // engine's choices (greedy first). Every rune starts some alternative, so
 // the pieces cover the text.
 func (o *o200k) piece(s string, p int) int {
+	if e := asciiPiece(s, p); e > 0 {
+		return e
+	}
 	t := o.classes
 	c, n := classAt(t, s, p)
 	// Alternatives 1 and 2, each first with the optional leading character
@@ -689,6 +717,138 @@ func (o *o200k) piece(s string, p int) int {
 		return e
 	}
 	return last
+}
+
+// The kinds of byte that asciiPiece tells apart.
+const (
+	kOther    uint8 = iota // [^\s\p{L}\p{N}]
+	kUpper                 // A-Z
+	kLower                 // a-z
+	kDigit                 // 0-9
+	kSpace                 // \s but \r and \n
+	kNewline               // \r, \n
+	kNonASCII              // a byte from 0x80
+)
+
+var asciiKinds = func() (k [256]uint8) {
+	for b := range 256 {
+		switch c := classify(rune(b)); {
+		case b >= utf8.RuneSelf:
+			k[b] = kNonASCII
+		case c&cNewline != 0:
+			k[b] = kNewline
+		case c&cSpace != 0:
+			k[b] = kSpace
+		case c&cUpper != 0:
+			k[b] = kUpper
+		case c&cLower != 0:
+			k[b] = kLower
+		case c&cNumber != 0:
+			k[b] = kDigit
+		}
+	}
+	return k
+}()
+
+// asciiPiece is piece for where ASCII bytes alone decide the piece at
+// s[p], as they mostly do in prose, code and IDs: it returns 0 where a
+// byte from 0x80 could change it (a letter, mark, digit, space or symbol
+// that would extend a run), which piece then reads rune by rune.
+func asciiPiece(s string, p int) int {
+	k := &asciiKinds
+	switch k[s[p]] {
+	case kNonASCII:
+		return 0
+	case kUpper, kLower:
+		return asciiWord(s, p)
+	case kDigit:
+		e := p + 1
+		for ; e < len(s) && e < p+3; e++ {
+			if c := k[s[e]]; c == kNonASCII {
+				return 0
+			} else if c != kDigit {
+				break
+			}
+		}
+		return e
+	case kOther, kSpace:
+		// A word after a leading character; else punctuation after an
+		// optional space.
+		if p+1 < len(s) {
+			switch k[s[p+1]] {
+			case kUpper, kLower:
+				return asciiWord(s, p+1)
+			case kNonASCII:
+				return 0
+			case kOther:
+				if s[p] == ' ' {
+					return asciiPunct(s, p+1)
+				}
+			}
+		}
+		if k[s[p]] == kOther {
+			return asciiPunct(s, p)
+		}
+	}
+	// Whitespace, as piece takes it.
+	e, last, newline := p+1, p, -1
+	if k[s[p]] == kNewline {
+		newline = e
+	}
+	for ; e < len(s); e++ {
+		c := k[s[e]]
+		if c == kNonASCII {
+			return 0
+		}
+		if c != kSpace && c != kNewline {
+			break
+		}
+		last = e
+		if c == kNewline {
+			newline = e + 1
+		}
+	}
+	switch {
+	case newline > 0:
+		return newline
+	case e == len(s) || last == p:
+		return e
+	}
+	return last
+}
+
+// asciiWord is wordUpperEnd or wordLowerEnd at s[q] (an ASCII letter),
+// or 0 where a byte from 0x80 ends a run.
+func asciiWord(s string, q int) int {
+	k := &asciiKinds
+	e := q
+	for e < len(s) && k[s[e]] == kUpper {
+		e++
+	}
+	for e < len(s) && k[s[e]] == kLower {
+		e++
+	}
+	if e < len(s) && s[e] >= utf8.RuneSelf {
+		return 0
+	}
+	return contractionEnd(s, e)
+}
+
+// asciiPunct takes [^\s\p{L}\p{N}]+[\r\n/]* at s[q], or returns 0 where a
+// byte from 0x80 ends the run.
+func asciiPunct(s string, q int) int {
+	k := &asciiKinds
+	e := q
+	for e < len(s) && k[s[e]] == kOther {
+		e++
+	}
+	if e < len(s) && s[e] >= utf8.RuneSelf {
+		return 0
+	}
+	for e < len(s) && (s[e] == '\r' || s[e] == '\n' || s[e] == '/') {
+		e++
+	}
+	return e
 }
 
 // wordLowerEnd matches [upper]*[lower]+ and a contraction at s[q:], where

@@ -10,8 +10,14 @@ import "math/bits"
 // size: merging CJK and emoji text is such lookups, most of them of
 // strings that are no token.
 type rankTable struct {
-	// slots hold, per entry, rank+1 (0: empty) in the low tagShift bits
-	// and high bits of the key's hash above them; linear probing.
+	// short holds the tokens of up to 8 bytes with their bytes and rank in
+	// the slot, so that a question about one (most are) is one trip to
+	// memory; linear probing.
+	short     []shortSlot
+	shortMask uint64
+	// slots hold the longer tokens: per entry, rank+1 (0: empty) in the
+	// low tagShift bits and high bits of the key's hash above them; linear
+	// probing.
 	slots []uint32
 	mask  uint64
 	// filter is a blocked Bloom filter of the tokens, three bits in one
@@ -34,10 +40,21 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 	if len(ranks) >= 1<<tagShift {
 		return nil, false
 	}
-	n := 1 << bits.Len(uint(len(ranks))*2) // load ≤ ½
+	short, long := 0, 0
+	for tok := range ranks {
+		if len(tok) <= 8 {
+			short++
+		} else {
+			long++
+		}
+	}
+	ns := 1 << bits.Len(uint(short)*5/3) // load ≤ ⅗
+	n := 1 << bits.Len(uint(long)*2)      // load ≤ ½
 	t := &rankTable{
-		slots:  make([]uint32, n),
-		mask:   uint64(n - 1),
+		short:     make([]shortSlot, ns),
+		shortMask: uint64(ns - 1),
+		slots:     make([]uint32, n),
+		mask:      uint64(n - 1),
 		filter: new([1 << 16]uint64),
 		spans:  make([]uint32, len(ranks)),
 	}
@@ -51,6 +68,14 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 		h := hashString(tok)
 		w, m := filterBits(h)
 		t.filter[w] |= m
+		if len(tok) <= 8 {
+			i := h & t.shortMask
+			for t.short[i].rank != 0 {
+				i = (i + 1) & t.shortMask
+			}
+			t.short[i] = shortSlot{key: loadShort(tok), rank: uint32(r + 1), n: uint32(len(tok))}
+			continue
+		}
 		i := h & t.mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & t.mask
@@ -86,6 +111,18 @@ func (t *rankTable) lookup(s string) (int, bool) { return t.probe(s, hashString(
 
 // probe looks for s, whose hash is h, in the slots.
 func (t *rankTable) probe(s string, h uint64) (int, bool) {
+	if len(s) <= 8 {
+		k, n := loadShort(s), uint32(len(s))
+		for i := h & t.shortMask; ; i = (i + 1) & t.shortMask {
+			e := &t.short[i]
+			if e.rank == 0 {
+				return 0, false
+			}
+			if e.key == k && e.n == n {
+				return int(e.rank) - 1, true
+			}
+		}
+	}
 	tg := tag(h)
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		e := t.slots[i]
@@ -98,6 +135,26 @@ func (t *rankTable) probe(s string, h uint64) (int, bool) {
 			}
 		}
 	}
+}
+
+// shortSlot is a token of up to 8 bytes: its bytes (loadShort), length
+// and rank+1 (0: empty).
+type shortSlot struct {
+	key     uint64
+	rank, n uint32
+}
+
+// loadShort is s (up to 8 bytes) as a little-endian word.
+func loadShort(s string) uint64 {
+	switch n := len(s); {
+	case n == 8:
+		return load64(s)
+	case n >= 4:
+		return uint64(load32(s)) | uint64(load32(s[n-4:]))<<(8*(n-4))
+	case n > 0:
+		return uint64(s[0]) | uint64(s[n>>1])<<(8*(n>>1)) | uint64(s[n-1])<<(8*(n-1))
+	}
+	return 0
 }
 
 // tag is the bits of hash h that a slot keeps (bits neither the slot index
