@@ -10,9 +10,12 @@ import "math/bits"
 // size: merging CJK and emoji text is such lookups, most of them of
 // strings that are no token.
 type rankTable struct {
-	// short holds the tokens of up to 8 bytes with their bytes and rank in
-	// the slot, so that a question about one (most are) is one trip to
-	// memory; linear probing.
+	// tiny holds the tokens of up to 4 bytes, short those of 5 to 8, each
+	// with its bytes and rank in the slot, so that a question about a short
+	// string (most are) is one trip to memory, or none for tiny's 1 MB when
+	// it is in cache; linear probing.
+	tiny      []uint64
+	tinyMask  uint64
 	short     []shortSlot
 	shortMask uint64
 	// slots hold the longer tokens: per entry, rank+1 (0: empty) in the
@@ -40,17 +43,23 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 	if len(ranks) >= 1<<tagShift {
 		return nil, false
 	}
-	short, long := 0, 0
+	tiny, short, long := 0, 0, 0
 	for tok := range ranks {
-		if len(tok) <= 8 {
+		switch {
+		case len(tok) <= 4:
+			tiny++
+		case len(tok) <= 8:
 			short++
-		} else {
+		default:
 			long++
 		}
 	}
-	ns := 1 << bits.Len(uint(short)*5/3) // load ≤ ⅗
+	nt := 1 << bits.Len(uint(tiny)*2)     // load ≤ ½
+	ns := 1 << bits.Len(uint(short)*4/3) // load ≤ ¾
 	n := 1 << bits.Len(uint(long)*2)      // load ≤ ½
 	t := &rankTable{
+		tiny:      make([]uint64, nt),
+		tinyMask:  uint64(nt - 1),
 		short:     make([]shortSlot, ns),
 		shortMask: uint64(ns - 1),
 		slots:     make([]uint32, n),
@@ -65,17 +74,27 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 		}
 		t.spans[r] = uint32(len(b))<<8 | uint32(len(tok))
 		b = append(b, tok...)
-		h := hashString(tok)
-		w, m := filterBits(h)
-		t.filter[w] |= m
+		if len(tok) <= 4 {
+			k := tinyKey(tok)
+			i := shortHash(k) & t.tinyMask
+			for t.tiny[i] != 0 {
+				i = (i + 1) & t.tinyMask
+			}
+			t.tiny[i] = uint64(r+1)<<40 | k
+			continue
+		}
 		if len(tok) <= 8 {
-			i := h & t.shortMask
+			k := loadShort(tok)
+			i := shortHash(k^uint64(len(tok))) & t.shortMask
 			for t.short[i].rank != 0 {
 				i = (i + 1) & t.shortMask
 			}
-			t.short[i] = shortSlot{key: loadShort(tok), rank: uint32(r + 1), n: uint32(len(tok))}
+			t.short[i] = shortSlot{key: k, rank: uint32(r + 1), n: uint32(len(tok))}
 			continue
 		}
+		h := hashString(tok)
+		w, m := filterBits(h)
+		t.filter[w] |= m
 		i := h & t.mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & t.mask
@@ -96,8 +115,11 @@ func (t *rankTable) token(r int) string {
 }
 
 // rank is the rank of s, if s is a token, for strings that mostly are
-// not (the filter turns those away).
+// not (the filter turns the long ones away).
 func (t *rankTable) rank(s string) (int, bool) {
+	if len(s) <= 8 {
+		return t.probeShort(s)
+	}
 	h := hashString(s)
 	if w, m := filterBits(h); t.filter[w]&m != m {
 		return 0, false
@@ -107,22 +129,41 @@ func (t *rankTable) rank(s string) (int, bool) {
 
 // lookup is rank, for strings that mostly are tokens (the pieces of prose
 // and code), without the filter's trip to memory.
-func (t *rankTable) lookup(s string) (int, bool) { return t.probe(s, hashString(s)) }
-
-// probe looks for s, whose hash is h, in the slots.
-func (t *rankTable) probe(s string, h uint64) (int, bool) {
+func (t *rankTable) lookup(s string) (int, bool) {
 	if len(s) <= 8 {
-		k, n := loadShort(s), uint32(len(s))
-		for i := h & t.shortMask; ; i = (i + 1) & t.shortMask {
-			e := &t.short[i]
-			if e.rank == 0 {
+		return t.probeShort(s)
+	}
+	return t.probe(s, hashString(s))
+}
+
+// probeShort looks for s, of up to 8 bytes, in tiny or short.
+func (t *rankTable) probeShort(s string) (int, bool) {
+	if len(s) <= 4 {
+		k := tinyKey(s)
+		for i := shortHash(k) & t.tinyMask; ; i = (i + 1) & t.tinyMask {
+			e := t.tiny[i]
+			if e == 0 {
 				return 0, false
 			}
-			if e.key == k && e.n == n {
-				return int(e.rank) - 1, true
+			if e&(1<<40-1) == k {
+				return int(e>>40) - 1, true
 			}
 		}
 	}
+	k, n := loadShort(s), uint32(len(s))
+	for i := shortHash(k^uint64(n)) & t.shortMask; ; i = (i + 1) & t.shortMask {
+		e := &t.short[i]
+		if e.rank == 0 {
+			return 0, false
+		}
+		if e.key == k && e.n == n {
+			return int(e.rank) - 1, true
+		}
+	}
+}
+
+// probe looks for s, of more than 8 bytes, whose hash is h, in the slots.
+func (t *rankTable) probe(s string, h uint64) (int, bool) {
 	tg := tag(h)
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		e := t.slots[i]
@@ -142,6 +183,15 @@ func (t *rankTable) probe(s string, h uint64) (int, bool) {
 type shortSlot struct {
 	key     uint64
 	rank, n uint32
+}
+
+// tinyKey is s (up to 4 bytes) as a little-endian word, its length above.
+func tinyKey(s string) uint64 { return uint64(len(s))<<32 | loadShort(s) }
+
+// shortHash is a hash of k whose low bits are good for a table index.
+func shortHash(k uint64) uint64 {
+	k *= 0x9E3779B97F4A7C15
+	return k ^ k>>32
 }
 
 // loadShort is s (up to 8 bytes) as a little-endian word.
