@@ -54,9 +54,9 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 			long++
 		}
 	}
-	nt := 1 << bits.Len(uint(tiny)*2)     // load ≤ ½
+	nt := 1 << bits.Len(uint(tiny)*2)    // load ≤ ½
 	ns := 1 << bits.Len(uint(short)*4/3) // load ≤ ¾
-	n := 1 << bits.Len(uint(long)*2)      // load ≤ ½
+	n := 1 << bits.Len(uint(long)*2)     // load ≤ ½
 	t := &rankTable{
 		tiny:      make([]uint64, nt),
 		tinyMask:  uint64(nt - 1),
@@ -64,8 +64,8 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 		shortMask: uint64(ns - 1),
 		slots:     make([]uint32, n),
 		mask:      uint64(n - 1),
-		filter: new([1 << 16]uint64),
-		spans:  make([]uint32, len(ranks)),
+		filter:    new([1 << 16]uint64),
+		spans:     make([]uint32, len(ranks)),
 	}
 	b := make([]byte, 0, 8*len(ranks))
 	for tok, r := range ranks {
