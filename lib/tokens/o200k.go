@@ -127,7 +127,11 @@ func (o *o200k) addSpans(tok string) {
 		}
 	}
 	// Every two valid characters one after the other.
-	for p := 0; p < len(tok); {
+	for p := 0; p+1 < len(tok); {
+		if tok[p]|tok[p+1] < utf8.RuneSelf || isContinuation(tok[p]) {
+			p++
+			continue
+		}
 		c1, n1 := utf8.DecodeRuneInString(tok[p:])
 		if c1 == utf8.RuneError && n1 == 1 {
 			p++
@@ -331,7 +335,7 @@ func (o *o200k) merge(piece string, parts []bpePart, m *merger) []bpePart {
 			chars++
 			continue
 		}
-		b, n := utf8.DecodeRuneInString(piece[k:])
+		b, n := charAt(piece, k)
 		if b == utf8.RuneError && n == 1 {
 			i = -1
 			k++
@@ -605,6 +609,31 @@ func classify(r rune) runeClass {
 	return c
 }
 
+// charAt is utf8.DecodeRuneInString(s[k:]) for a non-ASCII byte at k,
+// with the three- and four-byte characters of CJK and emoji decoded here
+// (the library's decoder is not inlined).
+func charAt(s string, k int) (rune, int) {
+	switch b := s[k]; {
+	case b >= 0xE0 && b < 0xF0 && k+2 < len(s):
+		c1, c2 := s[k+1], s[k+2]
+		if c1&0xC0 == 0x80 && c2&0xC0 == 0x80 {
+			r := rune(b&0x0F)<<12 | rune(c1&0x3F)<<6 | rune(c2&0x3F)
+			if r >= 0x800 && (r < 0xD800 || r > 0xDFFF) {
+				return r, 3
+			}
+		}
+	case b >= 0xF0 && b < 0xF5 && k+3 < len(s):
+		c1, c2, c3 := s[k+1], s[k+2], s[k+3]
+		if c1&0xC0 == 0x80 && c2&0xC0 == 0x80 && c3&0xC0 == 0x80 {
+			r := rune(b&0x07)<<18 | rune(c1&0x3F)<<12 | rune(c2&0x3F)<<6 | rune(c3&0x3F)
+			if r >= 0x10000 && r <= utf8.MaxRune {
+				return r, 4
+			}
+		}
+	}
+	return utf8.DecodeRuneInString(s[k:])
+}
+
 // classAt is the class and size of the rune at s[i:] (valid UTF-8), or
 // 0, 0 at the end of s.
 func classAt(t *[classTable]runeClass, s string, i int) (runeClass, int) {
@@ -618,7 +647,7 @@ func classAtMultibyte(t *[classTable]runeClass, s string, i int) (runeClass, int
 	if i >= len(s) {
 		return 0, 0
 	}
-	r, n := utf8.DecodeRuneInString(s[i:])
+	r, n := charAt(s, i)
 	if r < classTable {
 		return t[r], n
 	}

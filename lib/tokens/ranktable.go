@@ -43,8 +43,18 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 	if len(ranks) >= 1<<tagShift {
 		return nil, false
 	}
+	t := &rankTable{
+		filter: new([1 << 16]uint64),
+		spans:  make([]uint32, len(ranks)),
+	}
+	b := make([]byte, 0, 8*len(ranks))
 	tiny, short, long := 0, 0, 0
-	for tok := range ranks {
+	for tok, r := range ranks {
+		if r < 0 || r >= len(ranks) || t.spans[r] != 0 || tok == "" || len(tok) > 255 || len(b)+len(tok) >= 1<<24 {
+			return nil, false
+		}
+		t.spans[r] = uint32(len(b))<<8 | uint32(len(tok))
+		b = append(b, tok...)
 		switch {
 		case len(tok) <= 4:
 			tiny++
@@ -54,26 +64,15 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 			long++
 		}
 	}
-	nt := 1 << bits.Len(uint(tiny)*2)    // load ≤ ½
-	ns := 1 << bits.Len(uint(short)*4/3) // load ≤ ¾
-	n := 1 << bits.Len(uint(long)*2)     // load ≤ ½
-	t := &rankTable{
-		tiny:      make([]uint64, nt),
-		tinyMask:  uint64(nt - 1),
-		short:     make([]shortSlot, ns),
-		shortMask: uint64(ns - 1),
-		slots:     make([]uint32, n),
-		mask:      uint64(n - 1),
-		filter:    new([1 << 16]uint64),
-		spans:     make([]uint32, len(ranks)),
-	}
-	b := make([]byte, 0, 8*len(ranks))
-	for tok, r := range ranks {
-		if r < 0 || r >= len(ranks) || t.spans[r] != 0 || tok == "" || len(tok) > 255 || len(b)+len(tok) >= 1<<24 {
-			return nil, false
-		}
-		t.spans[r] = uint32(len(b))<<8 | uint32(len(tok))
-		b = append(b, tok...)
+	t.bytes = string(b)
+	nt := 1 << bits.Len(uint(tiny)*2) // load ≤ ½
+	ns := 1 << bits.Len(uint(short)*2)
+	n := 1 << bits.Len(uint(long)*2)
+	t.tiny, t.tinyMask = make([]uint64, nt), uint64(nt-1)
+	t.short, t.shortMask = make([]shortSlot, ns), uint64(ns-1)
+	t.slots, t.mask = make([]uint32, n), uint64(n-1)
+	for r := range len(ranks) {
+		tok := t.token(r)
 		if len(tok) <= 4 {
 			k := tinyKey(tok)
 			i := shortHash(k) & t.tinyMask
@@ -101,7 +100,6 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 		}
 		t.slots[i] = tag(h) | uint32(r+1)
 	}
-	t.bytes = string(b)
 	return t, true
 }
 
@@ -188,10 +186,14 @@ type shortSlot struct {
 // tinyKey is s (up to 4 bytes) as a little-endian word, its length above.
 func tinyKey(s string) uint64 { return uint64(len(s))<<32 | loadShort(s) }
 
-// shortHash is a hash of k whose low bits are good for a table index.
+// shortHash is a hash of k whose low bits are good for a table index
+// (every bit of k moves them: murmur3's finalizer).
 func shortHash(k uint64) uint64 {
-	k *= 0x9E3779B97F4A7C15
-	return k ^ k>>32
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	k *= 0xc4ceb9fe1a85ec53
+	return k ^ k>>33
 }
 
 // loadShort is s (up to 8 bytes) as a little-endian word.
