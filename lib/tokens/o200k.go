@@ -3,6 +3,7 @@ package tokens
 import (
 	"errors"
 	"math"
+	"math/bits"
 	"unicode/utf8"
 
 	"github.com/ifkit/ifkit/lib/pretok"
@@ -366,12 +367,29 @@ func (o *o200k) mergeSegment(piece string, start, end, chars int, last rune, par
 		return append(parts, bpePart{start, math.MaxInt})
 	}
 	seg := piece[start:end]
-	if _, ok := o.rank(seg); ok {
-		return append(parts, bpePart{start, math.MaxInt})
+	if len(seg) >= 64 {
+		if _, ok := o.rank(seg); ok {
+			return append(parts, bpePart{start, math.MaxInt})
+		}
+		m.seg = o.bytePairMerge(seg, m.seg[:0], m)
+		for _, p := range m.seg[:len(m.seg)-1] {
+			parts = append(parts, bpePart{start + p.start, math.MaxInt})
+		}
+		return parts
 	}
-	m.seg = o.bytePairMerge(seg, m.seg[:0], m)
-	for _, p := range m.seg[:len(m.seg)-1] {
-		parts = append(parts, bpePart{start + p.start, math.MaxInt})
+	memo := &m.memo[shortHash(loadShort(seg[len(seg)-min(len(seg), 8):])^uint64(len(seg)))%uint64(len(m.memo))]
+	if memo.seg != seg {
+		cuts := uint64(1)
+		if _, ok := o.rank(seg); !ok {
+			m.seg = o.bytePairMerge(seg, m.seg[:0], m)
+			for _, p := range m.seg[1 : len(m.seg)-1] {
+				cuts |= 1 << p.start
+			}
+		}
+		*memo = segMemo{seg, cuts}
+	}
+	for c := memo.cuts; c != 0; c &= c - 1 {
+		parts = append(parts, bpePart{start + bits.TrailingZeros64(c), math.MaxInt})
 	}
 	return parts
 }
@@ -439,6 +457,17 @@ type merger struct {
 	heap             mergeHeap
 	// seg holds the parts of a segment (merge).
 	seg []bpePart
+	// memo remembers the parts of recent segments, at a hash of their end:
+	// the segments left to merge in CJK and emoji text are few (a rare
+	// character, a skin tone after a hand), and they repeat.
+	memo [64]segMemo
+}
+
+// segMemo is a segment of fewer than 64 bytes and where its parts start (a
+// bit for each).
+type segMemo struct {
+	seg  string
+	cuts uint64
 }
 
 // grow readies m for a piece of n bytes.
