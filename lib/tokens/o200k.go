@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/bits"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/ifkit/ifkit/lib/pretok"
@@ -24,8 +25,10 @@ type o200k struct {
 	// 256 KB table answers those from cache.
 	pairs *[1 << 16]int32
 	// singles holds the ranks of the one-byte tokens (there is one for
-	// every byte: newO200k checks).
+	// every byte), numbers those of the three-digit numbers (each is a
+	// token): newO200k checks.
 	singles [256]int32
+	numbers [1000]int32
 	// classes are the runeClasses of the Basic Multilingual Plane and of
 	// plane 1 (emoji, historic scripts); rarer runes are classified as they
 	// come.
@@ -82,6 +85,13 @@ func newO200k(ranks map[string]int) (*o200k, error) {
 			return nil, errors.New("a byte is not a token")
 		}
 		o.singles[i] = int32(r)
+	}
+	for i := range o.numbers {
+		r, ok := t.lookup(strconv.Itoa(1000 + i)[1:])
+		if !ok {
+			return nil, errors.New("a three-digit number is not a token")
+		}
+		o.numbers[i] = int32(r)
 	}
 	for r := range t.size() {
 		tok := t.token(r)
@@ -288,6 +298,14 @@ func (o *o200k) run(s string, ids *[]int) int {
 			} else {
 				parts = append(parts[:0], bpePart{0, math.MaxInt}, bpePart{1, math.MaxInt}, bpePart{2, math.MaxInt})
 			}
+		case 3:
+			if d := digits3(piece); d >= 0 {
+				id = int(o.numbers[d])
+			} else if r, ok := o.ranks.lookup(piece); ok {
+				id = r
+			} else {
+				parts = o.merge3(piece, parts[:0])
+			}
 		default:
 			if r, ok := o.ranks.lookup(piece); ok {
 				id = r
@@ -311,6 +329,34 @@ func (o *o200k) run(s string, ids *[]int) int {
 		}
 	}
 	return n
+}
+
+// digits3 is the number s spells if it is three ASCII digits, else -1.
+func digits3(s string) int {
+	a, b, c := s[0]-'0', s[1]-'0', s[2]-'0'
+	if a > 9 || b > 9 || c > 9 {
+		return -1
+	}
+	return int(a)*100 + int(b)*10 + int(c)
+}
+
+// merge3 is bytePairMerge of a piece of three bytes that is no token: the
+// pair of lower rank merges, if either is a token, and nothing after it.
+func (o *o200k) merge3(piece string, parts []bpePart) []bpePart {
+	l := o.pairs[int(piece[0])<<8|int(piece[1])]
+	r := o.pairs[int(piece[1])<<8|int(piece[2])]
+	cut := 1
+	switch {
+	case l == math.MaxInt32 && r == math.MaxInt32:
+		parts = append(parts, bpePart{0, math.MaxInt}, bpePart{1, math.MaxInt})
+		cut = 2
+	case l <= r:
+		parts = append(parts, bpePart{0, math.MaxInt})
+		cut = 2
+	default:
+		parts = append(parts, bpePart{0, math.MaxInt})
+	}
+	return append(parts, bpePart{cut, math.MaxInt}, bpePart{3, math.MaxInt})
 }
 
 // bpePart is where a part of a piece starts and the rank of the merge of it
