@@ -808,10 +808,17 @@ func (o *o200k) piece(s string, p int) int {
 			newline = e
 		}
 	}
+	return spaceEnd(len(s), p, e, last, newline)
+}
+
+// spaceEnd is where piece ends a run of whitespace from p to e, whose last
+// rune starts at last, its last line break ending at newline (-1: none),
+// in a text of n bytes.
+func spaceEnd(n, p, e, last, newline int) int {
 	switch {
 	case newline > 0:
 		return newline
-	case e == len(s) || last == p:
+	case e == n || last == p:
 		return e
 	}
 	return last
@@ -906,13 +913,7 @@ func asciiPiece(s string, p int) int {
 			newline = e + 1
 		}
 	}
-	switch {
-	case newline > 0:
-		return newline
-	case e == len(s) || last == p:
-		return e
-	}
-	return last
+	return spaceEnd(len(s), p, e, last, newline)
 }
 
 // asciiWord is wordUpperEnd or wordLowerEnd at s[q] (an ASCII letter),
