@@ -4,11 +4,11 @@ import "math/bits"
 
 // rankTable maps the bytes of a token to its rank, for tiktoken encodings
 // whose ranks are 0…n-1 (each its token's id). It answers a merge's
-// question (is this string a token?) with one hash of the string, a filter
-// in cache and, for the strings that pass it, mostly one probe, where a Go
-// map hashes the string again and probes a structure several times its
-// size: merging CJK and emoji text is such lookups, most of them of
-// strings that are no token.
+// question (is this string a token?) about a string of up to 8 bytes with
+// one probe of a slot that holds the token's bytes and rank, and about a
+// longer one with one hash, a filter in cache and, for the strings that
+// pass it, mostly one probe, where a Go map hashes the string again and
+// probes a structure several times its size: merging is such lookups.
 type rankTable struct {
 	// tiny holds the tokens of up to 4 bytes, short those of 5 to 8, each
 	// with its bytes and rank in the slot, so that a question about a short
@@ -23,10 +23,10 @@ type rankTable struct {
 	// probing.
 	slots []uint32
 	mask  uint64
-	// filter is a blocked Bloom filter of the tokens, three bits in one
-	// word each: the filter, 512 KB, answers from cache where the slots are
-	// a trip to memory.
-	filter *[1 << 16]uint64
+	// filter is a blocked Bloom filter of the longer tokens, three bits in
+	// one word each: the filter, 128 KB, answers from cache where the slots
+	// are a trip to memory.
+	filter *[1 << 14]uint64
 	// bytes holds the tokens back to back; the token of rank r starts at
 	// spans[r]>>8 and is spans[r]&0xFF bytes long.
 	bytes string
@@ -44,7 +44,7 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 		return nil, false
 	}
 	t := &rankTable{
-		filter: new([1 << 16]uint64),
+		filter: new([1 << 14]uint64),
 		spans:  make([]uint32, len(ranks)),
 	}
 	b := make([]byte, 0, 8*len(ranks))
@@ -93,7 +93,7 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 		}
 		h := hashString(tok)
 		w, m := filterBits(h)
-		t.filter[w] |= m
+		t.filter[w%uint16(len(t.filter))] |= m
 		i := h & t.mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & t.mask
@@ -119,7 +119,7 @@ func (t *rankTable) rank(s string) (int, bool) {
 		return t.probeShort(s)
 	}
 	h := hashString(s)
-	if w, m := filterBits(h); t.filter[w]&m != m {
+	if w, m := filterBits(h); t.filter[w%uint16(len(t.filter))]&m != m {
 		return 0, false
 	}
 	return t.probe(s, h)
