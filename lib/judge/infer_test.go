@@ -120,3 +120,85 @@ func TestInferProcessor(t *testing.T) {
 		t.Errorf("judge calls answered: %v (decided and failed records need none)", srv.Stats().Solved)
 	}
 }
+
+// A judge model run names its judge model on every record of a benchmark
+// with an LLM judge: judged ones, those decided without a call, those that
+// failed before judging and those whose judge call failed; records of
+// other benchmarks are written as they came. Without --judge-model the
+// name is the endpoint's one model, asked before the first record is
+// written (the first record here failed before judging: no call is made
+// for it).
+func TestEveryRecordNamesItsJudge(t *testing.T) {
+	opt := sim.DefaultOptions()
+	opt.Models = []string{"judge-a", "judge-b"}
+	opt.Solvers = []sim.Solver{yesSolver{}}
+	opt.FaultPlan = func(_ uint64, req *sim.Request) sim.Fault {
+		if strings.Contains(req.Text(), "broken") {
+			return sim.Fault500
+		}
+		return sim.NoFault
+	}
+	srv := sim.New(opt)
+	url, err := srv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	one := sim.DefaultOptions()
+	one.Models = []string{"judge-c"}
+	one.Solvers = []sim.Solver{yesSolver{}}
+	single := sim.New(one)
+	url1, err := single.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer single.Close()
+
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	lines := []string{
+		`{"id":"d","bench":"echo","error":{"stage":"infer-batch","kind":"x","message":"y"}}`,
+		`{"id":"a","bench":"echo","text":"sky"}`,
+		`{"id":"c","bench":"echo","text":"decided"}`,
+		`{"id":"e","bench":"echo","text":"broken"}`,
+		`{"id":"p","bench":"program","text":"decided"}`,
+	}
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	judged := []Judged{{"Echo", []string{ModeLLM}, nil, "echo"}}
+	reg := map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }, "program": func(Options) (Scorer, error) { return echoScorer{}, nil }}
+	tool := app.Tool{Name: "judge", Flags: Flags(judged), Action: Action(reg, judged)}
+	for _, tc := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"--judge-base-url", url, "--judge-model", "judge-b"}, "judge-b", app.ExitTooManyFail},
+		{[]string{"--judge-base-url", url1}, "judge-c", 0},
+		{[]string{"--judge-base-url", url}, "", app.ExitUsage}, // two models: which?
+	} {
+		out := filepath.Join(t.TempDir(), "out.jsonl")
+		var stderr bytes.Buffer
+		code := app.RunTool(tool, append(append([]string{"judge", "--max-retries", "0", "-o", out}, tc.args...), in),
+			app.Env{Stdin: strings.NewReader(""), Stdout: os.Stdout, Stderr: &stderr, Getenv: func(string) string { return "" }})
+		if code != tc.code {
+			t.Fatalf("judge %v: exit %d, want %d\n%s", tc.args, code, tc.code, stderr.String())
+		}
+		if tc.want == "" {
+			if !strings.Contains(stderr.String(), "give --judge-model") {
+				t.Errorf("judge %v: %s", tc.args, stderr.String())
+			}
+			continue
+		}
+		got := readByID(t, out)
+		for _, id := range []string{"a", "c", "d", "e"} {
+			if m := got[id].String(record.JudgeModelField); m != tc.want {
+				t.Errorf("judge %v: record %s names judge %q, want %q: %s", tc.args, id, m, tc.want, got[id].AppendJSON(nil))
+			}
+		}
+		if got["p"].Has(record.JudgeModelField) {
+			t.Errorf("judge %v: a record of a benchmark without an LLM judge names one: %s", tc.args, got["p"].AppendJSON(nil))
+		}
+	}
+}
