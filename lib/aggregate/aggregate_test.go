@@ -133,7 +133,7 @@ func TestRun(t *testing.T) {
 		{"one item answered by two models, or judged by two judges, is read side by side",
 			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"1","bench":"b","model":"m2"}` + "\n" +
 				`{"id":"1#a","bench":"b","model":"m3","judgement":{"judge":{"model":"j1"}}}` + "\n" + `{"id":"1#a","bench":"b","model":"m3","judgement":{"judge":{"model":"j2"}}}` + "\n",
-			nil, 0, []string{"| m1 | 1 [too few] |", "| m2 | 1 [too few] |", "| m3 | 2 [too few] |"}, nil},
+			nil, 0, []string{"| m1 | 1 [too few] |", "| m2 | 1 [too few] |", "| m3 (judge j1) | 1 [too few] |", "| m3 (judge j2) | 1 [too few] |"}, nil},
 		{"one model's answer read twice is bad input naming both places",
 			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"1","bench":"b","model":"m2"}` + "\n" + `{"id":"1","bench":"b","model":"m1"}` + "\n",
 			nil, app.ExitBadInput, nil, nil},

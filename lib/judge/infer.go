@@ -47,8 +47,14 @@ func modelName(r *app.Run, opt infer.Options) (string, error) {
 			errs = append(errs, fmt.Sprintf("%s: %v", oai.Label(base), err))
 		case len(ms) == 1:
 			return ms[0].ID, nil
+		case len(ms) == 0:
+			return "", app.Usagef("%s/models lists no model; give --judge-model", oai.Label(base))
 		default:
-			return "", app.Usagef("%s/models lists %d models: give --judge-model (every judged record names its judge model)", oai.Label(base), len(ms))
+			ids := make([]string, len(ms))
+			for i, m := range ms {
+				ids[i] = m.ID
+			}
+			return "", app.Usagef("%s serves several models (%s); choose one with --judge-model", oai.Label(base), strings.Join(ids, ", "))
 		}
 	}
 	if len(errs) == 0 {

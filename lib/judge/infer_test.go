@@ -186,7 +186,7 @@ func TestEveryRecordNamesItsJudge(t *testing.T) {
 			t.Fatalf("judge %v: exit %d, want %d\n%s", tc.args, code, tc.code, stderr.String())
 		}
 		if tc.want == "" {
-			if !strings.Contains(stderr.String(), "give --judge-model") {
+			if !strings.Contains(stderr.String(), "choose one with --judge-model") {
 				t.Errorf("judge %v: %s", tc.args, stderr.String())
 			}
 			continue
