@@ -44,10 +44,15 @@ func (yesSolver) Solve(req *sim.Request, _ sim.Params) (string, bool) {
 	return "No", true
 }
 
-// The judge's LLM path runs through lib/infer: replies become judgements
-// with the judge model and reply recorded; decided and failed records pass.
-func TestInferProcessor(t *testing.T) {
+// yesServer is llm-sim serving models (its default one when none) with
+// yesSolver, failing every call about "broken" with a 500; it stops when
+// the test ends.
+func yesServer(t *testing.T, models ...string) (*sim.Server, string) {
+	t.Helper()
 	opt := sim.DefaultOptions()
+	if len(models) > 0 {
+		opt.Models = models
+	}
 	opt.Solvers = []sim.Solver{yesSolver{}}
 	opt.FaultPlan = func(_ uint64, req *sim.Request) sim.Fault {
 		if strings.Contains(req.Text(), "broken") {
@@ -60,7 +65,14 @@ func TestInferProcessor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() })
+	return srv, url
+}
+
+// The judge's LLM path runs through lib/infer: replies become judgements
+// with the judge model and reply recorded; decided and failed records pass.
+func TestInferProcessor(t *testing.T) {
+	srv, url := yesServer(t)
 
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "out.jsonl")
@@ -129,30 +141,8 @@ func TestInferProcessor(t *testing.T) {
 // written (the first record here failed before judging: no call is made
 // for it).
 func TestEveryRecordNamesItsJudge(t *testing.T) {
-	opt := sim.DefaultOptions()
-	opt.Models = []string{"judge-a", "judge-b"}
-	opt.Solvers = []sim.Solver{yesSolver{}}
-	opt.FaultPlan = func(_ uint64, req *sim.Request) sim.Fault {
-		if strings.Contains(req.Text(), "broken") {
-			return sim.Fault500
-		}
-		return sim.NoFault
-	}
-	srv := sim.New(opt)
-	url, err := srv.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	one := sim.DefaultOptions()
-	one.Models = []string{"judge-c"}
-	one.Solvers = []sim.Solver{yesSolver{}}
-	single := sim.New(one)
-	url1, err := single.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer single.Close()
+	_, url := yesServer(t, "judge-a", "judge-b")
+	_, url1 := yesServer(t, "judge-c")
 
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.jsonl")
@@ -175,7 +165,7 @@ func TestEveryRecordNamesItsJudge(t *testing.T) {
 		code int
 	}{
 		{[]string{"--judge-base-url", url, "--judge-model", "judge-b"}, "judge-b", app.ExitTooManyFail},
-		{[]string{"--judge-base-url", url1}, "judge-c", 0},
+		{[]string{"--judge-base-url", url1}, "judge-c", app.ExitTooManyFail},
 		{[]string{"--judge-base-url", url}, "", app.ExitUsage}, // two models: which?
 	} {
 		out := filepath.Join(t.TempDir(), "out.jsonl")
