@@ -119,16 +119,6 @@ func (js *judges) label(bench, model, run, judge string) string {
 	return report.JudgeLabel(model, judge)
 }
 
-// several reports whether some model has records of several judges.
-func (js *judges) several() bool {
-	for _, of := range js.of {
-		if len(of) > 1 {
-			return true
-		}
-	}
-	return false
-}
-
 // name names the rows of one aggregator's result (run, benchmark and judge
 // k) apart by judge where their model has several, and has its Counted
 // notes read a table's scope by the model's own name.
