@@ -35,12 +35,13 @@ func ServerTruncated(rec *record.Record) bool {
 }
 
 // Answerer says whose answer a record is, for aggregate-ifs' duplicate
-// check (app.Tool.Answerer): its model, and the judge model that decided it
-// when an LLM judged it. One item answered by two models, or judged by two
-// judges, is two records; the same answer read twice is still bad input.
+// check (app.Tool.Answerer): its model, and the judge model it is for
+// (JudgeOf: failed records name theirs too). One item answered by two
+// models, or judged by two judges, is two records; the same answer read
+// twice is still bad input.
 func Answerer(rec *record.Record) string {
 	who := fmt.Sprintf("model %q", ModelOf(rec))
-	if j := rec.JudgeModel(); j != "" {
+	if j := JudgeOf(rec); j != "" {
 		who += fmt.Sprintf(", judge %q", j)
 	}
 	return who
