@@ -42,20 +42,11 @@ func modelName(r *app.Run, opt infer.Options) (string, error) {
 			return "", app.Usagef("--judge-base-url: %v", err)
 		}
 		ms, err := c.Models(r.Ctx, base, max(opt.ConnectTimeout, 10*time.Second))
-		switch {
-		case err != nil:
+		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", oai.Label(base), err))
-		case len(ms) == 1:
-			return ms[0].ID, nil
-		case len(ms) == 0:
-			return "", app.Usagef("%s/models lists no model; give --judge-model", oai.Label(base))
-		default:
-			ids := make([]string, len(ms))
-			for i, m := range ms {
-				ids[i] = m.ID
-			}
-			return "", app.Usagef("%s serves several models (%s); choose one with --judge-model", oai.Label(base), strings.Join(ids, ", "))
+			continue
 		}
+		return infer.OnlyModel(base, ms, opt.Role)
 	}
 	if len(errs) == 0 {
 		return "", app.Usagef("every judged record names its judge model: give --judge-model (or --judge-base-url to ask the endpoint)")
