@@ -126,6 +126,9 @@ type Registry struct {
 	Tables      map[string]Tabler
 	Designs     map[string]Design
 	Titles      map[string]string // the papers' spelling of the benchmarks' names
+	// Order is the benchmarks' order in the report (the registry's, as
+	// the page's sections); one it does not name comes after, by name.
+	Order []string
 	// Page makes the HTML report (--html): the figures are the
 	// benchmarks', drawn by lib/plot from the rows; its item explorer
 	// (lib/explore) holds the records.
@@ -191,14 +194,14 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if importKind != "" {
 		topt.Failed, topt.Resamples = "", 0
 	}
-	out := output{tables: layOut(reg.Tables, rows, in.results, in.runs, in.judges, topt), metrics: rows, rows: rows, items: in.items, reference: reference, page: page, prov: prov}
+	out := output{tables: layOut(reg.Tables, reg.Order, rows, in.results, in.runs, in.judges, topt), metrics: rows, rows: rows, items: in.items, reference: reference, page: page, prov: prov}
 	if opt.Compare != "" {
 		ps, err := pairs(in.arms, opt.Compare)
 		if err != nil {
 			return err
 		}
 		cs := compare(reg.Designs, rows, ps, opt)
-		out.tables = append(out.tables, comparisonTables(cs, reg.Designs, reg.Titles, opt)...)
+		out.tables = append(out.tables, comparisonTables(cs, reg, opt)...)
 		if opt.Flips != "" {
 			if err := writeTable(opt.Flips, flipTable(ps)); err != nil {
 				return err
@@ -629,6 +632,23 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// inOrder are m's keys, those order names first and in its order, the
+// others after them by name.
+func inOrder[V any](order []string, m map[string]V) []string {
+	var ks []string
+	for _, k := range order {
+		if _, ok := m[k]; ok {
+			ks = append(ks, k)
+		}
+	}
+	for _, k := range keys(m) {
+		if !slices.Contains(order, k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 func keys[V any](m map[string]V) []string {

@@ -409,3 +409,20 @@ func TestJudgeLabel(t *testing.T) {
 		t.Errorf("labels %q, want %q", got, want)
 	}
 }
+
+// The report lays the benchmarks out in the registry's order, as the page's
+// sections; one the registry does not name (a test's) comes after, by name.
+func TestInOrder(t *testing.T) {
+	m := map[string]int{"longins": 0, "eifbench": 0, "zeta": 0, "lifbench": 0, "alpha": 0}
+	for _, tc := range []struct {
+		order []string
+		want  string
+	}{
+		{[]string{"lifbench", "ifscale", "longins", "longgenbench", "eifbench"}, "lifbench longins eifbench alpha zeta"},
+		{nil, "alpha eifbench lifbench longins zeta"},
+	} {
+		if got := strings.Join(inOrder(tc.order, m), " "); got != tc.want {
+			t.Errorf("inOrder(%v) = %s, want %s", tc.order, got, tc.want)
+		}
+	}
+}

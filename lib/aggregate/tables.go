@@ -10,20 +10,21 @@ import (
 	"github.com/ifkit/ifkit/lib/report"
 )
 
-// layOut makes the tables of every benchmark of the rows, in name order:
+// layOut makes the tables of every benchmark of the rows, in order (then by
+// name):
 // its Tabler over all its rows, whatever run they came from, so the models
 // of the input stand side by side and the runs of one model are named apart
 // (report.ApartByRun). Each result's notes go under its benchmark's tables;
 // when the tables hold several runs (or judges), each note names the runs
 // (judges) it is about. runs[i] and judges[i] are the run and judge of
 // results[i] (none for imported rows).
-func layOut(tablers map[string]Tabler, rows []report.Row, results []*Result, runs, judges []string, opt TableOptions) []report.Table {
+func layOut(tablers map[string]Tabler, order []string, rows []report.Row, results []*Result, runs, judges []string, opt TableOptions) []report.Table {
 	byBench := map[string][]report.Row{}
 	for _, r := range rows {
 		byBench[r.Bench] = append(byBench[r.Bench], r)
 	}
 	var out []report.Table
-	for _, b := range keys(byBench) {
+	for _, b := range inOrder(order, byBench) {
 		tabler := tablers[b]
 		if tabler == nil {
 			continue
@@ -194,7 +195,7 @@ func Lay(t Tabler, res *Result, opt TableOptions) []report.Table {
 	if len(res.Rows) == 0 {
 		return nil
 	}
-	return layOut(map[string]Tabler{res.Rows[0].Bench: t}, res.Rows, []*Result{res}, nil, nil, opt)
+	return layOut(map[string]Tabler{res.Rows[0].Bench: t}, nil, res.Rows, []*Result{res}, nil, nil, opt)
 }
 
 // rowNoted are the dimensions of the rows that the tables say in a note:
