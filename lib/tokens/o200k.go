@@ -924,13 +924,38 @@ func asciiWord(s string, q int) int {
 	for e < len(s) && k[s[e]] == kUpper {
 		e++
 	}
+	// Eight bytes at a time while they are all a-z (most of a word).
+	for e+8 <= len(s) {
+		n := lowerRun(load64(s[e:]))
+		e += n
+		if n < 8 {
+			break
+		}
+	}
 	for e < len(s) && k[s[e]] == kLower {
 		e++
 	}
-	if e < len(s) && s[e] >= utf8.RuneSelf {
-		return 0
+	if e < len(s) {
+		if s[e] >= utf8.RuneSelf {
+			return 0
+		}
+		if s[e] == '\'' {
+			return contractionEnd(s, e)
+		}
 	}
-	return contractionEnd(s, e)
+	return e
+}
+
+// lowerRun is the number of bytes a-z at the start of x, eight bytes
+// little-endian: in each byte, b|0x80 minus 'a' keeps its high bit if b&0x7F
+// is at least 'a', minus 'z'+1 if it is above 'z', with no borrow between
+// bytes.
+func lowerRun(x uint64) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	atLeastA := (x | highs) - 'a'*ones
+	aboveZ := (x | highs) - ('z'+1)*ones
+	lower := atLeastA &^ aboveZ &^ x & highs
+	return bits.TrailingZeros64(^lower&highs) >> 3
 }
 
 // asciiPunct takes [^\s\p{L}\p{N}]+[\r\n/]* at s[q], or returns 0 where a
