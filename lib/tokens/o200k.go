@@ -306,7 +306,11 @@ func (o *o200k) run(s string, ids *[]int) int {
 				parts = o.merge3(piece, parts[:0])
 			}
 		default:
-			if r, ok := o.ranks.lookup(piece); ok {
+			// Through the filters: the pieces of random IDs that are no
+			// token are turned away from cache (IDs 7.2 → 6.4 ms per 455
+			// KB), at the price of a look at them for the pieces that are
+			// (prose 2.05 → 2.2).
+			if r, ok := o.ranks.rank(piece); ok {
 				id = r
 			} else {
 				parts = o.merge(piece, parts[:0], &m)
