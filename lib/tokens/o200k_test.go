@@ -663,3 +663,22 @@ func TestO200kMerge3(t *testing.T) {
 		t.Fatalf("only %d pieces are no token", n)
 	}
 }
+
+// lowerRun counts the bytes a-z at the start of eight, whatever byte ends
+// the run and wherever: the bytes next to 'a' and 'z' ('`', '{'), those
+// with the high bit set whose low bits are a-z, NUL.
+func TestLowerRun(t *testing.T) {
+	for b := range 256 {
+		for at := range 8 {
+			s := []byte("abcxyzmz")
+			s[at] = byte(b)
+			want := 8
+			if b < 'a' || b > 'z' {
+				want = at
+			}
+			if got := lowerRun(load64(string(s))); got != want {
+				t.Errorf("lowerRun(%q) = %d, want %d", s, got, want)
+			}
+		}
+	}
+}
