@@ -725,6 +725,21 @@ func classAtMultibyte(t *[classTable]runeClass, s string, i int) (runeClass, int
 	if i >= len(s) {
 		return 0, 0
 	}
+	// s is valid: a lead byte is followed by its continuation bytes, and
+	// what they spell is a character, so it is decoded here without the
+	// checks of charAt, which is not inlined (CJK, emoji).
+	switch b := s[i]; {
+	case b >= 0xF0 && i+3 < len(s):
+		r := rune(b&0x07)<<18 | rune(s[i+1]&0x3F)<<12 | rune(s[i+2]&0x3F)<<6 | rune(s[i+3]&0x3F)
+		if r < classTable {
+			return t[r], 4
+		}
+		return classify(r), 4
+	case b >= 0xE0 && i+2 < len(s):
+		return t[rune(b&0x0F)<<12|rune(s[i+1]&0x3F)<<6|rune(s[i+2]&0x3F)], 3
+	case b >= 0xC0 && i+1 < len(s):
+		return t[rune(b&0x1F)<<6|rune(s[i+1]&0x3F)], 2
+	}
 	r, n := charAt(s, i)
 	if r < classTable {
 		return t[r], n

@@ -682,3 +682,19 @@ func TestLowerRun(t *testing.T) {
 		}
 	}
 }
+
+// classAtMultibyte decodes the characters of valid text itself: each
+// length at the edges of its range, in and beyond the class table, alone
+// and before more text.
+func TestClassAtMultibyte(t *testing.T) {
+	_, o := fastO200k(t)
+	for _, r := range []rune{0x80, 'é', 'ǅ', 0x7FF, 0x800, '中', 'ー', 0xD7FF, 0xE000, 0xFFFD, 0xFFFF,
+		0x10000, 0x10D40, '😀', 0x1F3FF, 0x1FFFF, 0x20000, 0x2A6DF, 0xE0100, 0x10FFFF} {
+		for _, s := range []string{string(r), string(r) + "a", string(r) + "中"} {
+			c, n := classAtMultibyte(o.classes, s, 0)
+			if want := classify(r); c != want || n != utf8.RuneLen(r) {
+				t.Errorf("classAtMultibyte(%+q) = %b %d, want %b %d", s, c, n, want, utf8.RuneLen(r))
+			}
+		}
+	}
+}
