@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ifkit/ifkit/lib/pretok"
@@ -50,6 +51,10 @@ type o200k struct {
 	tails      *[1 << 12]uint64
 	mids       *[1 << 12]uint64
 	wholeRunes *[classTable / 64]uint64
+	// mergers holds *merger, each with its memo of segments, kept from one
+	// call to the next: a count runs once per chunk of 4 KB, and a memo
+	// that started empty in each was missing more than it answered.
+	mergers sync.Pool
 }
 
 // rank is the rank of s, if s is a token.
@@ -73,6 +78,7 @@ func newO200k(ranks map[string]int) (*o200k, error) {
 		mids:       new([1 << 12]uint64),
 		wholeRunes: new([classTable / 64]uint64),
 	}
+	o.mergers.New = func() any { return new(merger) }
 	for r := range o.classes {
 		o.classes[r] = classify(rune(r))
 	}
@@ -279,7 +285,8 @@ func (o *o200k) count(s string) int { return o.run(validText(s), nil) }
 // appends their ids to *ids unless ids is nil.
 func (o *o200k) run(s string, ids *[]int) int {
 	var parts []bpePart
-	var m merger
+	m := o.mergers.Get().(*merger)
+	defer o.putMerger(m)
 	n := 0
 	for p := 0; p < len(s); {
 		e := o.piece(s, p)
@@ -313,7 +320,7 @@ func (o *o200k) run(s string, ids *[]int) int {
 			if r, ok := o.ranks.rank(piece); ok {
 				id = r
 			} else {
-				parts = o.merge(piece, parts[:0], &m)
+				parts = o.merge(piece, parts[:0], m)
 			}
 		}
 		if id >= 0 {
@@ -426,8 +433,8 @@ func (o *o200k) mergeSegment(piece string, start, end, chars int, last rune, par
 		}
 		return parts
 	}
-	memo := &m.memo[shortHash(loadShort(seg[len(seg)-min(len(seg), 8):])^uint64(len(seg)))%uint64(len(m.memo))]
-	if memo.seg != seg {
+	memo := &m.memo[memoSlot(seg)]
+	if int(memo.n) != len(seg) || string(memo.seg[:len(seg)]) != seg {
 		cuts := uint64(1)
 		if _, ok := o.rank(seg); !ok {
 			m.seg = o.bytePairMerge(seg, m.seg[:0], m)
@@ -435,7 +442,8 @@ func (o *o200k) mergeSegment(piece string, start, end, chars int, last rune, par
 				cuts |= 1 << p.start
 			}
 		}
-		*memo = segMemo{seg, cuts}
+		memo.n, memo.cuts = uint8(len(seg)), cuts
+		copy(memo.seg[:], seg)
 	}
 	for c := memo.cuts; c != 0; c &= c - 1 {
 		parts = append(parts, bpePart{start + bits.TrailingZeros64(c), math.MaxInt})
@@ -509,14 +517,32 @@ type merger struct {
 	// memo remembers the parts of recent segments, at a hash of their end:
 	// the segments left to merge in CJK and emoji text are few (a rare
 	// character, a skin tone after a hand), and they repeat.
-	memo [64]segMemo
+	memo [1 << memoBits]segMemo
 }
 
-// segMemo is a segment of fewer than 64 bytes and where its parts start (a
-// bit for each).
+// segMemo is a segment of fewer than 64 bytes (n of seg; 0: none) and
+// where its parts start (a bit for each). It holds a copy of the bytes: a
+// merger outlives the text it merged.
 type segMemo struct {
-	seg  string
 	cuts uint64
+	n    uint8
+	seg  [63]byte
+}
+
+const memoBits = 7
+
+// memoSlot is where merger.memo keeps seg (1 to 63 bytes): a hash of its
+// last eight bytes, or fewer, and its length.
+func memoSlot(seg string) int {
+	return int((loadShort(seg[len(seg)-min(len(seg), 8):]) ^ uint64(len(seg))) * 0x9E3779B97F4A7C15 >> (64 - memoBits))
+}
+
+// putMerger returns m to the pool, without the tables of a long piece.
+func (o *o200k) putMerger(m *merger) {
+	if cap(m.rank) > 1<<16 {
+		m.next, m.prev, m.rank, m.gone, m.heap = nil, nil, nil, nil, nil
+	}
+	o.mergers.Put(m)
 }
 
 // grow readies m for a piece of n bytes.

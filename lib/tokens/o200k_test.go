@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/dlclark/regexp2"
 )
@@ -695,6 +696,53 @@ func TestClassAtMultibyte(t *testing.T) {
 			if want := classify(r); c != want || n != utf8.RuneLen(r) {
 				t.Errorf("classAtMultibyte(%+q) = %b %d, want %b %d", s, c, n, want, utf8.RuneLen(r))
 			}
+		}
+	}
+}
+
+// The memo of segments outlives the text it was filled from (a merger
+// goes back to the pool after each call): it keeps a copy of each
+// segment's bytes, so that a text whose bytes are later overwritten (a
+// reused buffer) leaves nothing it could answer for. Two segments of the
+// same length at the same slot, merged differently, are merged one after
+// the other from the same bytes.
+func TestO200kMemoKeepsItsOwnBytes(t *testing.T) {
+	_, fast := fastO200k(t)
+	alphabet := []string{"😀", "👍", "🏽", "🏿", "\u200d", "\ufe0f", "🇯", "🇵", "👨", "👩", "✈", "★", "🤖", "🏳", "🌈", "\u20e3", "日", "本", "語"}
+	starts := func(p []bpePart) []int {
+		var s []int
+		for _, x := range p {
+			s = append(s, x.start)
+		}
+		return s
+	}
+	type key struct{ slot, n int }
+	first := map[key]string{}
+	var a, b string
+	for i := 0; a == "" && i < len(alphabet); i++ {
+		for j := 0; a == "" && j < len(alphabet); j++ {
+			for k := 0; a == "" && k < len(alphabet); k++ {
+				s := alphabet[i] + alphabet[j] + alphabet[k]
+				kk := key{memoSlot(s), len(s)}
+				if f, ok := first[kk]; ok && !slices.Equal(starts(fast.mergeScan(f, nil)), starts(fast.mergeScan(s, nil))) {
+					a, b = f, s
+				} else if !ok {
+					first[kk] = s
+				}
+			}
+		}
+	}
+	if a == "" {
+		t.Fatal("no two segments share a slot")
+	}
+	buf := []byte(a)
+	seg := unsafe.String(&buf[0], len(buf))
+	m := fast.mergers.Get().(*merger)
+	defer fast.putMerger(m)
+	for _, want := range []string{a, b} {
+		copy(buf, want)
+		if got, want := fast.mergeSegment(seg, 0, len(seg), 3, 0, nil, m), starts(fast.mergeScan(want, nil)); !slices.Equal(starts(append(got, bpePart{len(seg), 0})), want) {
+			t.Fatalf("segment %q: parts %v, want %v", seg, starts(got), want)
 		}
 	}
 }
