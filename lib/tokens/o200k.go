@@ -288,7 +288,18 @@ func (o *o200k) run(s string, ids *[]int) int {
 	m := o.mergers.Get().(*merger)
 	defer o.putMerger(m)
 	n := 0
+	k := &asciiKinds
 	for p := 0; p < len(s); {
+		// A piece of one byte, as the two bytes at p say (half the pieces
+		// of hexadecimal IDs), is counted here without a call.
+		if p+1 < len(s) && oneBytePiece[k[s[p]]<<3|k[s[p+1]]] {
+			n++
+			if ids != nil {
+				*ids = append(*ids, int(o.singles[s[p]]))
+			}
+			p++
+			continue
+		}
 		e := o.piece(s, p)
 		piece := s[p:e]
 		p = e
@@ -898,6 +909,28 @@ var asciiKinds = func() (k [256]uint8) {
 		}
 	}
 	return k
+}()
+
+// oneBytePiece says, for the kinds x, y of two bytes (x<<3 | y), that the
+// piece at the first is that byte alone, whatever follows: a letter before
+// a digit or whitespace, a lower-case one before an upper-case one (a word,
+// which only a letter, a mark or an apostrophe would extend), a digit before anything ASCII but a digit, a
+// symbol before a digit or a space (which neither a word nor [\r\n/]*
+// takes), whitespace before a digit (\s+ would otherwise give back its
+// last character only to a following non-space, and here it has one), a
+// line break before a letter, digit or symbol.
+var oneBytePiece = func() (t [64]bool) {
+	for _, xy := range [][2]uint8{
+		{kUpper, kDigit}, {kUpper, kSpace}, {kUpper, kNewline},
+		{kLower, kUpper}, {kLower, kDigit}, {kLower, kSpace}, {kLower, kNewline},
+		{kDigit, kUpper}, {kDigit, kLower}, {kDigit, kOther}, {kDigit, kSpace}, {kDigit, kNewline},
+		{kOther, kDigit}, {kOther, kSpace},
+		{kSpace, kDigit},
+		{kNewline, kUpper}, {kNewline, kLower}, {kNewline, kDigit}, {kNewline, kOther},
+	} {
+		t[xy[0]<<3|xy[1]] = true
+	}
+	return t
 }()
 
 // asciiPiece is piece for where ASCII bytes alone decide the piece at

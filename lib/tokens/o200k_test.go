@@ -746,3 +746,25 @@ func TestO200kMemoKeepsItsOwnBytes(t *testing.T) {
 		}
 	}
 }
+
+// oneBytePiece says a piece is one byte only where piece says so, for
+// every two ASCII bytes followed by what could extend a piece.
+func TestO200kOneBytePiece(t *testing.T) {
+	_, fast := fastO200k(t)
+	for x := range 128 {
+		for y := range 128 {
+			if !oneBytePiece[asciiKinds[x]<<3|asciiKinds[y]] {
+				continue
+			}
+			for _, tail := range []string{"", "a", "A", "1", " ", "  x", "'", "'s", "/", "\n", "\r\n", "é", "中", "\u0301", "\u00a0", "١", "😀"} {
+				s := string([]byte{byte(x), byte(y)}) + tail
+				if e := fast.piece(s, 0); e != 1 {
+					t.Errorf("piece(%q) ends at %d, oneBytePiece says 1", s, e)
+				}
+				if got := regexpPieces(s); got[0] != s[:1] {
+					t.Errorf("regexp2 pieces of %q: %q, oneBytePiece says %q", s, got, s[:1])
+				}
+			}
+		}
+	}
+}
