@@ -12,7 +12,7 @@ import (
 // bytes reach it. (Go's []rune conversion replaces each byte, and
 // strings.ToValidUTF8 each run of bad bytes, with one.)
 func validText(s string) string {
-	if validUTF8(s) {
+	if utf8.ValidString(s) {
 		return s
 	}
 	var b strings.Builder
@@ -69,62 +69,4 @@ func illFormedLen(s string) int {
 		n++
 	}
 	return n
-}
-
-// validUTF8 is utf8.ValidString, which reads its input a byte at a time
-// once it has met a byte from 0x80: this one skips ASCII eight bytes at a
-// time wherever it is, and checks the three- and four-byte characters of
-// CJK and emoji text inline (emoji text took 8 % of o200k_base's count in
-// utf8.ValidString).
-func validUTF8(s string) bool {
-	n := len(s)
-	for i := 0; i < n; {
-		if i+8 <= n && load64(s[i:])&0x8080808080808080 == 0 {
-			i += 8
-			continue
-		}
-		b := s[i]
-		switch {
-		case b < utf8.RuneSelf:
-			i++
-		case b >= 0xC2 && b <= 0xDF:
-			if i+1 >= n || s[i+1]&0xC0 != 0x80 {
-				return false
-			}
-			i += 2
-		case b >= 0xE0 && b <= 0xEF:
-			if i+2 >= n {
-				return false
-			}
-			c1, c2 := s[i+1], s[i+2]
-			lo, hi := byte(0x80), byte(0xBF)
-			if b == 0xE0 {
-				lo = 0xA0 // no overlong forms
-			} else if b == 0xED {
-				hi = 0x9F // no surrogates
-			}
-			if c1 < lo || c1 > hi || c2&0xC0 != 0x80 {
-				return false
-			}
-			i += 3
-		case b >= 0xF0 && b <= 0xF4:
-			if i+3 >= n {
-				return false
-			}
-			c1, c2, c3 := s[i+1], s[i+2], s[i+3]
-			lo, hi := byte(0x80), byte(0xBF)
-			if b == 0xF0 {
-				lo = 0x90 // no overlong forms
-			} else if b == 0xF4 {
-				hi = 0x8F // nothing above U+10FFFF
-			}
-			if c1 < lo || c1 > hi || c2&0xC0 != 0x80 || c3&0xC0 != 0x80 {
-				return false
-			}
-			i += 4
-		default:
-			return false
-		}
-	}
-	return true
 }
