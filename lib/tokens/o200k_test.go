@@ -174,6 +174,9 @@ func FuzzO200kEqualsTiktoken(f *testing.F) {
 		if got := fast.count(s); got != len(want) {
 			t.Fatalf("count of %q: %d, want %d", s, got, len(want))
 		}
+		if got := fast.countText(s); got != len(want) {
+			t.Fatalf("countText of %q: %d, want %d", s, got, len(want))
+		}
 	})
 }
 
@@ -765,6 +768,38 @@ func TestO200kOneBytePiece(t *testing.T) {
 					t.Errorf("regexp2 pieces of %q: %q, oneBytePiece says %q", s, got, s[:1])
 				}
 			}
+		}
+	}
+}
+
+// Counting checks the UTF-8 of a text as it goes (countText) and counts an
+// invalid one as its validText, wherever the ill-formed bytes are: in a
+// piece that is merged, in one that is a token or of one to three bytes,
+// after ASCII the splitter reads eight bytes at a time, at the end, in a
+// chunk after the first; and a valid text that holds U+FFFD is counted
+// once, as it is.
+func TestO200kCountsInvalidUTF8(t *testing.T) {
+	c, fast := fastO200k(t)
+	long := strings.Repeat("a line of text\n", 300)
+	for _, s := range []string{
+		"日本語\xff語のテキスト",               // merged
+		"emoji 👨\xe2\x80👩 👍\xf0\x9f🏽", // merged, truncated joiner and emoji
+		"\xff", "a\xe3", "é\x80", " \xc3", // pieces of one to three bytes
+		"\xed\xa0\x80 surrogate", "\xc0\xaf overlong", "\xf4\x90\x80\x80 above", "\xf8\x88\x80\x80\x80 five",
+		"abcdefghijklmnop\xe4\xb8",     // at the end, after ASCII
+		"\xe4\xb8\xad\xe6\x96\x87\xe5", // a token, then a truncated character
+		"x \xf0\x9f\x98 y",
+		long + "中文\xff字符\n" + long, // in a later chunk
+		"valid \ufffd text \ufffd\ufffd",
+	} {
+		want := len(c.tk.Encode(validText(s), nil, nil))
+		codec := &tiktokenCodec{tk: c.tk, fast: fast}
+		if got, err := codec.count(context.Background(), s); err != nil || got != want {
+			t.Errorf("count(%+q) = %d, %v; want %d", s, got, err, want)
+		}
+		_, ok := fast.run(s, nil)
+		if ok != utf8.ValidString(s) {
+			t.Errorf("run(%+q) says valid %v", s, ok)
 		}
 	}
 }
