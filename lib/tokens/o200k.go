@@ -355,6 +355,9 @@ func (o *o200k) run(s string, ids *[]int) (int, bool) {
 			// (prose 2.05 → 2.2).
 			if r, ok := o.ranks.rank(piece); ok {
 				id = r
+			} else if !check {
+				// ASCII, where merge would find no cut.
+				parts = o.bytePairMerge(piece, parts[:0], m)
 			} else {
 				parts = o.merge(piece, parts[:0], m)
 				check = false

@@ -803,3 +803,23 @@ func TestO200kCountsInvalidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// Pieces of ASCII that are no token are merged without merge's look for
+// cuts: of four bytes, of up to longPiece and beyond it, with a leading
+// space or symbol, in upper and mixed case, counted and encoded as
+// tiktoken-go does.
+func TestO200kASCIIMerges(t *testing.T) {
+	c, fast := fastO200k(t)
+	for _, s := range []string{
+		"qzxv", " qzxv", "kieximob", " kbmcdokygbtezhzop", "xqzjvkwpfhgmbnrtlsdcyaueoiqzxjvkwpfhgmbnrtlsdcyaueoi",
+		"QZXVKWPF", "zxQVKWPFhgmb", "(qzxvkw", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	} {
+		want := c.tk.Encode(s, nil, nil)
+		if got := fast.encode(s, nil); !slices.Equal(got, want) {
+			t.Errorf("ids of %q: %v, want %v", s, got, want)
+		}
+		if got := fast.countText(s); got != len(want) {
+			t.Errorf("count of %q: %d, want %d", s, got, len(want))
+		}
+	}
+}
