@@ -2,6 +2,8 @@ package record
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -89,4 +91,65 @@ func FuzzObjectElements(f *testing.F) {
 			}
 		}
 	})
+}
+
+// skipString reads eight bytes at a time and jumps to the byte that
+// stopped it; it ends where a scan of one byte at a time ends, with the same
+// error at the same offset, wherever the quotes, escapes and control
+// characters fall against the words.
+func FuzzSkipString(f *testing.F) {
+	for _, s := range []string{
+		`"plain"`, `"0123456\"`, `"01234567\n89abcdef\u00e9xyz" tail`, `"\u12"`, `"\x"`, `"abc\`, "\"abcdefgh\x1f\"",
+		"\"caf\xc3\xa9 \xff\"", `"12345678`, `"\ud83d\ude00"`, `""`,
+	} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, at uint8) {
+		i := int(at) % (len(b) + 1)
+		if i == len(b) || b[i] != '"' {
+			return
+		}
+		end, err := skipString(b, i)
+		wend, werr := skipStringByBytes(b, i)
+		if end != wend || fmt.Sprint(err) != fmt.Sprint(werr) {
+			t.Fatalf("skipString(%q, %d) = %d, %v; byte by byte: %d, %v", b, i, end, err, wend, werr)
+		}
+	})
+}
+
+// skipStringByBytes is skipString one byte at a time, as JSON's grammar
+// reads a string.
+func skipStringByBytes(b []byte, i int) (int, error) {
+	start := i
+	for i++; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(b) {
+				return i, &syntaxError{i, "unterminated string"}
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return i, &syntaxError{i, "invalid \\u escape"}
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !strings.ContainsRune("0123456789abcdefABCDEF", rune(h)) {
+						return i, &syntaxError{i, "invalid \\u escape"}
+					}
+				}
+				i += 6
+			default:
+				return i, &syntaxError{i, "invalid escape"}
+			}
+		case c < 0x20:
+			return i, &syntaxError{i, "control character in string"}
+		default:
+			i++
+		}
+	}
+	return start, &syntaxError{start, "unterminated string"}
 }

@@ -176,72 +176,83 @@ func unquote(raw []byte) (string, error) {
 // gives it, in one pass and one copy for valid UTF-8 (the decoder copies a
 // 455 KB prompt three times: its input, the unescaped bytes, the string).
 func Unquote(raw []byte) (string, error) {
-	if end, err := skipString(raw, 0); len(raw) < 2 || raw[0] != '"' || err != nil || end != len(raw) || !utf8.Valid(raw) {
-		var s string
-		err := json.Unmarshal(raw, &s) // the decoder's error, or its U+FFFD for invalid UTF-8
-		return s, err
+	if s, ok := unquoteValid(raw); ok {
+		return s, nil
 	}
-	body := raw[1 : len(raw)-1]
+	var s string
+	err := json.Unmarshal(raw, &s) // the decoder's error, or its U+FFFD for invalid UTF-8
+	return s, err
+}
+
+// unquoteValid is Unquote of a valid JSON string of valid UTF-8, checked
+// as it is copied; ok is false for anything else.
+func unquoteValid(raw []byte) (_ string, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' || !utf8.Valid(raw) {
+		return "", false
+	}
 	var b strings.Builder
-	b.Grow(len(body))
-	for {
-		i := bytes.IndexByte(body, '\\')
-		if i < 0 {
-			b.Write(body)
-			return b.String(), nil
+	b.Grow(len(raw) - 2)
+	for i := 1; ; {
+		j := plainRun(raw, i)
+		b.Write(raw[i:j])
+		if j+1 >= len(raw) {
+			// The end, which must be the closing quote.
+			return b.String(), j+1 == len(raw) && raw[j] == '"'
 		}
-		b.Write(body[:i])
-		body = body[i:]
-		switch c := body[1]; c {
-		case 'u':
-			r := hex4(body)
-			body = body[6:]
+		switch c := raw[j+1]; {
+		case raw[j] != '\\':
+			return "", false // a quote before the end, or a control character
+		case c == 'u':
+			r, ok := hex4(raw, j)
+			if !ok {
+				return "", false
+			}
+			i = j + 6
 			if utf16.IsSurrogate(r) {
 				// A valid pair is one character; anything else is U+FFFD
 				// and the next escape stands alone, as in encoding/json.
-				if len(body) >= 6 && body[0] == '\\' && body[1] == 'u' {
-					if d := utf16.DecodeRune(r, hex4(body)); d != unicode.ReplacementChar {
+				if r2, ok := hex4(raw, i); ok {
+					if d := utf16.DecodeRune(r, r2); d != unicode.ReplacementChar {
 						b.WriteRune(d)
-						body = body[6:]
+						i += 6
 						continue
 					}
 				}
 				r = unicode.ReplacementChar
 			}
 			b.WriteRune(r)
-			continue
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		default: // '"', '\\', '/'
-			b.WriteByte(c)
+		case unescaped[c] != 0:
+			b.WriteByte(unescaped[c])
+			i = j + 2
+		default:
+			return "", false
 		}
-		body = body[2:]
 	}
 }
 
-// hex4 is the code unit of a \uXXXX escape that skipString has checked.
-func hex4(esc []byte) rune {
-	var r rune
-	for _, c := range esc[2:6] {
+// unescaped is the byte each two-byte escape stands for, by its letter.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// hex4 is the code unit of the \\uXXXX escape at raw[i:]; ok is false when
+// there is none.
+func hex4(raw []byte, i int) (r rune, ok bool) {
+	if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+		return 0, false
+	}
+	for _, c := range raw[i+2 : i+6] {
 		switch {
-		case c <= '9':
+		case c >= '0' && c <= '9':
 			c -= '0'
-		case c >= 'a':
+		case c >= 'a' && c <= 'f':
 			c -= 'a' - 10
-		default:
+		case c >= 'A' && c <= 'F':
 			c -= 'A' - 10
+		default:
+			return 0, false
 		}
 		r = r<<4 | rune(c)
 	}
-	return r
+	return r, true
 }
 
 func idOf(raw []byte) (string, error) {
