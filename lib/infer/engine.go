@@ -99,8 +99,9 @@ type item struct {
 
 // Process runs all input records of r through the endpoints and writes them,
 // in input order unless opt.Unordered. prepare returns a record's request
-// body (a JSON object without "model": messages or prompt, max_tokens, ...)
-// or nil to write the record through without a call; a *record.Error from
+// body (a JSON object without "model": messages or prompt, max_tokens, ...;
+// valid JSON, as a field of the record or Marshal's output is, since it is
+// not checked again) or nil to write the record through without a call; a *record.Error from
 // prepare fails the record, an app.Invalid error is bad input, any other error
 // stops the run. apply sets the record's fields from the result. When a
 // request finally fails, the record gets "error" (stage = r.Tool) via r.Fail

@@ -113,9 +113,12 @@ type parsedReq struct {
 	msgs []map[string]json.RawMessage
 }
 
-// readPrompt finds the endpoint, the prompt's texts and max_tokens.
+// readPrompt finds the endpoint, the prompt's texts and max_tokens. The
+// request was checked as JSON already (prepare takes it from a parsed
+// record, or marshals it): its levels are read without checking a 455 KB
+// prompt again at each.
 func readPrompt(c *call) (*parsedReq, *record.Error) {
-	obj, err := record.Object(c.req)
+	obj, err := record.CheckedObject(c.req)
 	if err != nil {
 		return nil, &record.Error{Kind: oai.KindBadRequest, Message: "request is not a JSON object"}
 	}
@@ -129,14 +132,14 @@ func readPrompt(c *call) (*parsedReq, *record.Error) {
 		return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request has neither "messages" (chat) nor "prompt" (completions)`}
 	}
 	if c.path == oai.PathChat {
-		msgs, err := record.Elements(obj.Raw("messages"))
+		msgs, err := record.CheckedElements(obj.Raw("messages"))
 		if err != nil || len(msgs) == 0 {
 			return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
 		}
 		p.texts = make([]string, len(msgs))
 		others := 0
 		for i, raw := range msgs {
-			msg, err := record.Object(raw)
+			msg, err := record.CheckedObject(raw)
 			if err != nil {
 				return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
 			}

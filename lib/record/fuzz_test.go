@@ -61,10 +61,12 @@ func FuzzObjectElements(f *testing.F) {
 	for _, s := range []string{
 		`{"messages":[{"role":"user","content":"hi\n"}],"max_tokens":8}`, `{}`, `[]`, ` [1, "a", {"b":[null]}] `,
 		`{"a":1,"a":2}`, `{"a":1,}`, `[1,]`, `[1 2]`, `{"a" 1}`, `{"a":1} x`,
+		`{"s":"q\"}\\","n":-1.5e3,"t":true,"o":{"k":["]",{"x":null}]},"z":0}`, `[ "\\\"" , 12 ,[] ]`, `{"a":[}`, `{"a":"\"}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		checkedAgree(t, b)
 		if !utf8.Valid(b) {
 			return
 		}
@@ -91,6 +93,22 @@ func FuzzObjectElements(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkedAgree: CheckedObject and CheckedElements read what Object and
+// Elements read on any bytes those accept, and on other bytes never panic.
+func checkedAgree(t *testing.T, b []byte) {
+	t.Helper()
+	obj, err := Object(b)
+	cobj, cerr := CheckedObject(b)
+	if err == nil && (cerr != nil || fmt.Sprintf("%+v", cobj.members) != fmt.Sprintf("%+v", obj.members)) {
+		t.Fatalf("CheckedObject(%q) = %+v, %v; Object gives %+v", b, cobj.members, cerr, obj.members)
+	}
+	els, err := Elements(b)
+	cels, cerr := CheckedElements(b)
+	if err == nil && (cerr != nil || fmt.Sprintf("%q", cels) != fmt.Sprintf("%q", els)) {
+		t.Fatalf("CheckedElements(%q) = %q, %v; Elements gives %q", b, cels, cerr, els)
+	}
 }
 
 // skipString reads eight bytes at a time and jumps to the byte that

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -104,6 +105,74 @@ func skipValue(b []byte, i, depth int) (int, error) {
 		return skipNumber(b, i)
 	default:
 		return i, &syntaxError{i, fmt.Sprintf("unexpected character %q", c)}
+	}
+}
+
+// skip is skipValue, or skipChecked for bytes already checked.
+func skip(b []byte, i int, checked bool) (int, error) {
+	if checked {
+		return skipChecked(b, i)
+	}
+	return skipValue(b, i, 1)
+}
+
+// skipChecked returns the offset just past the value starting at b[i] of
+// valid JSON, without checking it: strings are jumps from quote to quote,
+// the rest is counted brackets. On other bytes it ends somewhere in b or
+// with an error.
+func skipChecked(b []byte, i int) (int, error) {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			end := stringEnd(b, i)
+			if end < 0 {
+				return i, &syntaxError{i, "unterminated string"}
+			}
+			i = end
+		case '{', '[':
+			depth++
+			i++
+			continue
+		case '}', ']':
+			if depth == 0 {
+				return i, &syntaxError{i, "unexpected bracket"}
+			}
+			depth--
+			i++
+		default:
+			i++
+			if depth == 0 { // a number or a literal: up to what follows it
+				for i < len(b) && !isSpace(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+					i++
+				}
+			}
+		}
+		if depth == 0 {
+			return i, nil
+		}
+	}
+	return i, &syntaxError{i, "unexpected end of input"}
+}
+
+// stringEnd is the offset just past the string of valid JSON that starts
+// at b[i], or -1 if it does not end: the first quote that is not escaped
+// (after an even number of backslashes), found by IndexByte.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		q := j + k
+		n := 0
+		for q-n-1 > i && b[q-n-1] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
 	}
 }
 
