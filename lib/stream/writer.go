@@ -23,6 +23,12 @@ import (
 // that any reader decodes, and chunks compress in parallel.
 const ChunkSize = 4 << 20
 
+// bufSize is the capacity of the buffer a chunk fills: the line that takes
+// it past ChunkSize, up to 1 MiB (a 455 KB prompt's record), is appended
+// without growing it, which would copy the 4 MiB before it into a buffer
+// twice as large. Its pages are touched only as lines fill them.
+const bufSize = ChunkSize + 1<<20
+
 // FlushEvery bounds how long a finished record can wait in memory before it
 // reaches the file, for slow stages such as inference.
 const FlushEvery = 2 * time.Second
@@ -100,7 +106,7 @@ func create(path, tmp string, c Compression, stdout *os.File) (*Output, error) {
 		}
 		o.enc = enc
 	}
-	o.buf = make([]byte, 0, ChunkSize+64<<10)
+	o.buf = make([]byte, 0, bufSize)
 	// One chunk fills while up to GOMAXPROCS compress (one waits in the write
 	// loop, the rest here): more would only hold memory without adding speed.
 	o.chunks = make(chan chunk, max(1, runtime.GOMAXPROCS(0)-1))
@@ -206,7 +212,7 @@ func (o *Output) flushLoop() {
 // results in order. Called with mu held.
 func (o *Output) emit() {
 	data := o.buf
-	o.buf = make([]byte, 0, ChunkSize+64<<10)
+	o.buf = make([]byte, 0, bufSize)
 	o.last = time.Now()
 	c := chunk{out: make(chan []byte, 1)}
 	go func() { c.out <- o.compress(data) }()
