@@ -171,3 +171,22 @@ func skipStringByBytes(b []byte, i int) (int, error) {
 	}
 	return start, &syntaxError{start, "unterminated string"}
 }
+
+// validUTF8 is utf8.Valid on any bytes, wherever a sequence falls against
+// the eight-byte words it reads.
+func FuzzValidUTF8(f *testing.F) {
+	for _, s := range []string{
+		"", "plain ascii text, longer than a word", "caf\xc3\xa9", "日本語のテキスト", "🙏🏿 👨‍👩‍👧‍👦", "\xed\xa0\x80", "\xed\x9f\xbf",
+		"\xe0\x80\xaf", "\xe0\xa0\x80", "\xf0\x8f\xbf\xbf", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xc0\xaf", "\xc2\x80",
+		"\xff", "\x80", "abcdefg\xe6\x97", "abcdefgh\xe6\x97\xa5", "\xf5\x80\x80\x80",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for k := range min(len(b), 9) {
+			if got, want := validUTF8(b[k:]), utf8.Valid(b[k:]); got != want {
+				t.Fatalf("validUTF8(%q) = %v, utf8.Valid %v", b[k:], got, want)
+			}
+		}
+	})
+}

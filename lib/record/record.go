@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 )
@@ -203,7 +202,7 @@ func Unquote(raw []byte) (string, error) {
 // unquoteValid is Unquote of a valid JSON string of valid UTF-8, checked
 // as it is copied; ok is false for anything else.
 func unquoteValid(raw []byte) (_ string, ok bool) {
-	if len(raw) < 2 || raw[0] != '"' || !utf8.Valid(raw) {
+	if len(raw) < 2 || raw[0] != '"' || !validUTF8(raw) {
 		return "", false
 	}
 	var b strings.Builder
