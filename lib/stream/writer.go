@@ -29,6 +29,27 @@ const ChunkSize = 4 << 20
 // twice as large. Its pages are touched only as lines fill them.
 const bufSize = ChunkSize + 1<<20
 
+// chunkBufs holds the buffers of chunks already written (or compressed), for
+// the next chunks to fill (*[]byte): a new buffer's 5 MiB of pages are
+// faulted in one by one as records fill it, on every chunk, while a used
+// one's are in place.
+var chunkBufs sync.Pool
+
+func newChunkBuf() []byte {
+	if p, _ := chunkBufs.Get().(*[]byte); p != nil {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, bufSize)
+}
+
+// putChunkBuf gives a chunk's buffer back once nothing reads it; one that
+// grew for a very long line is left to the collector.
+func putChunkBuf(b []byte) {
+	if cap(b) <= 2*bufSize {
+		chunkBufs.Put(&b)
+	}
+}
+
 // FlushEvery bounds how long a finished record can wait in memory before it
 // reaches the file, for slow stages such as inference.
 const FlushEvery = 2 * time.Second
@@ -106,7 +127,7 @@ func create(path, tmp string, c Compression, stdout *os.File) (*Output, error) {
 		}
 		o.enc = enc
 	}
-	o.buf = make([]byte, 0, bufSize)
+	o.buf = newChunkBuf()
 	// One chunk fills while up to GOMAXPROCS compress (one waits in the write
 	// loop, the rest here): more would only hold memory without adding speed.
 	o.chunks = make(chan chunk, max(1, runtime.GOMAXPROCS(0)-1))
@@ -212,22 +233,27 @@ func (o *Output) flushLoop() {
 // results in order. Called with mu held.
 func (o *Output) emit() {
 	data := o.buf
-	o.buf = make([]byte, 0, bufSize)
+	o.buf = newChunkBuf()
 	o.last = time.Now()
 	c := chunk{out: make(chan []byte, 1)}
 	go func() { c.out <- o.compress(data) }()
 	o.chunks <- c
 }
 
+// compress returns the bytes to write; data is given back to chunkBufs here
+// when compressed, by the write loop when written as it is.
 func (o *Output) compress(data []byte) []byte {
 	switch o.Compression {
 	case Zstd:
-		return o.enc.EncodeAll(data, make([]byte, 0, len(data)/3))
+		out := o.enc.EncodeAll(data, make([]byte, 0, len(data)/3))
+		putChunkBuf(data)
+		return out
 	case Gzip:
 		var b bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
 		zw.Write(data)
 		zw.Close()
+		putChunkBuf(data)
 		return b.Bytes()
 	}
 	return data
@@ -243,6 +269,9 @@ func (o *Output) writeLoop(chunks <-chan chunk) {
 		if o.sum != nil {
 			o.sum.Write(b)
 			o.size += int64(len(b))
+		}
+		if o.Compression == None {
+			putChunkBuf(b)
 		}
 	}
 }
