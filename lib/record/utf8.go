@@ -50,36 +50,38 @@ const (
 	u8F4                // after F4: 80..8F (nothing past U+10FFFF), then two
 )
 
+// utf8Rows is the automaton: each transition below, every other one to
+// u8Reject.
 var utf8Rows = func() (rows [256]uint64) {
-	// to sets the next state from state from on the bytes lo..hi; every
-	// other transition goes to u8Reject.
-	to := func(lo, hi byte, from, next uint64) {
-		for c := int(lo); c <= int(hi); c++ {
-			rows[c] = rows[c]&^(63<<from) | next<<from
-		}
-	}
 	for c := range rows {
 		for s := uint64(u8Accept); s <= u8F4; s += 6 {
 			rows[c] |= u8Reject << s
 		}
 	}
-	to(0x00, 0x7f, u8Accept, u8Accept)
-	for _, r := range []struct{ lo, hi byte }{{0x80, 0x8f}, {0x90, 0x9f}, {0xa0, 0xbf}} {
-		to(r.lo, r.hi, u8Tail1, u8Accept)
-		to(r.lo, r.hi, u8Tail2, u8Tail1)
-		to(r.lo, r.hi, u8Tail3, u8Tail2)
+	for _, t := range []struct {
+		lo, hi     byte
+		from, next uint64
+	}{
+		{0x00, 0x7f, u8Accept, u8Accept},
+		{0xc2, 0xdf, u8Accept, u8Tail1},
+		{0xe0, 0xe0, u8Accept, u8E0},
+		{0xe1, 0xec, u8Accept, u8Tail2},
+		{0xed, 0xed, u8Accept, u8ED},
+		{0xee, 0xef, u8Accept, u8Tail2},
+		{0xf0, 0xf0, u8Accept, u8F0},
+		{0xf1, 0xf3, u8Accept, u8Tail3},
+		{0xf4, 0xf4, u8Accept, u8F4},
+		{0x80, 0xbf, u8Tail1, u8Accept},
+		{0x80, 0xbf, u8Tail2, u8Tail1},
+		{0x80, 0xbf, u8Tail3, u8Tail2},
+		{0xa0, 0xbf, u8E0, u8Tail1},
+		{0x80, 0x9f, u8ED, u8Tail1},
+		{0x90, 0xbf, u8F0, u8Tail2},
+		{0x80, 0x8f, u8F4, u8Tail2},
+	} {
+		for c := int(t.lo); c <= int(t.hi); c++ {
+			rows[c] = rows[c]&^(63<<t.from) | t.next<<t.from
+		}
 	}
-	to(0xa0, 0xbf, u8E0, u8Tail1)
-	to(0x80, 0x9f, u8ED, u8Tail1)
-	to(0x90, 0xbf, u8F0, u8Tail2)
-	to(0x80, 0x8f, u8F4, u8Tail2)
-	to(0xc2, 0xdf, u8Accept, u8Tail1)
-	to(0xe0, 0xe0, u8Accept, u8E0)
-	to(0xe1, 0xec, u8Accept, u8Tail2)
-	to(0xed, 0xed, u8Accept, u8ED)
-	to(0xee, 0xef, u8Accept, u8Tail2)
-	to(0xf0, 0xf0, u8Accept, u8F0)
-	to(0xf1, 0xf3, u8Accept, u8Tail3)
-	to(0xf4, 0xf4, u8Accept, u8F4)
 	return rows
 }()
