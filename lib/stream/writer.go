@@ -265,6 +265,8 @@ func (o *Output) writeLoop(chunks <-chan chunk) {
 		b := <-c.out
 		if _, err := o.dst.Write(b); err != nil {
 			o.setErr(fmt.Errorf("write %s: %w", o.name(), err))
+		} else if o.Path != "" {
+			startWriteback(o.dst)
 		}
 		if o.sum != nil {
 			o.sum.Write(b)
