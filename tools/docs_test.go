@@ -103,7 +103,7 @@ func TestRecordsDocNamesEveryField(t *testing.T) {
 	for _, c := range report.Core {
 		named("the metric-row column", c)
 	}
-	for _, f := range []string{"id", "bench", "task", "group", "context", "gold", record.SourceField, "request", "model", "response", "error", "parent", "entry", "split", "segment", "judgement", app.PartialField} {
+	for _, f := range []string{"id", "bench", "task", "group", "context", "gold", record.SourceField, "request", "model", "response", "error", "parent", "entry", "split", "segment", "judgement", record.JudgeModelField, app.PartialField} {
 		named("the record field", f)
 	}
 	kindRE := regexp.MustCompile(`(?m)^\s*Kind\w* *= *"(\w+)"|Error\{[^}\n]*\bKind: *"(\w+)"`)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -125,6 +126,9 @@ type Registry struct {
 	Tables      map[string]Tabler
 	Designs     map[string]Design
 	Titles      map[string]string // the papers' spelling of the benchmarks' names
+	// Order is the benchmarks' order in the report (the registry's, as
+	// the page's sections); one it does not name comes after, by name.
+	Order []string
 	// Page makes the HTML report (--html): the figures are the
 	// benchmarks', drawn by lib/plot from the rows; its item explorer
 	// (lib/explore) holds the records.
@@ -174,6 +178,9 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if err != nil {
 		return err
 	}
+	if in.judged != nil {
+		prov.nameJudges(in.judged)
+	}
 	own, err := r.RunID()
 	if err != nil {
 		return err
@@ -187,14 +194,14 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	if importKind != "" {
 		topt.Failed, topt.Resamples = "", 0
 	}
-	out := output{tables: layOut(reg.Tables, rows, in.results, in.runs, topt), metrics: rows, rows: rows, items: in.items, reference: reference, page: page, prov: prov}
+	out := output{tables: layOut(reg.Tables, reg.Order, rows, in.results, in.runs, in.judges, topt), metrics: rows, rows: rows, items: in.items, reference: reference, page: page, prov: prov}
 	if opt.Compare != "" {
 		ps, err := pairs(in.arms, opt.Compare)
 		if err != nil {
 			return err
 		}
 		cs := compare(reg.Designs, rows, ps, opt)
-		out.tables = append(out.tables, comparisonTables(cs, reg.Designs, reg.Titles, opt)...)
+		out.tables = append(out.tables, comparisonTables(cs, reg, opt)...)
 		if opt.Flips != "" {
 			if err := writeTable(opt.Flips, flipTable(ps)); err != nil {
 				return err
@@ -209,14 +216,17 @@ func Run(r *app.Run, reg Registry, format, importKind, rowsPath string, opt Opti
 	return out.write(r, reg, format, rowsPath, opt)
 }
 
-// input is what aggregate-ifs read: a result per input run and benchmark
-// (runs[i] the run of results[i], "" for this run's own), the scored
-// records for --items, and the arms the intervals and comparisons resample.
+// input is what aggregate-ifs read: a result per input run, benchmark and
+// judge (runs[i] and judges[i] those of results[i], run "" for this run's
+// own), the scored records for --items, the arms the intervals and
+// comparisons resample, and the judges of each model's records.
 type input struct {
 	results []*Result
 	runs    []string
+	judges  []string
 	items   []Scored
 	arms    map[armKey]*arm
+	judged  *judges
 }
 
 // readImport reads official result files (or earlier rows) with the
@@ -233,69 +243,101 @@ func readImport(r *app.Run, reg Registry, kind string, opt Options) (*input, err
 	return &input{results: []*Result{res}, arms: map[armKey]*arm{}}, nil
 }
 
-// readRecords aggregates the judged records, each run and benchmark apart;
-// read is given every record, left out of the tables or not ("" run: this
-// run's own).
+// aggKey is what records are aggregated apart by: run, benchmark and judge.
+type aggKey struct{ run, bench, judge string }
+
+// readRecords aggregates the judged records, each run, benchmark and judge
+// apart (the judges of a model with several are named apart: judges);
+// read is given every record as it is read, left out of the tables or not
+// ("" run: this run's own).
 func readRecords(r *app.Run, reg Registry, opt Options, read func(rec *record.Record, run string)) (*input, error) {
-	in := &input{arms: map[armKey]*arm{}}
-	aggs := map[string]Aggregator{}
-	seen := map[string]*marks{}
-	err := r.Records(func(rec *record.Record) error {
-		bench := rec.String("bench")
-		// Records of two runs (partitioned folders with their own run id)
-		// are never pooled: each run is aggregated apart.
-		run := r.InputRun()
-		key := run + "\x00" + bench
+	in := &input{arms: map[armKey]*arm{}, judged: newJudges()}
+	aggs := map[aggKey]Aggregator{}
+	seen := map[aggKey]*marks{}
+	take := func(rec *record.Record, k aggKey) error {
 		// The aggregator is made before the record can be left out, so
 		// that a bench whose every record is left out still has its
 		// tables, saying why they are empty.
-		a, ok := aggs[key]
+		a, ok := aggs[k]
 		if !ok {
-			f, known := reg.Aggregators[bench]
-			if !known {
-				return app.Invalidf("bench %q has no aggregator (known: %s)", bench, strings.Join(keys(reg.Aggregators), ", "))
-			}
+			f := reg.Aggregators[k.bench]
 			a = f(opt)
-			aggs[key] = a
-			seen[key] = newMarks(f, opt)
+			aggs[k] = a
+			seen[k] = newMarks(f, opt)
 		}
-		read(rec, run)
-		if seen[key].add(rec) {
+		if seen[k].add(rec) {
 			return nil
 		}
 		if opt.Items != "" {
-			in.items = append(in.items, ScoredOf(rec, run))
+			s := ScoredOf(rec, k.run)
+			s.Judge = k.judge // a held record's, resolved
+			in.items = append(in.items, s)
 		}
 		if err := a.Add(rec); err != nil {
 			return app.Invalid(err)
 		}
 		if opt.CI != CINone || opt.Compare != "" {
-			return in.addToArm(reg.Designs[bench], rec, run, opt)
+			return in.addToArm(reg.Designs[k.bench], rec, k, opt)
 		}
 		return nil
+	}
+	err := r.Records(func(rec *record.Record) error {
+		bench := rec.String("bench")
+		if _, known := reg.Aggregators[bench]; !known {
+			return app.Invalidf("bench %q has no aggregator (known: %s)", bench, strings.Join(keys(reg.Aggregators), ", "))
+		}
+		// Records of two runs (partitioned folders with their own run id)
+		// are never pooled: each run is aggregated apart.
+		run := r.InputRun()
+		read(rec, run)
+		file, line := r.Place()
+		if in.judged.add(rec, run, file, line) {
+			return nil
+		}
+		return take(rec, aggKey{run, bench, JudgeOf(rec)})
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range keys(aggs) {
-		run, b, _ := strings.Cut(k, "\x00")
+	if err := in.judged.resolve(); err != nil {
+		return nil, err
+	}
+	for _, h := range in.judged.held {
+		if err := take(h.rec, aggKey{h.run, h.rec.String("bench"), h.judge}); err != nil {
+			return nil, h.fail(err)
+		}
+	}
+	in.judged.held = nil
+	ks := slices.Collect(maps.Keys(aggs))
+	slices.SortFunc(ks, func(a, b aggKey) int {
+		return cmp.Or(strings.Compare(a.run, b.run), strings.Compare(a.bench, b.bench), strings.Compare(a.judge, b.judge))
+	})
+	for _, k := range ks {
 		res, err := aggs[k].Result()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", b, err)
+			return nil, fmt.Errorf("%s: %w", k.bench, err)
 		}
 		seen[k].mark(res, opt)
 		if c := seen[k].cut; c.excluded && c.allCut() && len(res.Rows) == 0 {
-			r.Log.Warn("every record was left out (--exclude-truncated): the server cut every prompt; no table", "bench", b, "records", len(c.sent))
+			r.Log.Warn("every record was left out (--exclude-truncated): the server cut every prompt; no table", "bench", k.bench, "records", len(c.sent))
 		}
+		in.judged.name(res, k)
 		in.results = append(in.results, res)
-		in.runs = append(in.runs, run)
+		in.runs = append(in.runs, k.run)
+		in.judges = append(in.judges, k.judge)
+	}
+	in.judged.nameArms(in.arms)
+	for i := range in.items {
+		it := &in.items[i]
+		it.Model = in.judged.label(it.Bench, it.Model, it.Run, it.Judge)
 	}
 	return in, nil
 }
 
-// addToArm adds a record to its model's arm as the benchmark's design
-// resamples it; a benchmark without a design has none.
-func (in *input) addToArm(d Design, rec *record.Record, run string, opt Options) error {
+// addToArm adds a record to its model's arm (of its run, benchmark and
+// judge) as the benchmark's design resamples it; a benchmark without a
+// design has none.
+func (in *input) addToArm(d Design, rec *record.Record, ak aggKey, opt Options) error {
 	if d.Item == nil {
 		return nil
 	}
@@ -306,14 +348,14 @@ func (in *input) addToArm(d Design, rec *record.Record, run string, opt Options)
 	if !ok {
 		return nil
 	}
-	bench := rec.String("bench")
-	k := armKey{run, bench, ModelOf(rec)}
+	k := armKey{ak.run, ak.bench, ModelOf(rec), ak.judge}
 	if in.arms[k] == nil {
-		in.arms[k] = &arm{run: k.run, bench: bench, model: k.model}
+		in.arms[k] = &arm{run: k.run, bench: k.bench, model: k.model}
 	}
 	ai := armItem{id: rec.ID(), Item: it}
 	if opt.Flips != "" {
-		s := ScoredOf(rec, run)
+		s := ScoredOf(rec, ak.run)
+		s.Judge = ak.judge
 		ai.scored = &s
 	}
 	in.arms[k].items = append(in.arms[k].items, ai)
@@ -355,7 +397,7 @@ func (in *input) stamp(own string, created time.Time) []report.Row {
 	}
 	// One row per record in id order, whatever order the records came in.
 	slices.SortFunc(in.items, func(a, b Scored) int {
-		return cmp.Or(strings.Compare(a.Run, b.Run), strings.Compare(a.Bench, b.Bench), strings.Compare(a.ID, b.ID))
+		return cmp.Or(strings.Compare(a.Run, b.Run), strings.Compare(a.Bench, b.Bench), strings.Compare(a.ID, b.ID), strings.Compare(a.Model, b.Model))
 	})
 	return rows
 }
@@ -590,6 +632,23 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// inOrder are m's keys, those order names first and in its order, the
+// others after them by name.
+func inOrder[V any](order []string, m map[string]V) []string {
+	var ks []string
+	for _, k := range order {
+		if _, ok := m[k]; ok {
+			ks = append(ks, k)
+		}
+	}
+	for _, k := range keys(m) {
+		if !slices.Contains(order, k) {
+			ks = append(ks, k)
+		}
+	}
+	return ks
 }
 
 func keys[V any](m map[string]V) []string {

@@ -104,6 +104,16 @@ func TestRun(t *testing.T) {
 	cached := `{"id":"1#a","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"yes","usage":{"prompt_tokens":100,"completion_tokens":10},"cached":true}}}` + "\n" +
 		`{"id":"1#b","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"no","usage":{"prompt_tokens":200,"completion_tokens":20}}}}` + "\n" +
 		`{"id":"2","bench":"b","model":"m","response":{"text":"t","usage":{"prompt_tokens":20,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":4}}},"judgement":{"judge":{"model":"j","reply":"no","usage":{"prompt_tokens":300,"completion_tokens":30}}}}` + "\n"
+	const (
+		jA1      = `{"id":"1","bench":"b","model":"m","unit":"u1","judge_model":"ja","judgement":{"judge":{"model":"ja-0613"}}}`
+		jA2      = `{"id":"2","bench":"b","model":"m","unit":"u2","judge_model":"ja","error":{"stage":"infer-batch","kind":"x","message":"y"}}`
+		jB1      = `{"id":"1","bench":"b","model":"m","unit":"u1","judge_model":"jb","judgement":{"judge":{"model":"jb"}}}`
+		jB2      = `{"id":"2","bench":"b","model":"m","unit":"u2","judge_model":"jb","error":{"stage":"infer-batch","kind":"x","message":"y"}}`
+		jN       = `{"id":"1","bench":"b","model":"n","unit":"u1","judgement":{"judge":{"model":"jb"}}}`
+		jOld     = `{"id":"1","bench":"b","model":"m","unit":"u1","judgement":{"judge":{"model":"ja"}}}`
+		jOldFail = `{"id":"2","bench":"b","model":"m","unit":"u2","error":{"stage":"judge","kind":"x","message":"y"}}`
+	)
+	lines := func(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 	for _, tc := range []struct {
 		name, input string
 		args        []string
@@ -133,7 +143,25 @@ func TestRun(t *testing.T) {
 		{"one item answered by two models, or judged by two judges, is read side by side",
 			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"1","bench":"b","model":"m2"}` + "\n" +
 				`{"id":"1#a","bench":"b","model":"m3","judgement":{"judge":{"model":"j1"}}}` + "\n" + `{"id":"1#a","bench":"b","model":"m3","judgement":{"judge":{"model":"j2"}}}` + "\n",
-			nil, 0, []string{"| m1 | 1 [too few] |", "| m2 | 1 [too few] |", "| m3 | 2 [too few] |"}, nil},
+			nil, 0, []string{"| m1 | 1 [too few] |", "| m2 | 1 [too few] |", "| m3 (judge j1) | 1 [too few] |", "| m3 (judge j2) | 1 [too few] |"}, nil},
+		// One model's records judged by two judge models are two models side
+		// by side, named by report.JudgeLabel; a model with one judge keeps
+		// its name. A failed record that names no judge (a file judged
+		// before judge_model) is its model's only judge's, wherever it comes
+		// in the input; with several judges it is bad input naming its line
+		// and what to do.
+		{"two judges of one model, failed records named by their judge", lines(jA1, jA2, jB1, jB2, jN), nil, 0,
+			[]string{"| m (judge ja) | 2 [too few] |", "| m (judge jb) | 2 [too few] |", "| n | 1 [too few] |",
+				"| m (judge ja) | b | ", "| 2: 1 failed, 0 cut by the server, 0 reasoning unfinished | ja-0613 |", `"model":"m (judge jb)"`},
+			[]string{"| m | ", "n (judge"}},
+		{"two judges, read in another order", lines(jB2, jN, jA2, jB1, jA1), nil, 0,
+			[]string{"| m (judge ja) | 2 [too few] |", "| m (judge jb) | 2 [too few] |", "| n | 1 [too few] |"}, nil},
+		{"a failed record naming no judge is the only judge's, read after it", lines(jOld, jOldFail), nil, 0,
+			[]string{"| m | 2 [too few] |"}, []string{"(judge"}},
+		{"a failed record naming no judge is the only judge's, read before it", lines(jOldFail, jOld), nil, 0,
+			[]string{"| m | 2 [too few] |"}, []string{"(judge"}},
+		{"a failed record naming no judge of a model with two judges is bad input", lines(jA1, jB1, jOldFail), nil, app.ExitBadInput, nil, nil},
+		{"one judge's answer read twice is bad input naming both places", lines(jA1, jB1, jA1), nil, app.ExitBadInput, nil, nil},
 		{"one model's answer read twice is bad input naming both places",
 			`{"id":"1","bench":"b","model":"m1"}` + "\n" + `{"id":"1","bench":"b","model":"m2"}` + "\n" + `{"id":"1","bench":"b","model":"m1"}` + "\n",
 			nil, app.ExitBadInput, nil, nil},
@@ -143,7 +171,9 @@ func TestRun(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
 			}
-			if code == app.ExitBadInput && !strings.Contains(stderr, `-:1: record "x1": bench "nope" has no aggregator`) && !strings.Contains(stderr, `-:3: record "1": duplicate id answered by model "m1": already read at -:1`) {
+			if code == app.ExitBadInput && !slices.ContainsFunc([]string{`-:1: record "x1": bench "nope" has no aggregator`, `-:3: record "1": duplicate id answered by model "m1": already read at -:1`,
+				`-:3: record "1": duplicate id answered by model "m", judge "ja": already read at -:1`,
+				`-:3: record "2": this failed record names no judge model, and model "m" has records of several judges in b ("ja", "jb"): it cannot be counted under one; name each file's judge on its failed records ("judge_model"`}, func(s string) bool { return strings.Contains(stderr, s) }) {
 				t.Errorf("stderr does not name the record: %s", stderr)
 			}
 			for _, w := range tc.want {
@@ -325,6 +355,74 @@ func TestCompare(t *testing.T) {
 	} {
 		if code, _, stderr := run(t, input, tc.args...); code != app.ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %s; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// --compare "MODEL (judge J)" pairs two judges' verdicts on the same items,
+// and --flips lists the items they judged apart.
+func TestCompareJudges(t *testing.T) {
+	var in []string
+	for i, unit := range []string{"u1", "u2", "u3", "u4", "u5", "u6"} {
+		id := string(rune('a' + i))
+		in = append(in, `{"id":"`+id+`","bench":"b","model":"m","unit":"`+unit+`","judge_model":"ja","judgement":{"score":1}}`)
+		score := "1"
+		if i < 2 {
+			score = "0"
+		}
+		in = append(in, `{"id":"`+id+`","bench":"b","model":"m","unit":"`+unit+`","judge_model":"jb","judgement":{"score":`+score+`}}`)
+	}
+	flips := filepath.Join(t.TempDir(), "flips.jsonl")
+	code, out, stderr := run(t, strings.Join(in, "\n")+"\n", "--compare", "m (judge ja)", "--flips", flips)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`(?m)^### b: paired comparison with m \(judge ja\)$`).MatchString(out) || !strings.Contains(out, "| m (judge jb) | count | 6.000 | 6.000 |") {
+		t.Errorf("no comparison of the two judges:\n%s", out)
+	}
+	b, err := os.ReadFile(flips)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(got) != 2 || !strings.Contains(got[0], `"id":"a"`) || !strings.Contains(got[0], `"baseline":"m (judge ja)"`) || !strings.Contains(got[0], `"model":"m (judge jb)"`) || !strings.Contains(got[1], `"id":"b"`) {
+		t.Errorf("flips:\n%s", b)
+	}
+}
+
+func TestJudgeLabel(t *testing.T) {
+	for _, tc := range [][3]string{{"m", "j", "m (judge j)"}, {"m", "", "m (judge none)"}} {
+		if got := report.JudgeLabel(tc[0], tc[1]); got != tc[2] {
+			t.Errorf("JudgeLabel(%q, %q) = %q, want %q", tc[0], tc[1], got, tc[2])
+		}
+	}
+	if got := report.RunLabel("m", "r"); got != "m (run r)" {
+		t.Errorf("RunLabel: %q", got)
+	}
+	js := newJudges()
+	for _, k := range []answerer{{bench: "b", model: "m", run: ""}, {bench: "b", model: "n", run: ""}} {
+		js.of[k] = []string{"ja"}
+	}
+	js.of[answerer{bench: "b", model: "m", run: "r2"}] = []string{"ja", "jb"}
+	got := []string{js.label("b", "m", "", "ja"), js.label("b", "m", "r2", "jb"), js.label("b", "n", "", "ja"), js.label("c", "m", "", "ja")}
+	if want := []string{"m", "m (judge jb)", "n", "m"}; !slices.Equal(got, want) {
+		t.Errorf("labels %q, want %q", got, want)
+	}
+}
+
+// The report lays the benchmarks out in the registry's order, as the page's
+// sections; one the registry does not name (a test's) comes after, by name.
+func TestInOrder(t *testing.T) {
+	m := map[string]int{"longins": 0, "eifbench": 0, "zeta": 0, "lifbench": 0, "alpha": 0}
+	for _, tc := range []struct {
+		order []string
+		want  string
+	}{
+		{[]string{"lifbench", "ifscale", "longins", "longgenbench", "eifbench"}, "lifbench longins eifbench alpha zeta"},
+		{nil, "alpha eifbench lifbench longins zeta"},
+	} {
+		if got := strings.Join(inOrder(tc.order, m), " "); got != tc.want {
+			t.Errorf("inOrder(%v) = %s, want %s", tc.order, got, tc.want)
 		}
 	}
 }

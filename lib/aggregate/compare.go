@@ -298,11 +298,11 @@ func comparisonRows(byBench map[string][]comparison, designs map[string]Design, 
 }
 
 // comparisonTables are a table per benchmark of its comparisons.
-func comparisonTables(byBench map[string][]comparison, designs map[string]Design, titles map[string]string, opt Options) []report.Table {
+func comparisonTables(byBench map[string][]comparison, reg Registry, opt Options) []report.Table {
 	var out []report.Table
 	alpha := levelOf(opt)
 	f := func(v float64) string { return report.Fmt(v, opt.Decimals) }
-	for _, b := range slices.Sorted(maps.Keys(byBench)) {
+	for _, b := range inOrder(reg.Order, byBench) {
 		cs := byBench[b]
 		if len(cs) == 0 {
 			continue
@@ -316,7 +316,7 @@ func comparisonTables(byBench map[string][]comparison, designs map[string]Design
 		if opt.Correction == CorrectionBH {
 			correction = "Benjamini–Hochberg"
 		}
-		title := cmp.Or(titles[b], b)
+		title := cmp.Or(reg.Titles[b], b)
 		t := report.Table{Title: fmt.Sprintf("%s: paired comparison with %s", title, base),
 			Columns: []string{"model", "metric", base, "model's", "difference [" + report.Fmt(100*opt.CILevel, -1) + " % CI]", "p", "p (" + correction + ")", "verdict", "MDD", "units", "paired items", "only " + base, "only model"}}
 		exact, drawn, unreachable := false, false, false
@@ -336,7 +336,7 @@ func comparisonTables(byBench map[string][]comparison, designs map[string]Design
 				strconv.Itoa(c.d.Units), strconv.Itoa(c.paired), strconv.Itoa(c.onlyB), strconv.Itoa(c.onlyO)})
 			exact, drawn = exact || c.d.Exact, drawn || !c.d.Exact && !math.IsNaN(c.d.P)
 		}
-		unit := designs[b].Unit
+		unit := reg.Designs[b].Unit
 		how := []string{}
 		if exact {
 			how = append(how, fmt.Sprintf("every one of the 2^n ways when n ≤ %d", stats.ExactUnits))

@@ -28,7 +28,7 @@ func TestFlips(t *testing.T) {
 func TestPairs(t *testing.T) {
 	arms := map[armKey]*arm{}
 	add := func(run, bench, model string) {
-		arms[armKey{run, bench, model}] = &arm{run: run, bench: bench, model: model}
+		arms[armKey{run, bench, model, ""}] = &arm{run: run, bench: bench, model: model}
 	}
 	add("r1", "x", "a")
 	add("r1", "x", "b")
@@ -56,7 +56,7 @@ func TestPairs(t *testing.T) {
 func TestPairsNothingToCompare(t *testing.T) {
 	arms := map[armKey]*arm{}
 	for _, run := range []string{"r1", "r2"} {
-		arms[armKey{run, "x", "a"}] = &arm{run: run, bench: "x", model: "a"}
+		arms[armKey{run, "x", "a", ""}] = &arm{run: run, bench: "x", model: "a"}
 	}
 	if _, err := pairs(arms, "a"); err == nil || !strings.Contains(err.Error(), "give one run's id") {
 		t.Errorf("model a of two runs, alone: %v; want it refused, asking for a run id", err)
@@ -65,7 +65,7 @@ func TestPairsNothingToCompare(t *testing.T) {
 	if err != nil || len(ps) != 1 || ps[0].other.run != "r2" {
 		t.Errorf("run r1 against r2: %v, %v", ps, err)
 	}
-	delete(arms, armKey{"r2", "x", "a"})
+	delete(arms, armKey{"r2", "x", "a", ""})
 	if _, err := pairs(arms, "a"); err == nil || !strings.Contains(err.Error(), "nothing to compare") {
 		t.Errorf("one arm: %v; want it refused", err)
 	}

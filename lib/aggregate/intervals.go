@@ -53,7 +53,10 @@ func (o Options) resampling() stats.Options {
 	return stats.Options{Level: o.CILevel, B: o.Bootstrap, Seed: o.Seed, MinUnits: MinUnits}
 }
 
-type armKey struct{ run, bench, model string }
+// armKey names an arm: its run, benchmark and model, and while the records
+// are read the judge of its records (judges.nameArms names a model's
+// judges apart in its model and clears it).
+type armKey struct{ run, bench, model, judge string }
 
 // intervals sets the confidence interval of every row whose benchmark's
 // design has an estimator for it, from the units of the row's model (and
@@ -64,7 +67,7 @@ func intervals(designs map[string]Design, rows []report.Row, arms map[armKey]*ar
 	byArm := map[armKey][]int{}
 	var order []armKey
 	for i, r := range rows {
-		k := armKey{r.Run, r.Bench, r.Model}
+		k := armKey{run: r.Run, bench: r.Bench, model: r.Model}
 		if _, ok := byArm[k]; !ok {
 			order = append(order, k)
 		}

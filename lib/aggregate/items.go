@@ -18,17 +18,20 @@ import (
 // "Records"), the same for every benchmark.
 type Scored struct {
 	ID, Bench, Model, Task, Run string
-	Group                       map[string]string
-	Score                       *float64 // judgement.score; nil when the record was not judged
-	Verdict, ErrKind, Finish    string
-	Failed, Truncated           bool
-	ReplyTokens                 *int // response.usage.completion_tokens, when the server counted them
+	// Judge is the judge model the record is for (JudgeOf; "" for none):
+	// a model's records judged by several are named apart by it.
+	Judge                    string
+	Group                    map[string]string
+	Score                    *float64 // judgement.score; nil when the record was not judged
+	Verdict, ErrKind, Finish string
+	Failed, Truncated        bool
+	ReplyTokens              *int // response.usage.completion_tokens, when the server counted them
 }
 
 // ScoredOf reads a record's Scored ("" run: this run's own): --items'
 // rows, --flips' pairs and the page's explorer read records alike.
 func ScoredOf(rec *record.Record, run string) Scored {
-	it := Scored{ID: rec.ID(), Bench: rec.String("bench"), Model: ModelOf(rec), Task: rec.String("task"), Run: run,
+	it := Scored{ID: rec.ID(), Bench: rec.String("bench"), Model: ModelOf(rec), Task: rec.String("task"), Run: run, Judge: JudgeOf(rec),
 		Failed: rec.Errored(), Truncated: ServerTruncated(rec)}
 	it.Group = GroupOf(rec)
 	var j struct {

@@ -252,6 +252,12 @@ func TestCutChecksReported(t *testing.T) {
 		{"earlier exact count", "", "exact", []string{`{"response":{"tokenizer":"hf:tok.json","usage":{"prompt_tokens":9}}}`}},
 		{"earlier exact count, no usage", "Server-truncated: cuts not checked on 1 of 1 records", "cuts not checked", []string{`{"response":{"tokenizer":"server"}}`}},
 		{"no reply", "", "", []string{`{"error":{"kind":"x"}}`}},
+		{"inference failed", "", "", []string{`{"response":{"cut_check":"exact"},"error":{"stage":"infer-batch","kind":"x"}}`}},
+		{"trace never ended", "", "", []string{`{"response":{"cut_check":"exact"},"error":{"stage":"judge","kind":"reasoning_unfinished"}}`}},
+		{"judge call failed", "", "exact", []string{`{"response":{"cut_check":"exact"},"error":{"stage":"judge","kind":"server_error"}}`}},
+		{"judge call failed first", "Server-truncated: cuts not checked on 1 of 2 records", "cuts not checked", []string{
+			`{"parent":"p","response":{"cut_check":"unchecked"},"error":{"stage":"judge","kind":"server_error"}}`, `{"parent":"p","response":{"cut_check":"unchecked"}}`,
+			`{"parent":"q","response":{"cut_check":"exact"},"error":{"stage":"judge","kind":"server_error"}}`}},
 	} {
 		m := newMarks(nil, Options{})
 		for i, line := range tc.recs {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ifkit/ifkit/lib/cuts"
+	"github.com/ifkit/ifkit/lib/reasoning"
 	"github.com/ifkit/ifkit/lib/record"
 )
 
@@ -35,12 +36,13 @@ func ServerTruncated(rec *record.Record) bool {
 }
 
 // Answerer says whose answer a record is, for aggregate-ifs' duplicate
-// check (app.Tool.Answerer): its model, and the judge model that decided it
-// when an LLM judged it. One item answered by two models, or judged by two
-// judges, is two records; the same answer read twice is still bad input.
+// check (app.Tool.Answerer): its model, and the judge model it is for
+// (JudgeOf: failed records name theirs too). One item answered by two
+// models, or judged by two judges, is two records; the same answer read
+// twice is still bad input.
 func Answerer(rec *record.Record) string {
 	who := fmt.Sprintf("model %q", ModelOf(rec))
-	if j := rec.JudgeModel(); j != "" {
+	if j := JudgeOf(rec); j != "" {
 		who += fmt.Sprintf(", judge %q", j)
 	}
 	return who
@@ -48,13 +50,16 @@ func Answerer(rec *record.Record) string {
 
 // CutCheck says how well infer-batch checked the record's reply for a cut
 // (response.cut_check, and cut_margin for a calibrated estimate); "" when the
-// record has no reply, or failed (a trace that never ended keeps its reply):
-// it is counted failed, not answered. A reply written before infer-batch said so was
+// record has no reply, or its inference failed (a trace that never ended
+// keeps its reply): it is counted failed, not answered. A failure after the
+// reply (a judge call, a verdict) leaves the reply as checked: every check
+// split from one reply says the same of it, whichever is read first. A reply
+// written before infer-batch said so was
 // checked exactly when its count was the model's (tokenizer "server" or
 // "hf:FILE") and the server reported usage, else only against a quarter's
 // margin: unchecked.
 func CutCheck(rec *record.Record) (cuts.Check, float64) {
-	if !rec.Has("response") || rec.Errored() {
+	if !rec.Has("response") || !replyStands(rec) {
 		return "", 0
 	}
 	var resp struct {
@@ -73,6 +78,20 @@ func CutCheck(rec *record.Record) (cuts.Check, float64) {
 		return cuts.Exact, 0
 	}
 	return cuts.Unchecked, 0
+}
+
+// replyStands reports whether a record's reply is the model's answer: it
+// has no error, or one of a stage after inference (split-subtasks, judge)
+// other than a trace that never ended.
+func replyStands(rec *record.Record) bool {
+	var e record.Error
+	if !rec.Errored() {
+		return true
+	}
+	if rec.Decode("error", &e) != nil {
+		return false
+	}
+	return e.Stage != "infer-batch" && e.Stage != "" && e.Kind != reasoning.KindUnfinished
 }
 
 // sentKey names the prompt a record answers, for the counts of prompts sent

@@ -3,6 +3,7 @@ package aggregate
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -19,19 +20,22 @@ import (
 // the figures' captions.
 type Provenance struct {
 	by            map[answerer]*origin
-	own           string // this run's id, once known
-	version, date string // of this aggregate-ifs, which stamps the rows of records
+	judged        *judges // who judged each model's records (nameJudges)
+	own           string  // this run's id, once known
+	version, date string  // of this aggregate-ifs, which stamps the rows of records
 }
 
 // answerer is one model's (or one run's) answers to one benchmark: a line
-// of the table.
-type answerer struct{ bench, model, run string }
+// of the table; while the records are read, one judge's (nameJudges names
+// a model's judges apart in its model and clears it).
+type answerer struct{ bench, model, run, judge string }
 
 // origin is what the records say about where an answerer's data came from.
 type origin struct {
 	records, failed, unfinished          int
 	cuts                                 checks // of the records, as the tables count them of prompts
 	sources, judges, prompts, tokenizers []string
+	named                                []string // judge_model: the judges the records were sent to
 	simulated                            bool
 }
 
@@ -46,7 +50,7 @@ func addTo(xs *[]string, x string) {
 // Add notes one record read ("" run: this run's own), left out of the
 // tables or not: the table counts what was read.
 func (p *Provenance) Add(rec *record.Record, run string) {
-	k := answerer{rec.String("bench"), ModelOf(rec), run}
+	k := answerer{rec.String("bench"), ModelOf(rec), run, JudgeOf(rec)}
 	o := p.by[k]
 	if o == nil {
 		o = &origin{}
@@ -100,15 +104,78 @@ func (p *Provenance) Add(rec *record.Record, run string) {
 		addTo(&o.judges, j.Judge.Model)
 		addTo(&o.prompts, j.Detail.Prompt)
 	}
+	// A record the judge did not decide (it failed) still names the judge
+	// it was for: a line whose every record failed says whose it is.
+	addTo(&o.named, rec.String(record.JudgeModelField))
 	if v.Response != nil {
 		addTo(&o.tokenizers, v.Response.Tokenizer)
 	}
 	o.simulated = o.simulated || fromSimulator(rec)
 }
 
+// nameJudges names the lines of a model whose records several judges
+// judged apart, as the rows are named (judges.label); a failed record that
+// names no judge is its model's only judge's.
+func (p *Provenance) nameJudges(js *judges) {
+	p.judged = js
+	for _, k := range slices.Collect(maps.Keys(p.by)) {
+		o := p.by[k]
+		delete(p.by, k)
+		k.model, k.judge = js.label(k.bench, k.model, k.run, k.judge), ""
+		if had := p.by[k]; had != nil {
+			had.merge(o)
+			continue
+		}
+		p.by[k] = o
+	}
+}
+
+// Label is what the tables call a model's records of a benchmark in a run
+// ("" run: this run's own) judged by judge (JudgeOf): the model, or model
+// and judge where several judged its records; the page's explorer names its
+// items so.
+func (p *Provenance) Label(bench, model, run, judge string) string {
+	return p.judged.label(bench, model, run, judge)
+}
+
+// judgesOr are the judges that decided the records (as their server named
+// them), else those the records were sent to (judge_model: every one
+// failed).
+func (o *origin) judgesOr() []string {
+	if len(o.judges) > 0 {
+		return o.judges
+	}
+	return o.named
+}
+
+// merge adds another origin's records to o.
+func (o *origin) merge(x *origin) {
+	o.records, o.failed, o.unfinished = o.records+x.records, o.failed+x.failed, o.unfinished+x.unfinished
+	c := &o.cuts
+	c.n, c.replies, c.cut, c.unchecked, c.calibrated = c.n+x.cuts.n, c.replies+x.cuts.replies, c.cut+x.cuts.cut, c.unchecked+x.cuts.unchecked, c.calibrated+x.cuts.calibrated
+	c.margin = max(c.margin, x.cuts.margin)
+	for _, s := range x.sources {
+		addTo(&o.sources, s)
+	}
+	for _, s := range x.judges {
+		addTo(&o.judges, s)
+	}
+	for _, s := range x.named {
+		addTo(&o.named, s)
+	}
+	for _, s := range x.prompts {
+		addTo(&o.prompts, s)
+	}
+	for _, s := range x.tokenizers {
+		addTo(&o.tokenizers, s)
+	}
+	o.simulated = o.simulated || x.simulated
+}
+
 // Fill names this run's own records by its id, and says which ifkit
 // aggregated the records, and when (RFC 3339), as the rows say.
 func (p *Provenance) Fill(run, version, created string) {
+	p.nameJudges(p.judged) // (records read without readRecords: by model alone)
 	p.own, p.version, p.date = run, version, strings.SplitN(created, "T", 2)[0]
 	for k, o := range p.by {
 		if k.run == "" {
@@ -160,7 +227,7 @@ func (p *Provenance) About(bench, model string) string {
 		if k.bench != bench || k.model != model {
 			continue
 		}
-		for _, j := range o.judges {
+		for _, j := range o.judgesOr() {
 			addTo(&judges, j)
 		}
 		for _, q := range o.prompts {
@@ -199,7 +266,7 @@ func (p *Provenance) Table(rows []report.Row) report.Table {
 		if strings.HasSuffix(r.Model, " (published)") {
 			continue
 		}
-		k := answerer{r.Bench, r.Model, r.Run}
+		k := answerer{bench: r.Bench, model: r.Model, run: r.Run}
 		l := lines[k]
 		if l == nil {
 			l = &fromRows{}
@@ -234,6 +301,7 @@ func (p *Provenance) Table(rows []report.Row) report.Table {
 		rowsOnly = rowsOnly || o == nil
 		if o != nil {
 			// Sorted: the same records in another order give the same table.
+			o.judges = o.judgesOr()
 			slices.Sort(o.judges)
 			slices.Sort(o.prompts)
 			slices.Sort(o.tokenizers)

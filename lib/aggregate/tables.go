@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -9,26 +10,28 @@ import (
 	"github.com/ifkit/ifkit/lib/report"
 )
 
-// layOut makes the tables of every benchmark of the rows, in name order:
+// layOut makes the tables of every benchmark of the rows, in order (then by
+// name):
 // its Tabler over all its rows, whatever run they came from, so the models
 // of the input stand side by side and the runs of one model are named apart
 // (report.ApartByRun). Each result's notes go under its benchmark's tables;
-// when the tables hold several runs, each note names the runs it is about.
-// runs[i] is the run of results[i] (none for imported rows).
-func layOut(tablers map[string]Tabler, rows []report.Row, results []*Result, runs []string, opt TableOptions) []report.Table {
+// when the tables hold several runs (or judges), each note names the runs
+// (judges) it is about. runs[i] and judges[i] are the run and judge of
+// results[i] (none for imported rows).
+func layOut(tablers map[string]Tabler, order []string, rows []report.Row, results []*Result, runs, judges []string, opt TableOptions) []report.Table {
 	byBench := map[string][]report.Row{}
 	for _, r := range rows {
 		byBench[r.Bench] = append(byBench[r.Bench], r)
 	}
 	var out []report.Table
-	for _, b := range keys(byBench) {
+	for _, b := range inOrder(order, byBench) {
 		tabler := tablers[b]
 		if tabler == nil {
 			continue
 		}
 		labelled := report.ApartByRun(byBench[b])
 		tables := tabler(labelled, opt)
-		notes := notesOf(b, results, runs, byBench[b], labelled)
+		notes := notesOf(b, results, runs, judges, byBench[b], labelled)
 		notes.rows = labelled
 		// Under each table: its own notes, those of its rows, then those of
 		// every table of the benchmark.
@@ -63,9 +66,10 @@ func layOut(tablers map[string]Tabler, rows []report.Row, results []*Result, run
 type benchNotes struct {
 	results []*Result
 	runs    []string // of each result
-	// The notes by table title, in order, and the runs that gave each.
-	order  []note
-	runsOf map[note][]string
+	judges  []string // of each result
+	// The notes by table title, in order, and the results that gave each.
+	order []note
+	from  map[note][]int
 	// named is who each model of the tables is when a model named apart by
 	// run is one run's (report.ApartByRun).
 	named map[string]who
@@ -78,24 +82,27 @@ type who struct{ model, run string }
 
 // notesOf gathers the notes of the results of bench b; rows are its rows,
 // labelled the same named apart by run.
-func notesOf(b string, results []*Result, runs []string, rows, labelled []report.Row) *benchNotes {
-	n := &benchNotes{runsOf: map[note][]string{}, named: map[string]who{}}
+func notesOf(b string, results []*Result, runs, judges []string, rows, labelled []report.Row) *benchNotes {
+	n := &benchNotes{from: map[note][]int{}, named: map[string]who{}}
 	for i, res := range results {
 		if len(res.Rows) == 0 || res.Rows[0].Bench != b {
 			continue
 		}
-		run := ""
+		run, judge := "", ""
 		if i < len(runs) {
 			run = runs[i]
 		}
-		n.results, n.runs = append(n.results, res), append(n.runs, run)
+		if i < len(judges) {
+			judge = judges[i]
+		}
+		n.results, n.runs, n.judges = append(n.results, res), append(n.runs, run), append(n.judges, judge)
 		for _, title := range keys(res.Notes) {
 			for _, text := range res.Notes[title] {
 				x := note{title, text}
-				if _, ok := n.runsOf[x]; !ok {
+				if _, ok := n.from[x]; !ok {
 					n.order = append(n.order, x)
 				}
-				n.runsOf[x] = append(n.runsOf[x], run)
+				n.from[x] = append(n.from[x], len(n.results)-1)
 			}
 		}
 	}
@@ -112,13 +119,44 @@ func notesOf(b string, results []*Result, runs []string, rows, labelled []report
 func (n *benchNotes) titled(title string) []string {
 	var out []string
 	for _, x := range n.order {
-		if x.title != title {
+		if x.title == title {
+			out = append(out, n.prefix(n.from[x]...)+x.text)
+		}
+	}
+	return out
+}
+
+// prefix names the runs, and the judges, of the results whose note
+// follows, where the tables hold several: "Run a, b: ", "Judge j: ",
+// "Run a, judge j: ".
+func (n *benchNotes) prefix(results ...int) string {
+	var parts []string
+	for _, by := range []struct {
+		what string
+		of   []string
+	}{{"run", n.runs}, {"judge", n.judges}} {
+		if len(distinct(by.of)) < 2 {
 			continue
 		}
-		if len(n.runs) > 1 {
-			out = append(out, "Run "+strings.Join(n.runsOf[x], ", ")+": "+x.text)
-		} else {
-			out = append(out, x.text)
+		var of []string
+		for _, i := range results {
+			of = append(of, cmp.Or(by.of[i], "none"))
+		}
+		parts = append(parts, by.what+" "+strings.Join(distinct(of), ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := strings.Join(parts, ", ")
+	return strings.ToUpper(s[:1]) + s[1:] + ": "
+}
+
+// distinct are xs without repeats, in order.
+func distinct(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
 		}
 	}
 	return out
@@ -145,10 +183,7 @@ func (n *benchNotes) counted(scope map[string]string) []string {
 			sc["model"] = w.model
 		}
 		for _, s := range res.Counted(sc) {
-			if len(n.runs) > 1 {
-				s = "Run " + n.runs[i] + ": " + s
-			}
-			out = append(out, s)
+			out = append(out, n.prefix(i)+s)
 		}
 	}
 	return out
@@ -160,7 +195,7 @@ func Lay(t Tabler, res *Result, opt TableOptions) []report.Table {
 	if len(res.Rows) == 0 {
 		return nil
 	}
-	return layOut(map[string]Tabler{res.Rows[0].Bench: t}, res.Rows, []*Result{res}, nil, opt)
+	return layOut(map[string]Tabler{res.Rows[0].Bench: t}, nil, res.Rows, []*Result{res}, nil, nil, opt)
 }
 
 // rowNoted are the dimensions of the rows that the tables say in a note:

@@ -56,6 +56,7 @@ type Run struct {
 	runState
 	failures   failureGroups
 	ids        map[string]idPlace // every id read, for the duplicate check
+	at         idPlace            // where the record Records gives fn was read (Place)
 	inputBytes atomic.Int64       // the input files' total size; -1 when one is a pipe
 	reading    atomic.Pointer[stream.Input]
 	doneBytes  atomic.Int64 // the sizes of the inputs read to the end
@@ -256,6 +257,7 @@ func (r *Run) readAll(in *stream.Input, fn func(*record.Record) error) error {
 			continue
 		}
 		r.Read.Add(1)
+		r.at = idPlace{in.Name, n}
 		if err := fn(rec); err != nil {
 			var inv *invalidError
 			if errors.As(err, &inv) {
@@ -285,6 +287,10 @@ func (r *Run) firstSeen(file string, line int, id string) (prev string, dup bool
 	r.ids[id] = idPlace{file, line}
 	return "", false
 }
+
+// Place is where the record Records is giving its fn was read: a tool that
+// holds a record back to take it after the input's end names its line.
+func (r *Run) Place() (file string, line int) { return r.at.file, r.at.line }
 
 // idPlace is where an id was first read (file shares the input name's bytes).
 type idPlace struct {

@@ -300,8 +300,12 @@ func (x *Explorer) hashOf(ctx string) string {
 func (x *Explorer) Write(w io.Writer, rows, reference []report.Row, prov *aggregate.Provenance) error {
 	x.flush()
 	for i := range x.entries {
-		if x.entries[i].Run == "" {
-			x.entries[i].Run = prov.Run()
+		e := &x.entries[i]
+		// Named as the rows name them: a model judged by several judges
+		// is one per judge.
+		e.Model = prov.Label(e.Bench, e.Model, e.Run, e.judge)
+		if e.Run == "" {
+			e.Run = prov.Run()
 		}
 	}
 	pg := plot.Page{Reference: x.opt.Reference, Decimals: x.opt.Decimals, Targets: len(x.entries) > 0,

@@ -44,7 +44,7 @@
     if (v === null || v === undefined) return '–';
     return Number(v).toFixed(dec);
   }
-  function label(e) { return e.m + (runsOf[e.m] > 1 ? ' (run ' + e.r + ')' : ''); }
+  function label(e) { return e.m + (runsOf[e.m] > 1 ? ' (run ' + e.r + ')' : ''); }  // report.RunLabel's form
   var runsOf = {};
   var manyRuns = 0;       // the runs in the input
 

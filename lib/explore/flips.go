@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/ifkit/ifkit/lib/aggregate"
+	"github.com/ifkit/ifkit/lib/report"
 )
 
 // flipSet is the run diff of two answerers (a model, or one run of a model
@@ -32,7 +33,7 @@ func labels(entries []entry) []string {
 	for i, e := range entries {
 		out[i] = e.Model
 		if len(runs[e.Model]) > 1 {
-			out[i] += " (run " + e.Run + ")"
+			out[i] = report.RunLabel(e.Model, e.Run)
 		}
 	}
 	return out

@@ -30,6 +30,9 @@ type entry struct {
 	Error   string              `json:"e,omitempty"`
 	Block   int                 `json:"bl"` // the detail's block, -1 for none (flagLeft)
 	Pos     int                 `json:"p"`  // and its place in it
+	// judge is the judge model the record is for, which names its model
+	// apart where several judged the model's records (Write).
+	judge string
 }
 
 // Flags of an entry.
@@ -243,7 +246,7 @@ func (s source) entryOf(run string) entry {
 	rec := s.rec
 	sc := aggregate.ScoredOf(rec, run) // as --items and --flips read it
 	e := entry{ID: sc.ID, Bench: sc.Bench, Model: sc.Model, Run: run, Task: sc.Task, Parent: rec.String("parent"),
-		Score: sc.Score, Verdict: sc.Verdict, Error: sc.ErrKind}
+		Score: sc.Score, Verdict: sc.Verdict, Error: sc.ErrKind, judge: sc.Judge}
 	keys := map[string][]string{}
 	for k, v := range sc.Group {
 		keys[k] = []string{v}

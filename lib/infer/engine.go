@@ -250,23 +250,14 @@ func (e *engine) resolveModel() error {
 		if e.model != "" {
 			continue
 		}
-		switch len(ms) {
-		case 1:
-			e.model = ms[0].ID
-			attrs := []any{"model", e.model, "endpoint", oai.Label(base)}
-			if ms[0].MaxModelLen > 0 && e.opt.MaxModelLen == 0 {
-				attrs = append(attrs, "max_model_len", ms[0].MaxModelLen, "hint", "--max-model-len checks prompts before sending")
-			}
-			e.r.Log.Info("model from /v1/models", attrs...)
-		case 0:
-			return app.Usagef("%s/models lists no model; give --%smodel", oai.Label(base), e.opt.Role)
-		default:
-			var ids []string
-			for _, m := range ms {
-				ids = append(ids, m.ID)
-			}
-			return app.Usagef("%s serves several models (%s); choose one with --%smodel", oai.Label(base), strings.Join(ids, ", "), e.opt.Role)
+		if e.model, err = OnlyModel(base, ms, e.opt.Role); err != nil {
+			return err
 		}
+		attrs := []any{"model", e.model, "endpoint", oai.Label(base)}
+		if ms[0].MaxModelLen > 0 && e.opt.MaxModelLen == 0 {
+			attrs = append(attrs, "max_model_len", ms[0].MaxModelLen, "hint", "--max-model-len checks prompts before sending")
+		}
+		e.r.Log.Info("model from /v1/models", attrs...)
 	}
 	if up == 0 || e.model == "" {
 		return fmt.Errorf("no endpoint answered GET /v1/models: %s", strings.Join(errs, "; "))
@@ -277,6 +268,23 @@ func (e *engine) resolveModel() error {
 	e.eps.answered()
 	e.identify(first, firstModels)
 	return e.detectTokenizer()
+}
+
+// OnlyModel is the model a run that names none sends to: the one model
+// base's /v1/models lists (ms); several, or none, is a usage error asking
+// for --ROLEmodel.
+func OnlyModel(base string, ms []oai.Model, role string) (string, error) {
+	switch len(ms) {
+	case 1:
+		return ms[0].ID, nil
+	case 0:
+		return "", app.Usagef("%s/models lists no model; give --%smodel", oai.Label(base), role)
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return "", app.Usagef("%s serves several models (%s); choose one with --%smodel", oai.Label(base), strings.Join(ids, ", "), role)
 }
 
 // run is the pipeline: this goroutine reads and admits the records (admit),

@@ -3,6 +3,7 @@ package judge
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/infer"
@@ -14,12 +15,13 @@ import (
 // Judged is what one benchmark's LLM judge takes: the --judge modes of its
 // checks, the default (ModeLLM) first, and its --judge-prompt variants (none
 // when it has one prompt). Title names the benchmark in the help and in
-// messages. The programs make one for each benchmark of the registry that
-// has an LLM judge (lib/bench).
+// messages, Bench in its records ("bench"). The programs make one for each
+// benchmark of the registry that has an LLM judge (lib/bench).
 type Judged struct {
 	Title   string
 	Modes   []string
 	Prompts []string
+	Bench   string
 }
 
 // Modes of judging the checks that need an LLM judge (--judge).
@@ -160,6 +162,11 @@ func Action(reg map[string]Factory, judged []Judged) func(*app.Run) error {
 		if err != nil {
 			return err
 		}
+		opt.Named = map[string]bool{}
+		for _, j := range judged {
+			opt.Named[j.Bench] = true
+		}
+		opt.JudgeModel = sync.OnceValues(func() (string, error) { return modelName(r, endpoint) })
 		return Run(r, reg, opt, InferProcessor(endpoint))
 	}
 }

@@ -17,7 +17,7 @@ func TestActionWarnsAboutIdleEngineFlags(t *testing.T) {
 	if err := os.WriteFile(in, []byte(`{"id":"c","bench":"echo","text":"decided"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lexical := []Judged{{"Echo", []string{ModeLLM, ModeLexical}, nil}}
+	lexical := []Judged{{"Echo", []string{ModeLLM, ModeLexical}, nil, "echo"}}
 	tool := app.Tool{Name: "judge", Flags: Flags(lexical), Action: Action(map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }}, lexical)}
 	for _, tc := range []struct {
 		args []string
@@ -46,7 +46,7 @@ func TestActionWarnsAboutIdleEngineFlags(t *testing.T) {
 // some benchmark takes (or the default); the help and the refusals name
 // each benchmark's.
 func TestPromptVariantsAndModes(t *testing.T) {
-	judged := []Judged{{"A", []string{ModeLLM, ModeLexical}, []string{"x", "y"}}, {"B", []string{ModeLLM}, []string{"z"}}, {"C", []string{ModeLLM}, nil}}
+	judged := []Judged{{"A", []string{ModeLLM, ModeLexical}, []string{"x", "y"}, "a"}, {"B", []string{ModeLLM}, []string{"z"}, "b"}, {"C", []string{ModeLLM}, nil, "c"}}
 	for _, ok := range []string{"", "x", "y", "z"} {
 		if err := checkPrompt(ok, judged); err != nil {
 			t.Errorf("%q: %v", ok, err)

@@ -44,10 +44,15 @@ func (yesSolver) Solve(req *sim.Request, _ sim.Params) (string, bool) {
 	return "No", true
 }
 
-// The judge's LLM path runs through lib/infer: replies become judgements
-// with the judge model and reply recorded; decided and failed records pass.
-func TestInferProcessor(t *testing.T) {
+// yesServer is llm-sim serving models (its default one when none) with
+// yesSolver, failing every call about "broken" with a 500; it stops when
+// the test ends.
+func yesServer(t *testing.T, models ...string) (*sim.Server, string) {
+	t.Helper()
 	opt := sim.DefaultOptions()
+	if len(models) > 0 {
+		opt.Models = models
+	}
 	opt.Solvers = []sim.Solver{yesSolver{}}
 	opt.FaultPlan = func(_ uint64, req *sim.Request) sim.Fault {
 		if strings.Contains(req.Text(), "broken") {
@@ -60,7 +65,14 @@ func TestInferProcessor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() })
+	return srv, url
+}
+
+// The judge's LLM path runs through lib/infer: replies become judgements
+// with the judge model and reply recorded; decided and failed records pass.
+func TestInferProcessor(t *testing.T) {
+	srv, url := yesServer(t)
 
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "out.jsonl")
@@ -118,5 +130,65 @@ func TestInferProcessor(t *testing.T) {
 	}
 	if srv.Stats().Solved["yes"] != 2 {
 		t.Errorf("judge calls answered: %v (decided and failed records need none)", srv.Stats().Solved)
+	}
+}
+
+// A judge model run names its judge model on every record of a benchmark
+// with an LLM judge: judged ones, those decided without a call, those that
+// failed before judging and those whose judge call failed; records of
+// other benchmarks are written as they came. Without --judge-model the
+// name is the endpoint's one model, asked before the first record is
+// written (the first record here failed before judging: no call is made
+// for it).
+func TestEveryRecordNamesItsJudge(t *testing.T) {
+	_, url := yesServer(t, "judge-a", "judge-b")
+	_, url1 := yesServer(t, "judge-c")
+
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.jsonl")
+	lines := []string{
+		`{"id":"d","bench":"echo","error":{"stage":"infer-batch","kind":"x","message":"y"}}`,
+		`{"id":"a","bench":"echo","text":"sky"}`,
+		`{"id":"c","bench":"echo","text":"decided"}`,
+		`{"id":"e","bench":"echo","text":"broken"}`,
+		`{"id":"p","bench":"program","text":"decided"}`,
+	}
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	judged := []Judged{{"Echo", []string{ModeLLM}, nil, "echo"}}
+	reg := map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }, "program": func(Options) (Scorer, error) { return echoScorer{}, nil }}
+	tool := app.Tool{Name: "judge", Flags: Flags(judged), Action: Action(reg, judged)}
+	for _, tc := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"--judge-base-url", url, "--judge-model", "judge-b"}, "judge-b", app.ExitTooManyFail},
+		{[]string{"--judge-base-url", url1}, "judge-c", app.ExitTooManyFail},
+		{[]string{"--judge-base-url", url}, "", app.ExitUsage}, // two models: which?
+	} {
+		out := filepath.Join(t.TempDir(), "out.jsonl")
+		var stderr bytes.Buffer
+		code := app.RunTool(tool, append(append([]string{"judge", "--max-retries", "0", "-o", out}, tc.args...), in),
+			app.Env{Stdin: strings.NewReader(""), Stdout: os.Stdout, Stderr: &stderr, Getenv: func(string) string { return "" }})
+		if code != tc.code {
+			t.Fatalf("judge %v: exit %d, want %d\n%s", tc.args, code, tc.code, stderr.String())
+		}
+		if tc.want == "" {
+			if !strings.Contains(stderr.String(), "choose one with --judge-model") {
+				t.Errorf("judge %v: %s", tc.args, stderr.String())
+			}
+			continue
+		}
+		got := readByID(t, out)
+		for _, id := range []string{"a", "c", "d", "e"} {
+			if m := got[id].String(record.JudgeModelField); m != tc.want {
+				t.Errorf("judge %v: record %s names judge %q, want %q: %s", tc.args, id, m, tc.want, got[id].AppendJSON(nil))
+			}
+		}
+		if got["p"].Has(record.JudgeModelField) {
+			t.Errorf("judge %v: a record of a benchmark without an LLM judge names one: %s", tc.args, got["p"].AppendJSON(nil))
+		}
 	}
 }

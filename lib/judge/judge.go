@@ -17,6 +17,13 @@ type Options struct {
 	// Reasoning is the reasoning rule for the records' replies (the judge
 	// model's own are the engine's: --judge-reasoning).
 	Reasoning reasoning.Mode
+	// Named are the benchmarks (by "bench") whose every record a judge
+	// model run writes names that judge model (record.JudgeModelField),
+	// failed ones too: aggregate-ifs puts one model's records judged by two
+	// judges side by side by it. JudgeModel gives the name the calls send;
+	// nil when no judge model is called (--judge lexical, no endpoint).
+	Named      map[string]bool
+	JudgeModel func() (string, error)
 }
 
 // Decision is a scorer's answer for one record: a judgement now, or a chat
@@ -68,6 +75,18 @@ func Run(r *app.Run, reg map[string]Factory, opt Options, llm Processor) error {
 		return s, nil
 	}
 	prepare := func(rec *record.Record) ([]byte, error) {
+		// Before anything can fail the record or pass it through: a record
+		// that failed before judging, or whose judge call fails, is this
+		// judge's too (aggregate-ifs counts it under this judge).
+		if opt.JudgeModel != nil && llm != nil && opt.Named[rec.String("bench")] {
+			name, err := opt.JudgeModel()
+			if err != nil {
+				return nil, err
+			}
+			if err := rec.Set(record.JudgeModelField, name); err != nil {
+				return nil, err
+			}
+		}
 		if rec.Errored() {
 			return nil, nil
 		}

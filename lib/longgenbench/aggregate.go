@@ -87,9 +87,9 @@ type aggregator struct {
 	// overLimit holds the outputs (model and parent) the official
 	// evaluator cannot read (Counts.OverLimit).
 	overLimit map[[2]string]bool
-	// seen holds the checks taken (model and id): aggregate-ifs reads one
-	// check judged by two judge models as two records, which this table
-	// would count twice.
+	// seen holds the checks taken (model and id): aggregate-ifs gives
+	// each judge's records to an aggregator of their own, so a check seen
+	// twice here is one judge's twice, which this table would count twice.
 	seen map[[2]string]bool
 }
 
@@ -98,13 +98,13 @@ func NewAggregator(opt aggregate.Options) aggregate.Aggregator {
 	return &aggregator{opt: opt, cells: map[string]*cell{}, failedUnsplit: map[string]int{}, overLimit: map[[2]string]bool{}, seen: map[[2]string]bool{}}
 }
 
-// once refuses a check of a model taken before: aggregate-ifs reads one
-// check judged by two judge models as two records, which this table would
+// once refuses a check of a model taken before: one judge's verdict twice
+// (aggregate-ifs aggregates each judge's apart), which this table would
 // count twice.
 func (a *aggregator) once(model, id string) error {
 	k := [2]string{model, id}
 	if a.seen[k] {
-		return fmt.Errorf("check %q of model %q appears twice (judged by two judge models?): aggregate each judge's verdicts apart (a run each)", id, model)
+		return fmt.Errorf("check %q of model %q appears twice for one judge (a file read twice, or a failed record naming no judge model beside the same check naming its judge?); it would be counted twice", id, model)
 	}
 	a.seen[k] = true
 	return nil

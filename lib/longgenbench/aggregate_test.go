@@ -270,8 +270,9 @@ func tables(res *aggregate.Result) []report.Table {
 	return aggregate.Lay(Tables, res, aggregate.TableOptions{Decimals: 2, Failed: aggregate.FailedOfficial})
 }
 
-// One check judged by two judge models is two records to aggregate-ifs'
-// reader, but one check of this table: it is refused, not counted twice.
+// aggregate-ifs gives each judge's verdicts an aggregator of their own, so
+// one check twice here is one judge's verdict twice: it is refused, not
+// counted twice.
 func TestAggregateRefusesACheckTwice(t *testing.T) {
 	c := Counts{Number: 1, Found: 1, Checks: 1}
 	rec := judged("p", "m", Single, 1, judge.VerdictYes, c)

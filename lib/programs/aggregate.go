@@ -25,6 +25,7 @@ func AggregateIFS(bs []bench.Bench) app.Tool {
 		reg.Tables[b.Name] = b.Tables
 		reg.Designs[b.Name] = b.Design
 		reg.Titles[b.Name] = b.Title
+		reg.Order = append(reg.Order, b.Name)
 		for kind, imp := range b.Importers {
 			if _, dup := reg.Importers[kind]; dup {
 				panic("programs: --import " + kind + " is aggregate-ifs' own")

@@ -15,7 +15,7 @@ func Judge(bs []bench.Bench) app.Tool {
 	var judged []judge.Judged
 	for _, b := range bs {
 		if len(b.JudgeModes) > 0 {
-			judged = append(judged, judge.Judged{Title: b.Title, Modes: b.JudgeModes, Prompts: b.JudgePrompts})
+			judged = append(judged, judge.Judged{Title: b.Title, Modes: b.JudgeModes, Prompts: b.JudgePrompts, Bench: b.Name})
 		}
 	}
 	return app.Tool{

@@ -168,6 +168,13 @@ func (r *Record) JudgeModel() string {
 	return j.Judge.Model
 }
 
+// JudgeModelField is the field judge sets, on every record of a benchmark
+// with an LLM judge that a judge model run writes (failed ones too), to the
+// judge model's name as its calls send it: aggregate-ifs reads one model's
+// records judged by two judge models side by side by it. The name the
+// server reported stays in judgement.judge.model.
+const JudgeModelField = "judge_model"
+
 // Fail sets the error field.
 func (r *Record) Fail(e *Error) { _ = r.Set("error", e) }
 

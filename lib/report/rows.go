@@ -85,7 +85,22 @@ func ApartByRun(rows []Row) []Row {
 }
 
 // RunLabel is how a table or figure names one run of a model.
-func RunLabel(model, run string) string { return model + " (run " + run + ")" }
+func RunLabel(model, run string) string { return apart(model, "run", run) }
+
+// JudgeLabel is how the rows, tables and figures name one model's records
+// judged by one judge model, where the model's records of a benchmark were
+// judged by several (lib/aggregate): each judge's verdicts are a model of
+// their own, side by side, as runs are.
+func JudgeLabel(model, judge string) string {
+	if judge == "" {
+		judge = "none"
+	}
+	return apart(model, "judge", judge)
+}
+
+// apart names a model's rows set apart from its others by what: the one
+// form of RunLabel and JudgeLabel.
+func apart(model, what, value string) string { return model + " (" + what + " " + value + ")" }
 
 // Lookup finds rows by model, metric and dimensions; it indexes the rows
 // once, so a table of many cells does not scan them all for each.

@@ -3,6 +3,8 @@ package tokens
 import (
 	"errors"
 	"math"
+	"math/bits"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/ifkit/ifkit/lib/pretok"
@@ -22,16 +24,32 @@ type o200k struct {
 	// every merge starts by looking up each pair of adjacent bytes, and this
 	// 256 KB table answers those from cache.
 	pairs *[1 << 16]int32
+	// singles holds the ranks of the one-byte tokens (there is one for
+	// every byte), numbers those of the three-digit numbers (each is a
+	// token): newO200k checks.
+	singles [256]int32
+	numbers [1000]int32
 	// classes are the runeClasses of the Basic Multilingual Plane and of
 	// plane 1 (emoji, historic scripts); rarer runes are classified as they
 	// come.
 	classes *[classTable]runeClass
-	// threes has a bit for every token of three bytes (2 MB), fours one
-	// for every four bytes found together in a token, at a hash of them
-	// (4 MB; a bit may stand for other bytes too): with pairs, they tell
-	// where no token can span (cuttable).
-	threes *[1 << 18]uint64
-	fours  *[1 << 19]uint64
+	// The cuts of a long piece (merge) ask whether a token may span the
+	// boundary between two characters (spanned), of bitmaps at a hash of
+	// what such a token holds (a bit may stand for other strings too, which
+	// only loses a cut): bigrams has one for every two characters, not both
+	// ASCII, one after the other in a token (128 KB); heads, tails and mids
+	// (32 KB each) one for every token that starts inside a character
+	// (with continuation bytes), up to the whole character after them; that
+	// ends inside one, from the whole character before; that does both.
+	// gate says, for the two bytes around a boundary, which of the last three
+	// can hold (64 KB); wholeRunes has a bit for every rune of classes
+	// whose bytes are a token (16 KB).
+	gate       *[1 << 16]uint8
+	bigrams    *[1 << 14]uint64
+	heads      *[1 << 12]uint64
+	tails      *[1 << 12]uint64
+	mids       *[1 << 12]uint64
+	wholeRunes *[classTable / 64]uint64
 }
 
 // rank is the rank of s, if s is a token.
@@ -45,11 +63,15 @@ func newO200k(ranks map[string]int) (*o200k, error) {
 		return nil, errors.New("ranks are not 0…n-1, or a token is not 1–255 bytes long")
 	}
 	o := &o200k{
-		ranks:   t,
-		pairs:   new([1 << 16]int32),
-		classes: new([classTable]runeClass),
-		threes:  new([1 << 18]uint64),
-		fours:   new([1 << 19]uint64),
+		ranks:      t,
+		pairs:      new([1 << 16]int32),
+		classes:    new([classTable]runeClass),
+		gate:       new([1 << 16]uint8),
+		bigrams:    new([1 << 14]uint64),
+		heads:      new([1 << 12]uint64),
+		tails:      new([1 << 12]uint64),
+		mids:       new([1 << 12]uint64),
+		wholeRunes: new([classTable / 64]uint64),
 	}
 	for r := range o.classes {
 		o.classes[r] = classify(rune(r))
@@ -57,71 +79,193 @@ func newO200k(ranks map[string]int) (*o200k, error) {
 	for i := range o.pairs {
 		o.pairs[i] = math.MaxInt32
 	}
+	for i := range o.singles {
+		r, ok := t.lookup(string([]byte{byte(i)}))
+		if !ok {
+			return nil, errors.New("a byte is not a token")
+		}
+		o.singles[i] = int32(r)
+	}
+	for i := range o.numbers {
+		r, ok := t.lookup(strconv.Itoa(1000 + i)[1:])
+		if !ok {
+			return nil, errors.New("a three-digit number is not a token")
+		}
+		o.numbers[i] = int32(r)
+	}
 	for r := range t.size() {
 		tok := t.token(r)
 		if len(tok) == 2 {
 			o.pairs[int(tok[0])<<8|int(tok[1])] = int32(r)
 		}
-		if len(tok) == 3 {
-			x := three(tok)
-			o.threes[x>>6] |= 1 << (x & 63)
-		}
-		for i := 0; i+4 <= len(tok); i++ {
-			x := four(tok[i:])
-			o.fours[x>>6] |= 1 << (x & 63)
-		}
+		o.addSpans(tok)
 	}
 	return o, nil
 }
 
-// three is the bit of threes for s[:3].
-func three(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2]) }
+// addSpans adds what tok holds to the sets that spanned asks.
+func (o *o200k) addSpans(tok string) {
+	if c, n := utf8.DecodeRuneInString(tok); n == len(tok) && c < classTable && (c != utf8.RuneError || n > 1) {
+		o.wholeRunes[c>>6] |= 1 << (c & 63)
+	}
+	// A token that starts inside a character (with continuation bytes),
+	// and the character after them or, if it ends inside that one, all of it.
+	lead := 0
+	for lead < len(tok) && lead < 4 && isContinuation(tok[lead]) {
+		lead++
+	}
+	if lead > 0 && lead < 4 && lead < len(tok) {
+		o.gate[int(tok[lead-1])<<8|int(tok[lead])] |= startsInside
+		if n := charLen(tok[lead:]); n > 0 {
+			setBit(o.heads[:], spanKey(tok[:lead+n]))
+		} else if incomplete(tok[lead:]) {
+			setBit(o.mids[:], spanKey(tok))
+		}
+	}
+	// A token that ends inside a character, from the whole character before.
+	for j := 1; j <= 3 && j < len(tok); j++ {
+		u := tok[len(tok)-j:]
+		if !isContinuation(u[0]) {
+			if incomplete(u) {
+				o.gate[int(tok[len(tok)-j-1])<<8|int(u[0])] |= endsInside
+				for c := 1; c <= 4 && c <= len(tok)-j; c++ {
+					if charLen(tok[len(tok)-j-c:]) == c {
+						setBit(o.tails[:], spanKey(tok[len(tok)-j-c:]))
+					}
+				}
+			}
+			break
+		}
+	}
+	// Every two valid characters one after the other.
+	for p := 0; p+1 < len(tok); {
+		if tok[p]|tok[p+1] < utf8.RuneSelf || isContinuation(tok[p]) {
+			p++
+			continue
+		}
+		c1, n1 := utf8.DecodeRuneInString(tok[p:])
+		if c1 == utf8.RuneError && n1 == 1 {
+			p++
+			continue
+		}
+		c2, n2 := utf8.DecodeRuneInString(tok[p+n1:])
+		if n2 > 0 && (c2 != utf8.RuneError || n2 > 1) && c1|c2 >= utf8.RuneSelf {
+			setBit(o.bigrams[:], bigramKey(c1, c2))
+		}
+		p++
+	}
+}
 
-// four is the bit of fours for s[:4], a multiplicative hash of them.
-func four(s string) uint32 { return (load32(s) * 0x9E3779B1) >> (32 - 25) }
+// The bits of gate, for two bytes x, y: a token starts with continuation
+// bytes ending in x followed by y (startsInside), or holds x followed by
+// the lead byte y of a character it ends inside (endsInside).
+const (
+	startsInside = 1 << iota
+	endsInside
+)
 
-// cuttable says whether no token spans position k of piece (0 < k <
-// len(piece)): then no merge joins across k, and the piece's tokens are
-// those of piece[:k] followed by those of piece[k:] (merges on one side
-// never change the candidates of the other, nor the order among their own).
-// A token across k of two bytes is piece[k-1:k+1], one of three
-// piece[k-2:k+1] or piece[k-1:k+2]; a longer one holds the four bytes that
-// start at the later of its start and k-3.
-func (o *o200k) cuttable(piece string, k int) bool {
-	if o.pairs[int(piece[k-1])<<8|int(piece[k])] != math.MaxInt32 {
+func isContinuation(b byte) bool { return b&0xC0 == 0x80 }
+
+// seqLen is the length of the UTF-8 sequence that lead byte b starts.
+func seqLen(b byte) int {
+	switch {
+	case b >= 0xF0:
+		return 4
+	case b >= 0xE0:
+		return 3
+	case b >= 0xC0:
+		return 2
+	}
+	return 1
+}
+
+func setBit(bits []uint64, x uint32) { bits[x>>6&uint32(len(bits)-1)] |= 1 << (x & 63) }
+
+func hasBit(bits []uint64, x uint32) bool { return bits[x>>6&uint32(len(bits)-1)]&(1<<(x&63)) != 0 }
+
+// charLen is the length of the valid character s starts with, or 0.
+func charLen(s string) int {
+	if r, n := utf8.DecodeRuneInString(s); r != utf8.RuneError || n > 1 {
+		return n
+	}
+	return 0
+}
+
+// incomplete says whether s is the start of a character: a lead byte and
+// fewer continuation bytes than it calls for.
+func incomplete(s string) bool {
+	if s[0] < 0xC0 || seqLen(s[0]) <= len(s) {
 		return false
 	}
-	if k >= 2 {
-		if x := three(piece[k-2:]); o.threes[x>>6]&(1<<(x&63)) != 0 {
-			return false
-		}
-	}
-	if k+2 <= len(piece) {
-		if x := three(piece[k-1:]); o.threes[x>>6]&(1<<(x&63)) != 0 {
-			return false
-		}
-	}
-	for a := max(k-3, 0); a < k && a+4 <= len(piece); a++ {
-		if x := four(piece[a:]); o.fours[x>>6]&(1<<(x&63)) != 0 {
+	for i := 1; i < len(s); i++ {
+		if !isContinuation(s[i]) {
 			return false
 		}
 	}
 	return true
 }
 
+// spanKey is a hash of s, 2 to 7 bytes.
+func spanKey(s string) uint32 {
+	x := uint64(len(s)) << 56
+	for i := range len(s) {
+		x |= uint64(s[i]) << (8 * i)
+	}
+	x *= 0x9E3779B97F4A7C15
+	x ^= x >> 29
+	x *= 0xBF58476D1CE4E5B9
+	return uint32(x >> 32)
+}
+
+// bigramKey is a hash of two runes.
+func bigramKey(a, b rune) uint32 {
+	return uint32((uint64(a)<<21 | uint64(b)) * 0x9E3779B97F4A7C15 >> 32)
+}
+
+// spanned says whether a token may span position k of piece, between the
+// valid characters a (piece[i:k]) and b (piece[k:j]), not both ASCII:
+// whether it holds what such a token must (spans makes no false
+// negatives). A token that spans k either holds both characters whole,
+// or starts inside a (then it starts with a's continuation bytes after i
+// and the byte at k), or ends inside b (then it ends with the byte before
+// k and b's bytes up to where it ends).
+func (o *o200k) spanned(piece string, i, k, j int, a, b rune) bool {
+	if hasBit(o.bigrams[:], bigramKey(a, b)) {
+		return true
+	}
+	g := o.gate[int(piece[k-1])<<8|int(piece[k])]
+	if g == 0 {
+		return false
+	}
+	if g&endsInside != 0 {
+		for e := k + 1; e < j; e++ {
+			if hasBit(o.tails[:], spanKey(piece[i:e])) {
+				return true
+			}
+		}
+	}
+	if g&startsInside != 0 {
+		for s := i + 1; s < k; s++ {
+			if hasBit(o.heads[:], spanKey(piece[s:j])) {
+				return true
+			}
+			if g&endsInside == 0 {
+				continue
+			}
+			for e := k + 1; e < j; e++ {
+				if hasBit(o.mids[:], spanKey(piece[s:e])) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // encode appends the ids of s to out; they are tiktoken-go's
 // Encode(s, nil, nil) (special-token text is ordinary text).
 func (o *o200k) encode(s string, out []int) []int {
-	o.each(s, func(piece string, id int, parts []bpePart) {
-		if parts == nil {
-			out = append(out, id)
-			return
-		}
-		for i := 0; i+1 < len(parts); i++ {
-			r, _ := o.ranks.lookup(piece[parts[i].start:parts[i+1].start])
-			out = append(out, r)
-		}
-	})
+	o.run(validText(s), &out)
 	return out
 }
 
@@ -129,35 +273,89 @@ func (o *o200k) encode(s string, out []int) []int {
 // merged pieces' counts cost more than the merges it saved: random IDs
 // 16.5 → 21 ms per 455 KB, nothing gained on CJK or emoji; merging here is
 // cheap next to a tokenizer.json's, which keeps its word cache.)
-func (o *o200k) count(s string) int {
-	n := 0
-	o.each(s, func(_ string, _ int, parts []bpePart) {
-		if parts == nil {
-			n++
-		} else {
-			n += len(parts) - 1
-		}
-	})
-	return n
-}
+func (o *o200k) count(s string) int { return o.run(validText(s), nil) }
 
-// each calls f with each piece of s and either its id, when the piece is
-// a token, or its merged parts (valid until the next call).
-func (o *o200k) each(s string, f func(piece string, id int, parts []bpePart)) {
+// run returns the number of tokens of s, valid UTF-8 (validText), and
+// appends their ids to *ids unless ids is nil.
+func (o *o200k) run(s string, ids *[]int) int {
 	var parts []bpePart
 	var m merger
-	s = validText(s)
+	n := 0
 	for p := 0; p < len(s); {
 		e := o.piece(s, p)
 		piece := s[p:e]
 		p = e
-		if id, ok := o.ranks.lookup(piece); ok {
-			f(piece, id, nil)
+		// Most pieces of IDs and code are one or two bytes, which the
+		// tables answer from cache.
+		id := -1
+		switch len(piece) {
+		case 1:
+			id = int(o.singles[piece[0]])
+		case 2:
+			if r := o.pairs[int(piece[0])<<8|int(piece[1])]; r != math.MaxInt32 {
+				id = int(r)
+			} else {
+				parts = append(parts[:0], bpePart{0, math.MaxInt}, bpePart{1, math.MaxInt}, bpePart{2, math.MaxInt})
+			}
+		case 3:
+			if d := digits3(piece); d >= 0 {
+				id = int(o.numbers[d])
+			} else if r, ok := o.ranks.lookup(piece); ok {
+				id = r
+			} else {
+				parts = o.merge3(piece, parts[:0])
+			}
+		default:
+			if r, ok := o.ranks.lookup(piece); ok {
+				id = r
+			} else {
+				parts = o.merge(piece, parts[:0], &m)
+			}
+		}
+		if id >= 0 {
+			n++
+			if ids != nil {
+				*ids = append(*ids, id)
+			}
 			continue
 		}
-		parts = o.merge(piece, parts[:0], &m)
-		f(piece, 0, parts)
+		n += len(parts) - 1
+		if ids != nil {
+			for i := 0; i+1 < len(parts); i++ {
+				r, _ := o.ranks.lookup(piece[parts[i].start:parts[i+1].start])
+				*ids = append(*ids, r)
+			}
+		}
 	}
+	return n
+}
+
+// digits3 is the number s spells if it is three ASCII digits, else -1.
+func digits3(s string) int {
+	a, b, c := s[0]-'0', s[1]-'0', s[2]-'0'
+	if a > 9 || b > 9 || c > 9 {
+		return -1
+	}
+	return int(a)*100 + int(b)*10 + int(c)
+}
+
+// merge3 is bytePairMerge of a piece of three bytes that is no token: the
+// pair of lower rank merges, if either is a token, and nothing after it.
+func (o *o200k) merge3(piece string, parts []bpePart) []bpePart {
+	l := o.pairs[int(piece[0])<<8|int(piece[1])]
+	r := o.pairs[int(piece[1])<<8|int(piece[2])]
+	cut := 1
+	switch {
+	case l == math.MaxInt32 && r == math.MaxInt32:
+		parts = append(parts, bpePart{0, math.MaxInt}, bpePart{1, math.MaxInt})
+		cut = 2
+	case l <= r:
+		parts = append(parts, bpePart{0, math.MaxInt})
+		cut = 2
+	default:
+		parts = append(parts, bpePart{0, math.MaxInt})
+	}
+	return append(parts, bpePart{cut, math.MaxInt}, bpePart{3, math.MaxInt})
 }
 
 // bpePart is where a part of a piece starts and the rank of the merge of it
@@ -167,38 +365,76 @@ type bpePart struct {
 }
 
 // merge is bytePairMerge(piece), in segments where no token spans the cut
-// between two characters (cuttable): most such cuts in CJK and emoji text
-// leave segments of one or two characters that are one token each, so a
-// long piece costs a lookup per segment rather than a heap of merges. Only
-// the cuts next to a non-ASCII byte are looked for, as ASCII text has
-// almost none.
+// between two characters (spanned): most such cuts in CJK and emoji text
+// leave segments of one character, or of a few that are one token, so a
+// long piece costs a few bit tests per character rather than a heap of
+// merges. Only the cuts next to a non-ASCII character are looked for, as
+// ASCII text has almost none; none is made next to a byte that is not
+// valid UTF-8 (pieces are valid; tests merge any bytes).
 func (o *o200k) merge(piece string, parts []bpePart, m *merger) []bpePart {
-	start := 0
-	for k := 1; k < len(piece); k++ {
-		if piece[k]|piece[k-1] < utf8.RuneSelf || !utf8.RuneStart(piece[k]) || !o.cuttable(piece, k) {
+	start, chars := 0, 0
+	i, a := -1, rune(0) // the valid character before k and where it starts (-1: none)
+	for k := 0; k < len(piece); {
+		if piece[k] < utf8.RuneSelf && a < utf8.RuneSelf {
+			i, a = k, rune(piece[k])
+			k++
+			chars++
 			continue
 		}
-		parts = o.mergeSegment(piece, start, k, parts, m)
-		start = k
+		b, n := charAt(piece, k)
+		if b == utf8.RuneError && n == 1 {
+			i = -1
+			k++
+			chars++
+			continue
+		}
+		if i >= 0 && !o.spanned(piece, i, k, k+n, a, b) {
+			parts = o.mergeSegment(piece, start, k, chars, a, parts, m)
+			start, chars = k, 0
+		}
+		i, a = k, b
+		k += n
+		chars++
 	}
 	if start == 0 {
 		return o.bytePairMerge(piece, parts, m)
 	}
-	parts = o.mergeSegment(piece, start, len(piece), parts, m)
+	parts = o.mergeSegment(piece, start, len(piece), chars, a, parts, m)
 	return append(parts, bpePart{len(piece), math.MaxInt})
 }
 
-// mergeSegment appends the parts of piece[start:end] but the final one. A
-// segment that is a token is one (every o200k_base token merges from its
-// bytes to itself: TestO200kTokensMergeToThemselves).
-func (o *o200k) mergeSegment(piece string, start, end int, parts []bpePart, m *merger) []bpePart {
-	seg := piece[start:end]
-	if _, ok := o.rank(seg); ok {
+// mergeSegment appends the parts of piece[start:end], of chars characters
+// ending with last, but the final one. A segment that is a token is one
+// (every o200k_base token merges from its bytes to itself:
+// TestO200kTokensMergeToThemselves), as is a character of wholeRunes.
+func (o *o200k) mergeSegment(piece string, start, end, chars int, last rune, parts []bpePart, m *merger) []bpePart {
+	if chars == 1 && last < classTable && o.wholeRunes[last>>6]&(1<<(last&63)) != 0 {
 		return append(parts, bpePart{start, math.MaxInt})
 	}
-	m.seg = o.bytePairMerge(seg, m.seg[:0], m)
-	for _, p := range m.seg[:len(m.seg)-1] {
-		parts = append(parts, bpePart{start + p.start, math.MaxInt})
+	seg := piece[start:end]
+	if len(seg) >= 64 {
+		if _, ok := o.rank(seg); ok {
+			return append(parts, bpePart{start, math.MaxInt})
+		}
+		m.seg = o.bytePairMerge(seg, m.seg[:0], m)
+		for _, p := range m.seg[:len(m.seg)-1] {
+			parts = append(parts, bpePart{start + p.start, math.MaxInt})
+		}
+		return parts
+	}
+	memo := &m.memo[shortHash(loadShort(seg[len(seg)-min(len(seg), 8):])^uint64(len(seg)))%uint64(len(m.memo))]
+	if memo.seg != seg {
+		cuts := uint64(1)
+		if _, ok := o.rank(seg); !ok {
+			m.seg = o.bytePairMerge(seg, m.seg[:0], m)
+			for _, p := range m.seg[1 : len(m.seg)-1] {
+				cuts |= 1 << p.start
+			}
+		}
+		*memo = segMemo{seg, cuts}
+	}
+	for c := memo.cuts; c != 0; c &= c - 1 {
+		parts = append(parts, bpePart{start + bits.TrailingZeros64(c), math.MaxInt})
 	}
 	return parts
 }
@@ -266,6 +502,17 @@ type merger struct {
 	heap             mergeHeap
 	// seg holds the parts of a segment (merge).
 	seg []bpePart
+	// memo remembers the parts of recent segments, at a hash of their end:
+	// the segments left to merge in CJK and emoji text are few (a rare
+	// character, a skin tone after a hand), and they repeat.
+	memo [64]segMemo
+}
+
+// segMemo is a segment of fewer than 64 bytes and where its parts start (a
+// bit for each).
+type segMemo struct {
+	seg  string
+	cuts uint64
 }
 
 // grow readies m for a piece of n bytes.
@@ -436,6 +683,31 @@ func classify(r rune) runeClass {
 	return c
 }
 
+// charAt is utf8.DecodeRuneInString(s[k:]) for a non-ASCII byte at k,
+// with the three- and four-byte characters of CJK and emoji decoded here
+// (the library's decoder is not inlined).
+func charAt(s string, k int) (rune, int) {
+	switch b := s[k]; {
+	case b >= 0xE0 && b < 0xF0 && k+2 < len(s):
+		c1, c2 := s[k+1], s[k+2]
+		if c1&0xC0 == 0x80 && c2&0xC0 == 0x80 {
+			r := rune(b&0x0F)<<12 | rune(c1&0x3F)<<6 | rune(c2&0x3F)
+			if r >= 0x800 && (r < 0xD800 || r > 0xDFFF) {
+				return r, 3
+			}
+		}
+	case b >= 0xF0 && b < 0xF5 && k+3 < len(s):
+		c1, c2, c3 := s[k+1], s[k+2], s[k+3]
+		if c1&0xC0 == 0x80 && c2&0xC0 == 0x80 && c3&0xC0 == 0x80 {
+			r := rune(b&0x07)<<18 | rune(c1&0x3F)<<12 | rune(c2&0x3F)<<6 | rune(c3&0x3F)
+			if r >= 0x10000 && r <= utf8.MaxRune {
+				return r, 4
+			}
+		}
+	}
+	return utf8.DecodeRuneInString(s[k:])
+}
+
 // classAt is the class and size of the rune at s[i:] (valid UTF-8), or
 // 0, 0 at the end of s.
 func classAt(t *[classTable]runeClass, s string, i int) (runeClass, int) {
@@ -449,7 +721,7 @@ func classAtMultibyte(t *[classTable]runeClass, s string, i int) (runeClass, int
 	if i >= len(s) {
 		return 0, 0
 	}
-	r, n := utf8.DecodeRuneInString(s[i:])
+	r, n := charAt(s, i)
 	if r < classTable {
 		return t[r], n
 	}
@@ -471,6 +743,9 @@ func classAtMultibyte(t *[classTable]runeClass, s string, i int) (runeClass, int
 // engine's choices (greedy first). Every rune starts some alternative, so
 // the pieces cover the text.
 func (o *o200k) piece(s string, p int) int {
+	if e := asciiPiece(s, p); e > 0 {
+		return e
+	}
 	t := o.classes
 	c, n := classAt(t, s, p)
 	// Alternatives 1 and 2, each first with the optional leading character
@@ -533,13 +808,146 @@ func (o *o200k) piece(s string, p int) int {
 			newline = e
 		}
 	}
+	return spaceEnd(len(s), p, e, last, newline)
+}
+
+// spaceEnd is where piece ends a run of whitespace from p to e, whose last
+// rune starts at last, its last line break ending at newline (-1: none),
+// in a text of n bytes.
+func spaceEnd(n, p, e, last, newline int) int {
 	switch {
 	case newline > 0:
 		return newline
-	case e == len(s) || last == p:
+	case e == n || last == p:
 		return e
 	}
 	return last
+}
+
+// The kinds of byte that asciiPiece tells apart.
+const (
+	kOther    uint8 = iota // [^\s\p{L}\p{N}]
+	kUpper                 // A-Z
+	kLower                 // a-z
+	kDigit                 // 0-9
+	kSpace                 // \s but \r and \n
+	kNewline               // \r, \n
+	kNonASCII              // a byte from 0x80
+)
+
+var asciiKinds = func() (k [256]uint8) {
+	for b := range 256 {
+		switch c := classify(rune(b)); {
+		case b >= utf8.RuneSelf:
+			k[b] = kNonASCII
+		case c&cNewline != 0:
+			k[b] = kNewline
+		case c&cSpace != 0:
+			k[b] = kSpace
+		case c&cUpper != 0:
+			k[b] = kUpper
+		case c&cLower != 0:
+			k[b] = kLower
+		case c&cNumber != 0:
+			k[b] = kDigit
+		}
+	}
+	return k
+}()
+
+// asciiPiece is piece for where ASCII bytes alone decide the piece at
+// s[p], as they mostly do in prose, code and IDs: it returns 0 where a
+// byte from 0x80 could change it (a letter, mark, digit, space or symbol
+// that would extend a run), which piece then reads rune by rune.
+func asciiPiece(s string, p int) int {
+	k := &asciiKinds
+	switch k[s[p]] {
+	case kNonASCII:
+		return 0
+	case kUpper, kLower:
+		return asciiWord(s, p)
+	case kDigit:
+		e := p + 1
+		for ; e < len(s) && e < p+3; e++ {
+			if c := k[s[e]]; c == kNonASCII {
+				return 0
+			} else if c != kDigit {
+				break
+			}
+		}
+		return e
+	case kOther, kSpace:
+		// A word after a leading character; else punctuation after an
+		// optional space.
+		if p+1 < len(s) {
+			switch k[s[p+1]] {
+			case kUpper, kLower:
+				return asciiWord(s, p+1)
+			case kNonASCII:
+				return 0
+			case kOther:
+				if s[p] == ' ' {
+					return asciiPunct(s, p+1)
+				}
+			}
+		}
+		if k[s[p]] == kOther {
+			return asciiPunct(s, p)
+		}
+	}
+	// Whitespace, as piece takes it.
+	e, last, newline := p+1, p, -1
+	if k[s[p]] == kNewline {
+		newline = e
+	}
+	for ; e < len(s); e++ {
+		c := k[s[e]]
+		if c == kNonASCII {
+			return 0
+		}
+		if c != kSpace && c != kNewline {
+			break
+		}
+		last = e
+		if c == kNewline {
+			newline = e + 1
+		}
+	}
+	return spaceEnd(len(s), p, e, last, newline)
+}
+
+// asciiWord is wordUpperEnd or wordLowerEnd at s[q] (an ASCII letter),
+// or 0 where a byte from 0x80 ends a run.
+func asciiWord(s string, q int) int {
+	k := &asciiKinds
+	e := q
+	for e < len(s) && k[s[e]] == kUpper {
+		e++
+	}
+	for e < len(s) && k[s[e]] == kLower {
+		e++
+	}
+	if e < len(s) && s[e] >= utf8.RuneSelf {
+		return 0
+	}
+	return contractionEnd(s, e)
+}
+
+// asciiPunct takes [^\s\p{L}\p{N}]+[\r\n/]* at s[q], or returns 0 where a
+// byte from 0x80 ends the run.
+func asciiPunct(s string, q int) int {
+	k := &asciiKinds
+	e := q
+	for e < len(s) && k[s[e]] == kOther {
+		e++
+	}
+	if e < len(s) && s[e] >= utf8.RuneSelf {
+		return 0
+	}
+	for e < len(s) && (s[e] == '\r' || s[e] == '\n' || s[e] == '/') {
+		e++
+	}
+	return e
 }
 
 // wordLowerEnd matches [upper]*[lower]+ and a contraction at s[q:], where

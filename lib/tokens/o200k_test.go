@@ -226,7 +226,8 @@ func TestO200kMergeLongEqualsScan(t *testing.T) {
 // Merging in segments cut where no token spans gives the scan's tokens,
 // on pieces of CJK, emoji, other scripts and bytes, with the ASCII that
 // sits between them, and on pieces made of pieces of non-ASCII tokens
-// (which span the cuts in every way there is).
+// (which span the cuts in every way there is); it fails if any one check
+// of spanned is left out, or if the memo of segments answers for another.
 func TestO200kCutsChangeNothing(t *testing.T) {
 	_, fast := fastO200k(t)
 	ranks, err := loader.LoadTiktokenBpe("o200k_base.tiktoken")
@@ -253,6 +254,7 @@ func TestO200kCutsChangeNothing(t *testing.T) {
 		strings.Split("مرحبا كتاب Привет мир ΑΘΗΝΑ हिन्दी ภาษาไทย abc", ""),
 		{"\x80", "\xe3", "\x81", "\xff", "\xf0\x9f", "\xe6\x97", "a", " ", "日"},
 	}
+	var m merger // one for all pieces, as in a text, so that its memo of segments is used
 	for k := range 20000 {
 		a := alphabets[k%len(alphabets)]
 		var b strings.Builder
@@ -267,7 +269,7 @@ func TestO200kCutsChangeNothing(t *testing.T) {
 			}
 			return s
 		}
-		if got, want := starts(fast.merge(piece, nil, &merger{})), starts(fast.mergeScan(piece, nil)); !slices.Equal(got, want) {
+		if got, want := starts(fast.merge(piece, nil, &m)), starts(fast.mergeScan(piece, nil)); !slices.Equal(got, want) {
 			t.Fatalf("merges of %q:\n cut %v\nscan %v", piece, got, want)
 		}
 	}
@@ -449,5 +451,215 @@ func TestRankTable(t *testing.T) {
 	}
 	if _, ok := newRankTable(map[string]int{"a": 0, "b": 2}); ok {
 		t.Error("ranks with a gap accepted")
+	}
+}
+
+// Each way a token can span the boundary between two characters
+// (spanned), built from a token of o200k_base of that shape: the token
+// holds both characters; starts inside the first and holds the second;
+// ends inside the second and holds the first; starts inside the first and
+// ends inside the second. spanned must see it, and merging must give the
+// scan's tokens.
+func TestO200kSpanned(t *testing.T) {
+	_, fast := fastO200k(t)
+	ranks, err := loader.LoadTiktokenBpe("o200k_base.tiktoken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks := make([]string, 0, len(ranks))
+	for tok := range ranks {
+		toks = append(toks, tok)
+	}
+	slices.Sort(toks)
+	// before is a valid character ending with the continuation bytes c;
+	// after one starting with the incomplete character u.
+	before := func(c string) string {
+		for r := rune(0x80); r <= utf8.MaxRune; r++ {
+			if s := string(r); len(s) == len(c)+1 && strings.HasSuffix(s, c) {
+				return s
+			}
+		}
+		return ""
+	}
+	after := func(u string) string {
+		for r := rune(0x80); r <= utf8.MaxRune; r++ {
+			if s := string(r); strings.HasPrefix(s, u) && len(s) > len(u) {
+				return s
+			}
+		}
+		return ""
+	}
+	leadingContinuation := func(tok string) int {
+		n := 0
+		for n < len(tok) && n < 4 && isContinuation(tok[n]) {
+			n++
+		}
+		return n
+	}
+	for _, kind := range []struct {
+		name string
+		// build returns a piece, its boundary k and the characters' ends
+		// around it, or ok false if tok is not of this shape.
+		build func(tok string) (piece string, i, k, j int, ok bool)
+	}{
+		{"both characters", func(tok string) (string, int, int, int, bool) {
+			a, n := utf8.DecodeRuneInString(tok)
+			b, m := utf8.DecodeRuneInString(tok[n:])
+			if a < utf8.RuneSelf || b < utf8.RuneSelf || a == utf8.RuneError || b == utf8.RuneError {
+				return "", 0, 0, 0, false
+			}
+			return tok[:n+m], 0, n, n + m, true
+		}},
+		{"starts inside", func(tok string) (string, int, int, int, bool) {
+			c := leadingContinuation(tok)
+			if c == 0 || c == len(tok) || charLen(tok[c:]) == 0 || utf8.RuneStart(tok[c]) && tok[c] < utf8.RuneSelf {
+				return "", 0, 0, 0, false
+			}
+			a := before(tok[:c])
+			if a == "" {
+				return "", 0, 0, 0, false
+			}
+			return a + tok[c:c+charLen(tok[c:])], 0, len(a), len(a) + charLen(tok[c:]), true
+		}},
+		{"ends inside", func(tok string) (string, int, int, int, bool) {
+			for j := 1; j <= 3 && j < len(tok); j++ {
+				if u := tok[len(tok)-j:]; incomplete(u) {
+					b := after(u)
+					for c := 1; c <= 4 && c <= len(tok)-j; c++ {
+						if a := tok[len(tok)-j-c : len(tok)-j]; charLen(a) == c && b != "" {
+							return a + b, 0, c, c + len(b), true
+						}
+					}
+				}
+			}
+			return "", 0, 0, 0, false
+		}},
+		{"starts and ends inside", func(tok string) (string, int, int, int, bool) {
+			c := leadingContinuation(tok)
+			if c == 0 || c == len(tok) || !incomplete(tok[c:]) {
+				return "", 0, 0, 0, false
+			}
+			a, b := before(tok[:c]), after(tok[c:])
+			if a == "" || b == "" {
+				return "", 0, 0, 0, false
+			}
+			return a + b, 0, len(a), len(a) + len(b), true
+		}},
+	} {
+		found := false
+		for _, tok := range toks {
+			piece, i, k, j, ok := kind.build(tok)
+			if !ok {
+				continue
+			}
+			found = true
+			a, _ := utf8.DecodeRuneInString(piece[i:])
+			b, _ := utf8.DecodeRuneInString(piece[k:])
+			if !fast.spanned(piece, i, k, j, a, b) {
+				t.Errorf("%s: %q spans %+q at %d, spanned says no", kind.name, tok, piece, k)
+			}
+			if got, want := fast.merge(piece, nil, &merger{}), fast.mergeScan(piece, nil); !slices.EqualFunc(got, want, func(x, y bpePart) bool { return x.start == y.start }) {
+				t.Errorf("%s: merges of %+q: %v, scan %v", kind.name, piece, got, want)
+			}
+			break
+		}
+		if !found {
+			t.Errorf("%s: no token of this shape", kind.name)
+		}
+	}
+}
+
+// The ASCII fast path of the splitter: each minimal text takes one branch
+// of asciiPiece, which ends the piece where regexp2 does or leaves it (0)
+// to the rune-by-rune path where a byte from 0x80 could change it.
+func TestO200kASCIIPieces(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"abc def", 3},   // lower run
+		{"ABCdef gh", 6}, // upper run, then lower
+		{"ABC d", 3},     // upper run alone
+		{"it's x", 4},    // contraction
+		{"abcé", 0},      // a word continued by a letter from 0x80
+		{"ABCÉ", 0},      // likewise after capitals
+		{"123456", 3},    // digits in threes
+		{"12x", 2},       // fewer
+		{"12٣", 0},       // a digit from 0x80 may follow
+		{" word", 5},     // a space before a word
+		{"(Camel)", 6},   // punctuation before a word
+		{"\tword", 5},    // a tab before a word
+		{" é", 0},        // a leading character before a byte from 0x80
+		{" !!\n/x", 5},   // a space, punctuation, line feeds and slashes
+		{".x", 2},        // punctuation before a letter leads it
+		{".. x", 2},      // punctuation alone
+		{"!!—", 0},       // punctuation continued from 0x80
+		{"\t!", 1},       // a tab is no space for punctuation
+		{"  x", 1},       // whitespace leaves its last space to a word
+		{"   ", 3},       // whitespace at the end of the text
+		{" \n\n x", 3},   // whitespace up to its last line feed
+		{" \u00a0", 0},   // whitespace continued from 0x80
+		{"\nx", 1},       // a line feed leads no word
+		{"é", 0},         // not ASCII
+	} {
+		if got := asciiPiece(tc.in, 0); got != tc.want {
+			t.Errorf("asciiPiece(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+		if got, want := handPieces(tc.in), regexpPieces(tc.in); !slices.Equal(got, want) {
+			t.Errorf("pieces of %q: %q, regexp2 %q", tc.in, got, want)
+		}
+		if tc.want > 0 && regexpPieces(tc.in)[0] != tc.in[:tc.want] {
+			t.Errorf("%q: the table's end %d is not regexp2's", tc.in, tc.want)
+		}
+	}
+}
+
+// charAt decodes as the library does, for every three-byte sequence after
+// E0–EF, four-byte ones after F0–F4 (a sample), and truncated ones.
+func TestCharAt(t *testing.T) {
+	check := func(s string) {
+		r, n := charAt(s, 0)
+		if wr, wn := utf8.DecodeRuneInString(s); r != wr || n != wn {
+			t.Fatalf("charAt(%+q) = %U %d, want %U %d", s, r, n, wr, wn)
+		}
+	}
+	for b0 := 0xE0; b0 <= 0xEF; b0++ {
+		for x := range 1 << 16 {
+			check(string([]byte{byte(b0), byte(x >> 8), byte(x)}))
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 1 << 20 {
+		b := []byte{0xF0 + byte(r.IntN(6)), byte(r.IntN(256)), byte(r.IntN(256)), byte(r.IntN(256))}
+		if r.IntN(2) == 0 {
+			b[1], b[2], b[3] = 0x80|b[1]&0x3F, 0x80|b[2]&0x3F, 0x80|b[3]&0x3F
+		}
+		check(string(b))
+		check(string(b[:1+r.IntN(3)]))
+	}
+}
+
+// merge3 is the scan's merge of every three-byte piece that is no token,
+// over bytes that make and do not make pairs.
+func TestO200kMerge3(t *testing.T) {
+	_, fast := fastO200k(t)
+	alphabet := "aeiouxyzQ09 .'\n\x80\xa3\xe4\xf0\x9f\xff"
+	n := 0
+	for _, a := range []byte(alphabet) {
+		for _, b := range []byte(alphabet) {
+			for _, c := range []byte(alphabet) {
+				piece := string([]byte{a, b, c})
+				if _, ok := fast.rank(piece); ok {
+					continue
+				}
+				n++
+				if got, want := fast.merge3(piece, nil), fast.mergeScan(piece, nil); !slices.EqualFunc(got, want, func(x, y bpePart) bool { return x.start == y.start }) {
+					t.Fatalf("merge3(%q) = %v, scan %v", piece, got, want)
+				}
+			}
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("only %d pieces are no token", n)
 	}
 }

@@ -4,20 +4,29 @@ import "math/bits"
 
 // rankTable maps the bytes of a token to its rank, for tiktoken encodings
 // whose ranks are 0…n-1 (each its token's id). It answers a merge's
-// question (is this string a token?) with one hash of the string, a filter
-// in cache and, for the strings that pass it, mostly one probe, where a Go
-// map hashes the string again and probes a structure several times its
-// size: merging CJK and emoji text is such lookups, most of them of
-// strings that are no token.
+// question (is this string a token?) about a string of up to 8 bytes with
+// one probe of a slot that holds the token's bytes and rank, and about a
+// longer one with one hash, a filter in cache and, for the strings that
+// pass it, mostly one probe, where a Go map hashes the string again and
+// probes a structure several times its size: merging is such lookups.
 type rankTable struct {
-	// slots hold, per entry, rank+1 (0: empty) in the low tagShift bits
-	// and high bits of the key's hash above them; linear probing.
+	// tiny holds the tokens of up to 4 bytes, short those of 5 to 8, each
+	// with its bytes and rank in the slot, so that a question about a short
+	// string (most are) is one trip to memory, or none for tiny's 1 MB when
+	// it is in cache; linear probing.
+	tiny      []uint64
+	tinyMask  uint64
+	short     []shortSlot
+	shortMask uint64
+	// slots hold the longer tokens: per entry, rank+1 (0: empty) in the
+	// low tagShift bits and high bits of the key's hash above them; linear
+	// probing.
 	slots []uint32
 	mask  uint64
-	// filter is a blocked Bloom filter of the tokens, three bits in one
-	// word each: the filter, 512 KB, answers from cache where the slots are
-	// a trip to memory.
-	filter *[1 << 16]uint64
+	// filter is a blocked Bloom filter of the longer tokens, three bits in
+	// one word each: the filter, 128 KB, answers from cache where the slots
+	// are a trip to memory.
+	filter *[1 << 14]uint64
 	// bytes holds the tokens back to back; the token of rank r starts at
 	// spans[r]>>8 and is spans[r]&0xFF bytes long.
 	bytes string
@@ -34,30 +43,63 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 	if len(ranks) >= 1<<tagShift {
 		return nil, false
 	}
-	n := 1 << bits.Len(uint(len(ranks))*2) // load ≤ ½
 	t := &rankTable{
-		slots:  make([]uint32, n),
-		mask:   uint64(n - 1),
-		filter: new([1 << 16]uint64),
+		filter: new([1 << 14]uint64),
 		spans:  make([]uint32, len(ranks)),
 	}
 	b := make([]byte, 0, 8*len(ranks))
+	tiny, short, long := 0, 0, 0
 	for tok, r := range ranks {
 		if r < 0 || r >= len(ranks) || t.spans[r] != 0 || tok == "" || len(tok) > 255 || len(b)+len(tok) >= 1<<24 {
 			return nil, false
 		}
 		t.spans[r] = uint32(len(b))<<8 | uint32(len(tok))
 		b = append(b, tok...)
+		switch {
+		case len(tok) <= 4:
+			tiny++
+		case len(tok) <= 8:
+			short++
+		default:
+			long++
+		}
+	}
+	t.bytes = string(b)
+	nt := 1 << bits.Len(uint(tiny)*2) // load ≤ ½
+	ns := 1 << bits.Len(uint(short)*2)
+	n := 1 << bits.Len(uint(long)*2)
+	t.tiny, t.tinyMask = make([]uint64, nt), uint64(nt-1)
+	t.short, t.shortMask = make([]shortSlot, ns), uint64(ns-1)
+	t.slots, t.mask = make([]uint32, n), uint64(n-1)
+	for r := range len(ranks) {
+		tok := t.token(r)
+		if len(tok) <= 4 {
+			k := tinyKey(tok)
+			i := shortHash(k) & t.tinyMask
+			for t.tiny[i] != 0 {
+				i = (i + 1) & t.tinyMask
+			}
+			t.tiny[i] = uint64(r+1)<<40 | k
+			continue
+		}
+		if len(tok) <= 8 {
+			k := loadShort(tok)
+			i := shortHash(k^uint64(len(tok))) & t.shortMask
+			for t.short[i].rank != 0 {
+				i = (i + 1) & t.shortMask
+			}
+			t.short[i] = shortSlot{key: k, rank: uint32(r + 1), n: uint32(len(tok))}
+			continue
+		}
 		h := hashString(tok)
 		w, m := filterBits(h)
-		t.filter[w] |= m
+		t.filter[w%uint16(len(t.filter))] |= m
 		i := h & t.mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & t.mask
 		}
 		t.slots[i] = tag(h) | uint32(r+1)
 	}
-	t.bytes = string(b)
 	return t, true
 }
 
@@ -71,10 +113,13 @@ func (t *rankTable) token(r int) string {
 }
 
 // rank is the rank of s, if s is a token, for strings that mostly are
-// not (the filter turns those away).
+// not (the filter turns the long ones away).
 func (t *rankTable) rank(s string) (int, bool) {
+	if len(s) <= 8 {
+		return t.probeShort(s)
+	}
 	h := hashString(s)
-	if w, m := filterBits(h); t.filter[w]&m != m {
+	if w, m := filterBits(h); t.filter[w%uint16(len(t.filter))]&m != m {
 		return 0, false
 	}
 	return t.probe(s, h)
@@ -82,9 +127,40 @@ func (t *rankTable) rank(s string) (int, bool) {
 
 // lookup is rank, for strings that mostly are tokens (the pieces of prose
 // and code), without the filter's trip to memory.
-func (t *rankTable) lookup(s string) (int, bool) { return t.probe(s, hashString(s)) }
+func (t *rankTable) lookup(s string) (int, bool) {
+	if len(s) <= 8 {
+		return t.probeShort(s)
+	}
+	return t.probe(s, hashString(s))
+}
 
-// probe looks for s, whose hash is h, in the slots.
+// probeShort looks for s, of up to 8 bytes, in tiny or short.
+func (t *rankTable) probeShort(s string) (int, bool) {
+	if len(s) <= 4 {
+		k := tinyKey(s)
+		for i := shortHash(k) & t.tinyMask; ; i = (i + 1) & t.tinyMask {
+			e := t.tiny[i]
+			if e == 0 {
+				return 0, false
+			}
+			if e&(1<<40-1) == k {
+				return int(e>>40) - 1, true
+			}
+		}
+	}
+	k, n := loadShort(s), uint32(len(s))
+	for i := shortHash(k^uint64(n)) & t.shortMask; ; i = (i + 1) & t.shortMask {
+		e := &t.short[i]
+		if e.rank == 0 {
+			return 0, false
+		}
+		if e.key == k && e.n == n {
+			return int(e.rank) - 1, true
+		}
+	}
+}
+
+// probe looks for s, of more than 8 bytes, whose hash is h, in the slots.
 func (t *rankTable) probe(s string, h uint64) (int, bool) {
 	tg := tag(h)
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
@@ -98,6 +174,39 @@ func (t *rankTable) probe(s string, h uint64) (int, bool) {
 			}
 		}
 	}
+}
+
+// shortSlot is a token of up to 8 bytes: its bytes (loadShort), length
+// and rank+1 (0: empty).
+type shortSlot struct {
+	key     uint64
+	rank, n uint32
+}
+
+// tinyKey is s (up to 4 bytes) as a little-endian word, its length above.
+func tinyKey(s string) uint64 { return uint64(len(s))<<32 | loadShort(s) }
+
+// shortHash is a hash of k whose low bits are good for a table index
+// (every bit of k moves them: murmur3's finalizer).
+func shortHash(k uint64) uint64 {
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	k *= 0xc4ceb9fe1a85ec53
+	return k ^ k>>33
+}
+
+// loadShort is s (up to 8 bytes) as a little-endian word.
+func loadShort(s string) uint64 {
+	switch n := len(s); {
+	case n == 8:
+		return load64(s)
+	case n >= 4:
+		return uint64(load32(s)) | uint64(load32(s[n-4:]))<<(8*(n-4))
+	case n > 0:
+		return uint64(s[0]) | uint64(s[n>>1])<<(8*(n>>1)) | uint64(s[n-1])<<(8*(n-1))
+	}
+	return 0
 }
 
 // tag is the bits of hash h that a slot keeps (bits neither the slot index

@@ -301,7 +301,8 @@ func (t *tiktokenCodec) cut(s string) int {
 func (t *tiktokenCodec) encode(_ context.Context, s string, out []int) ([]int, error) {
 	s = validText(s)
 	if t.fast != nil {
-		return t.fast.encode(s, out), nil
+		t.fast.run(s, &out)
+		return out, nil
 	}
 	for len(s) > 0 {
 		n := t.cut(s)
@@ -311,9 +312,10 @@ func (t *tiktokenCodec) encode(_ context.Context, s string, out []int) ([]int, e
 	return out, nil
 }
 
+// countChunk counts c, valid UTF-8.
 func (t *tiktokenCodec) countChunk(c string) int {
 	if t.fast != nil {
-		return t.fast.count(c)
+		return t.fast.run(c, nil)
 	}
 	return len(t.tk.Encode(c, nil, nil)) // tk is built for the other encodings
 }
