@@ -150,7 +150,7 @@ func readPrompt(c *call) (*parsedReq, *record.Error) {
 		}
 		c.droppable = others > 1
 	} else if raw := obj.Raw("prompt"); raw[0] == '"' {
-		p.prompt, err = record.Unquote(raw)
+		p.prompt, err = record.CheckedUnquote(raw)
 		p.isString = err == nil
 	}
 	for _, k := range []string{"max_tokens", "max_completion_tokens"} {
@@ -312,13 +312,14 @@ func (e *engine) about(c *call) string {
 	return "about " + strconv.Itoa(c.promptTokens)
 }
 
-// contentString is a message's text: a string, or its text parts joined.
+// contentString is a message's text (checked JSON): a string, or its text
+// parts joined.
 func contentString(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
 	if raw[0] == '"' {
-		s, _ := record.Unquote(raw)
+		s, _ := record.CheckedUnquote(raw)
 		return s
 	}
 	var parts []struct {

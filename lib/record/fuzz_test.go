@@ -41,6 +41,7 @@ func FuzzUnquote(f *testing.F) {
 	for _, s := range []string{
 		`"plain"`, `"a\nb\t\"q\"\\\/"`, `"\u00e9\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\ud83d\u0041"`,
 		`"\udc00\ud800"`, `"\u004A\u004a"`, "\"\xff\"", "\"caf\xc3\xa9\"", `"\x"`, `"a`, `"\u12"`, "\"\x01\"", `""`, `"\b\f\r"`,
+		`"\"`, `"a\"b"`, `"\\"`, `"\u0022"`, `"x\`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -50,6 +51,12 @@ func FuzzUnquote(f *testing.F) {
 		werr := json.Unmarshal(raw, &want)
 		if (err == nil) != (werr == nil) || err == nil && got != want {
 			t.Fatalf("Unquote(%q) = %q, %v; json.Unmarshal gives %q, %v", raw, got, err, want, werr)
+		}
+		// CheckedUnquote agrees on every string the scanner checks, and
+		// never panics on others.
+		cgot, cerr := CheckedUnquote(raw)
+		if end, serr := skipString(raw, 0); len(raw) > 0 && raw[0] == '"' && serr == nil && end == len(raw) && (cgot != got || (cerr == nil) != (err == nil)) {
+			t.Fatalf("CheckedUnquote(%q) = %q, %v; Unquote gives %q, %v", raw, cgot, cerr, got, err)
 		}
 	})
 }

@@ -190,8 +190,18 @@ func unquote(raw []byte) (string, error) {
 // Unquote is the value of a JSON string, as json.Unmarshal into a string
 // gives it, in one pass and one copy for valid UTF-8 (the decoder copies a
 // 455 KB prompt three times: its input, the unescaped bytes, the string).
-func Unquote(raw []byte) (string, error) {
-	if s, ok := unquoteValid(raw); ok {
+func Unquote(raw []byte) (string, error) { return unquoteOr(raw, false) }
+
+// CheckedUnquote is Unquote for a string already checked (a member of
+// CheckedObject, of a parsed record): it jumps from escape to escape
+// (IndexByte) instead of checking every byte for a quote or a control
+// character. Its UTF-8 is checked as Unquote checks it. On a string that
+// is not valid JSON it gives what Unquote gives, or text that means
+// nothing, and never panics.
+func CheckedUnquote(raw []byte) (string, error) { return unquoteOr(raw, true) }
+
+func unquoteOr(raw []byte, checked bool) (string, error) {
+	if s, ok := unquoteValid(raw, checked); ok {
 		return s, nil
 	}
 	var s string
@@ -200,15 +210,29 @@ func Unquote(raw []byte) (string, error) {
 }
 
 // unquoteValid is Unquote of a valid JSON string of valid UTF-8, checked
-// as it is copied; ok is false for anything else.
-func unquoteValid(raw []byte) (_ string, ok bool) {
+// as it is copied unless checked says it was; ok is false for anything
+// else.
+func unquoteValid(raw []byte, checked bool) (_ string, ok bool) {
 	if len(raw) < 2 || raw[0] != '"' || !validUTF8(raw) {
 		return "", false
 	}
 	var b strings.Builder
 	b.Grow(len(raw) - 2)
 	for i := 1; ; {
-		j := plainRun(raw, i)
+		var j int
+		if checked {
+			if i >= len(raw) {
+				return "", false // an escape ran into the end
+			}
+			// The next escape, else the closing quote.
+			if j = bytes.IndexByte(raw[i:len(raw)-1], '\\'); j < 0 {
+				j = len(raw) - 1
+			} else {
+				j += i
+			}
+		} else {
+			j = plainRun(raw, i)
+		}
 		b.Write(raw[i:j])
 		if j+1 >= len(raw) {
 			// The end, which must be the closing quote.
