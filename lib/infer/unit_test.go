@@ -280,8 +280,8 @@ func TestReadPromptTexts(t *testing.T) {
 }
 
 // Without a check that needs it before sending, build leaves the count to
-// the time the request is in flight while the vocabulary loads; the reply
-// waits for the same count.
+// the time the request is in flight while the vocabulary loads, once the
+// first wave is out; the reply waits for the same count.
 func TestBuildCountsWhileSent(t *testing.T) {
 	req := []byte(`{"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"` + strings.Repeat("count these words ", 500) + `"}]}`)
 	eager, re := newTestEngine(t, func(*Options) {}).built(req)
@@ -293,10 +293,22 @@ func TestBuildCountsWhileSent(t *testing.T) {
 	if re := e.build(context.Background(), c, true); re != nil || c.countLater == nil || c.promptTokens != 0 {
 		t.Fatalf("lazy: counted before sending (%d) or nothing left to count: %v", c.promptTokens, re)
 	}
+	// The count waits for the first wave to be out; a reply that needs it
+	// lets it run (awaitCount).
+	e.wave, e.reqCtx = make(chan struct{}), context.Background()
+	count, afterWave := c.countLater, false
+	c.countLater = func(ctx context.Context) {
+		select {
+		case <-e.wave:
+			afterWave = true
+		default:
+		}
+		count(ctx)
+	}
 	e.countWhileSent(c)
-	c.awaitCount()
-	if c.promptTokens != eager.promptTokens || c.tokenizer != eager.tokenizer {
-		t.Fatalf("counted while sent: %d by %q; before sending: %d by %q", c.promptTokens, c.tokenizer, eager.promptTokens, eager.tokenizer)
+	e.awaitCount(c)
+	if !afterWave || c.promptTokens != eager.promptTokens || c.tokenizer != eager.tokenizer {
+		t.Fatalf("counted while sent (after the first wave: %v): %d by %q; before sending: %d by %q", afterWave, c.promptTokens, c.tokenizer, eager.promptTokens, eager.tokenizer)
 	}
 	// Once the vocabulary is loaded, the builders count ahead of the slot.
 	c = &call{req: req}
