@@ -8,7 +8,8 @@
 #          capped at 64 × 200 ms: client CPU per prompt and the share of
 #          llm-sim's capacity, with contexts shared by PER prompts (as
 #          LIFBench builds them) and with a context of its own per prompt;
-#          this branch and BASE (default main) side by side; and the CPU of
+#          this branch and BASE (default main) side by side, each against
+#          its own build of llm-sim (the server shares the cores); and the CPU of
 #          counting alone per prompt (one thread, the prompts in order)
 #
 #   bench/tokenizers/run.sh [speed|infer|all]       # default all
@@ -59,10 +60,11 @@ fi
 if [ "$what" = all ] || [ "$what" = infer ]; then
 	mkdir -p "$work/base"
 	git archive "$BASE" | tar -x -C "$work/base"
-	(cd "$work/base" && go build -o "$work/base-infer-batch" ./tools/infer-batch)
+	(cd "$work/base" && go build -o "$work/base-infer-batch" ./tools/infer-batch && go build -o "$work/base-llm-sim" ./tools/llm-sim)
+	mv "$work/llm-sim" "$work/this-llm-sim"
 	echo
-	echo "| class | contexts × prompts | client | wall s (ideal) | share of capacity | client CPU ms per prompt | counting alone, CPU ms per prompt |"
-	echo "|---|---|---|---:|---:|---:|---:|"
+	echo "| class | contexts × prompts | client | wall s (ideal) | share of capacity | client CPU ms per prompt | llm-sim CPU ms per prompt | counting alone, CPU ms per prompt |"
+	echo "|---|---|---|---:|---:|---:|---:|---:|"
 	for c in $classes; do
 		for shape in "$CONTEXTS $PER" "$((CONTEXTS * PER)) 1"; do
 			set -- $shape
@@ -71,15 +73,22 @@ if [ "$what" = all ] || [ "$what" = infer ]; then
 			n=$(( $1 * $2 ))
 			ideal=$(awk -v n="$n" 'BEGIN { printf "%.2f", n / 64 * 0.2 }')
 			for bin in base-infer-batch infer-batch; do
+				# Each build against its own llm-sim (start_sim runs
+				# $work/llm-sim): the server's CPU shares the cores.
+				sim=this-llm-sim
+				[ "$bin" = base-infer-batch ] && sim=base-llm-sim
+				ln -sf "$work/$sim" "$work/llm-sim"
 				start_sim --max-concurrency 64 --latency 200ms
 				timed "$work/$bin" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/out.jsonl" "$work/req.jsonl" 2>"$work/ib.err" ||
 					{ cat "$work/ib.err" >&2; exit 1; }
 				rm -f "$work/out.jsonl"
+				# llm-sim's user and system time (clock ticks) while it served the run.
+				simcpu=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$sim_pid/stat")
 				label=$BASE
 				[ "$bin" = infer-batch ] && label="this branch"
 				alone=—
 				[ "$bin" = infer-batch ] && alone=$counting
-				echo "| $c | $1 × $2 | $label | $wall ($ideal) | $(awk -v i="$ideal" -v w="$wall" 'BEGIN { printf "%.3f", i / w }') | $(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.2f", c * 1000 / n }') | $alone |"
+				echo "| $c | $1 × $2 | $label | $wall ($ideal) | $(awk -v i="$ideal" -v w="$wall" 'BEGIN { printf "%.3f", i / w }') | $(awk -v c="$cpu" -v n="$n" 'BEGIN { printf "%.2f", c * 1000 / n }') | $(awk -v c="$simcpu" -v n="$n" 'BEGIN { printf "%.2f", c * 1000 / n }') | $alone |"
 			done
 		done
 	done

@@ -120,7 +120,7 @@ func (e *engine) serveHit(it *item) bool {
 		return false
 	}
 	e.countWhileSent(c)
-	c.awaitCount()
+	e.awaitCount(c)
 	resp.PromptTokensSent, resp.Tokenizer, resp.ContextCutTokens = c.promptTokens, c.tokenizer, c.cut
 	resp.ServerTruncated, resp.CutCheck, resp.CutMargin = false, "", 0 // the gate decides (cutcheck.go)
 	resp.FromCache = record.FromCache{Cached: true, CachedTime: ent.Time.UTC().Format(time.RFC3339), CachedRun: ent.Run}

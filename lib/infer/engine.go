@@ -40,7 +40,9 @@ type engine struct {
 	tpm       *bucket
 	encOnce   sync.Once
 	enc       *tokens.Encoder
-	encReady  atomic.Bool      // enc is loaded
+	encReady  atomic.Bool   // enc is loaded
+	wave      chan struct{} // closed once the first wave is out (firstWaveOut)
+	waveOnce  sync.Once
 	srv       *oai.TokenizeAPI // --tokenizer server
 	counts    sync.Map         // content hash → prompt tokens, for srv
 	countWarn sync.Once
@@ -99,8 +101,9 @@ type item struct {
 
 // Process runs all input records of r through the endpoints and writes them,
 // in input order unless opt.Unordered. prepare returns a record's request
-// body (a JSON object without "model": messages or prompt, max_tokens, ...)
-// or nil to write the record through without a call; a *record.Error from
+// body (a JSON object without "model": messages or prompt, max_tokens, ...;
+// valid JSON, as a field of the record or Marshal's output is, since it is
+// not checked again) or nil to write the record through without a call; a *record.Error from
 // prepare fails the record, an app.Invalid error is bad input, any other error
 // stops the run. apply sets the record's fields from the result. When a
 // request finally fails, the record gets "error" (stage = r.Tool) via r.Fail
@@ -156,7 +159,7 @@ func Process(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, erro
 
 // newEngine makes the engine every mode starts from.
 func newEngine(r *app.Run, opt Options, prepare func(*record.Record) ([]byte, error), apply func(*record.Record, *Result) error) *engine {
-	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats()}
+	e := &engine{r: r, opt: opt, prepare: prepare, apply: apply, st: newStats(), wave: make(chan struct{})}
 	e.checker = cuts.New(e.checkerServer())
 	e.out = newOutGate(e)
 	return e
@@ -214,9 +217,6 @@ func (e *engine) resolveModel() error {
 		return nil
 	}
 	e.checked = true
-	// The first requests count their prompts with it: load the vocabulary
-	// (~0.15 s) while the endpoints are checked and the window fills.
-	go e.encoder()
 	if len(e.opt.BaseURLs) == 0 {
 		return e.noEndpoint()
 	}
@@ -315,6 +315,7 @@ func (e *engine) run() error {
 	}
 
 	err := e.r.Records(func(rec *record.Record) error { return e.admit(p, rec) })
+	e.firstWaveOut() // fewer records than -j, or the run stopped
 	close(p.builds)
 	e.stopReading(err)
 	if p.disp != nil {
@@ -642,6 +643,9 @@ func (e *engine) send(it *item, holding *bool) {
 		ep := e.eps.pick(avoid, time.Now())
 		e.countWhileSent(c)
 		e.st.sent()
+		if e.st.inflight.Load() >= int64(e.opt.Concurrency) {
+			e.firstWaveOut()
+		}
 		comp, err := e.client.Complete(e.reqCtx, oai.Call{Base: ep.base, Path: c.path, Head: c.head, Body: c.body, Stream: c.stream,
 			FirstByte: e.opt.FirstByte, Idle: e.opt.IdleTimeout, Total: e.opt.Timeout})
 		e.st.returned()
@@ -745,7 +749,7 @@ func (e *engine) attemptFailed(ep *endpoint, last *oai.Error, now time.Time) (he
 // the record: the caller retries or gives up.
 func (e *engine) succeed(it *item, comp *oai.Completion, ep *endpoint, attempts int) *oai.Error {
 	c := it.call
-	c.awaitCount()
+	e.awaitCount(c)
 	res := &Result{Model: e.model, Response: record.Response{
 		Text:             comp.Text,
 		Reasoning:        comp.Reasoning,

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"strings"
 	"testing"
@@ -235,16 +236,52 @@ func TestBuild(t *testing.T) {
 	if c.tokenizer != "o200k_base~" || c.exact || c.promptTokens != 1 {
 		t.Errorf("a prompt is counted with the estimate: %d by %q", c.promptTokens, c.tokenizer)
 	}
-	for _, bad := range []string{`[1]`, `{"max_tokens":3}`, `{"messages":"hi"}`, `{"messages":[]}`} {
+	for _, bad := range []string{`[1]`, `{"max_tokens":3}`, `{"messages":"hi"}`, `{"messages":[]}`, `{"messages":[1]}`, `{"messages":[{"role":"user","content":"a"},"b"]}`} {
 		if _, re := e.built([]byte(bad)); re == nil || re.Kind != oai.KindBadRequest {
 			t.Errorf("%s: got %v", bad, re)
 		}
 	}
 }
 
+// The texts read from a request, without checking its JSON again at each
+// level, are the texts a decoder reads, wherever quotes, backslashes and
+// brackets fall in them.
+func TestReadPromptTexts(t *testing.T) {
+	for _, req := range []string{
+		`{"messages":[{"role":"system","content":"say \"}\" or \\"},{"role":"user","content":"[{\"k\": \"v\\\\\"}] caf\u00e9 \ud83d\ude00"}],"max_tokens":3}`,
+		` { "messages" : [ { "content" : [ {"type":"text","text":"a\"]"} , {"type":"image_url","image_url":{"url":"x"}}, {"type":"text","text":"b"} ] , "role" : "user" } ] } `,
+		`{"n":1,"messages":[{"role":"user","content":null},{"role":"assistant","content":"\\"},{"role":"user","content":"\u005c\""}]}`,
+	} {
+		var decoded struct {
+			Messages []struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		if err := record.Unmarshal([]byte(req), &decoded); err != nil {
+			t.Fatal(err)
+		}
+		p, re := readPrompt(&call{req: []byte(req)})
+		if re != nil || len(p.texts) != len(decoded.Messages) {
+			t.Fatalf("%s: %v %q", req, re, p.texts)
+		}
+		for i, m := range decoded.Messages {
+			var want string
+			var parts []struct{ Text string }
+			if record.Unmarshal(m.Content, &want) != nil && record.Unmarshal(m.Content, &parts) == nil {
+				for _, part := range parts {
+					want += part.Text
+				}
+			}
+			if p.texts[i] != want {
+				t.Errorf("%s: message %d read as %q, decoded %q", req, i, p.texts[i], want)
+			}
+		}
+	}
+}
+
 // Without a check that needs it before sending, build leaves the count to
-// the time the request is in flight while the vocabulary loads; the reply
-// waits for the same count.
+// the time the request is in flight while the vocabulary loads, once the
+// first wave is out; the reply waits for the same count.
 func TestBuildCountsWhileSent(t *testing.T) {
 	req := []byte(`{"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"` + strings.Repeat("count these words ", 500) + `"}]}`)
 	eager, re := newTestEngine(t, func(*Options) {}).built(req)
@@ -256,10 +293,22 @@ func TestBuildCountsWhileSent(t *testing.T) {
 	if re := e.build(context.Background(), c, true); re != nil || c.countLater == nil || c.promptTokens != 0 {
 		t.Fatalf("lazy: counted before sending (%d) or nothing left to count: %v", c.promptTokens, re)
 	}
+	// The count waits for the first wave to be out; a reply that needs it
+	// lets it run (awaitCount).
+	e.wave, e.reqCtx = make(chan struct{}), context.Background()
+	count, afterWave := c.countLater, false
+	c.countLater = func(ctx context.Context) {
+		select {
+		case <-e.wave:
+			afterWave = true
+		default:
+		}
+		count(ctx)
+	}
 	e.countWhileSent(c)
-	c.awaitCount()
-	if c.promptTokens != eager.promptTokens || c.tokenizer != eager.tokenizer {
-		t.Fatalf("counted while sent: %d by %q; before sending: %d by %q", c.promptTokens, c.tokenizer, eager.promptTokens, eager.tokenizer)
+	e.awaitCount(c)
+	if !afterWave || c.promptTokens != eager.promptTokens || c.tokenizer != eager.tokenizer {
+		t.Fatalf("counted while sent (after the first wave: %v): %d by %q; before sending: %d by %q", afterWave, c.promptTokens, c.tokenizer, eager.promptTokens, eager.tokenizer)
 	}
 	// Once the vocabulary is loaded, the builders count ahead of the slot.
 	c = &call{req: req}

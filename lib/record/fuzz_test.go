@@ -2,6 +2,8 @@ package record
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -39,6 +41,7 @@ func FuzzUnquote(f *testing.F) {
 	for _, s := range []string{
 		`"plain"`, `"a\nb\t\"q\"\\\/"`, `"\u00e9\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\ud83d\u0041"`,
 		`"\udc00\ud800"`, `"\u004A\u004a"`, "\"\xff\"", "\"caf\xc3\xa9\"", `"\x"`, `"a`, `"\u12"`, "\"\x01\"", `""`, `"\b\f\r"`,
+		`"\"`, `"a\"b"`, `"\\"`, `"\u0022"`, `"x\`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -48,6 +51,12 @@ func FuzzUnquote(f *testing.F) {
 		werr := json.Unmarshal(raw, &want)
 		if (err == nil) != (werr == nil) || err == nil && got != want {
 			t.Fatalf("Unquote(%q) = %q, %v; json.Unmarshal gives %q, %v", raw, got, err, want, werr)
+		}
+		// CheckedUnquote agrees on every string the scanner checks, and
+		// never panics on others.
+		cgot, cerr := CheckedUnquote(raw)
+		if end, serr := skipString(raw, 0); len(raw) > 0 && raw[0] == '"' && serr == nil && end == len(raw) && (cgot != got || (cerr == nil) != (err == nil)) {
+			t.Fatalf("CheckedUnquote(%q) = %q, %v; Unquote gives %q, %v", raw, cgot, cerr, got, err)
 		}
 	})
 }
@@ -59,10 +68,12 @@ func FuzzObjectElements(f *testing.F) {
 	for _, s := range []string{
 		`{"messages":[{"role":"user","content":"hi\n"}],"max_tokens":8}`, `{}`, `[]`, ` [1, "a", {"b":[null]}] `,
 		`{"a":1,"a":2}`, `{"a":1,}`, `[1,]`, `[1 2]`, `{"a" 1}`, `{"a":1} x`,
+		`{"s":"q\"}\\","n":-1.5e3,"t":true,"o":{"k":["]",{"x":null}]},"z":0}`, `[ "\\\"" , 12 ,[] ]`, `{"a":[}`, `{"a":"\"}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		checkedAgree(t, b)
 		if !utf8.Valid(b) {
 			return
 		}
@@ -86,6 +97,102 @@ func FuzzObjectElements(f *testing.F) {
 				if !bytes.Equal(els[i], bytes.TrimSpace(a[i])) {
 					t.Fatalf("Elements(%q)[%d] = %q, want %q", b, i, els[i], a[i])
 				}
+			}
+		}
+	})
+}
+
+// checkedAgree: CheckedObject and CheckedElements read what Object and
+// Elements read on any bytes those accept, and on other bytes never panic.
+func checkedAgree(t *testing.T, b []byte) {
+	t.Helper()
+	obj, err := Object(b)
+	cobj, cerr := CheckedObject(b)
+	if err == nil && (cerr != nil || fmt.Sprintf("%+v", cobj.members) != fmt.Sprintf("%+v", obj.members)) {
+		t.Fatalf("CheckedObject(%q) = %+v, %v; Object gives %+v", b, cobj.members, cerr, obj.members)
+	}
+	els, err := Elements(b)
+	cels, cerr := CheckedElements(b)
+	if err == nil && (cerr != nil || fmt.Sprintf("%q", cels) != fmt.Sprintf("%q", els)) {
+		t.Fatalf("CheckedElements(%q) = %q, %v; Elements gives %q", b, cels, cerr, els)
+	}
+}
+
+// skipString reads eight bytes at a time and jumps to the byte that
+// stopped it; it ends where a scan of one byte at a time ends, with the same
+// error at the same offset, wherever the quotes, escapes and control
+// characters fall against the words.
+func FuzzSkipString(f *testing.F) {
+	for _, s := range []string{
+		`"plain"`, `"0123456\"`, `"01234567\n89abcdef\u00e9xyz" tail`, `"\u12"`, `"\x"`, `"abc\`, "\"abcdefgh\x1f\"",
+		"\"caf\xc3\xa9 \xff\"", `"12345678`, `"\ud83d\ude00"`, `""`,
+	} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, at uint8) {
+		i := int(at) % (len(b) + 1)
+		if i == len(b) || b[i] != '"' {
+			return
+		}
+		end, err := skipString(b, i)
+		wend, werr := skipStringByBytes(b, i)
+		if end != wend || fmt.Sprint(err) != fmt.Sprint(werr) {
+			t.Fatalf("skipString(%q, %d) = %d, %v; byte by byte: %d, %v", b, i, end, err, wend, werr)
+		}
+	})
+}
+
+// skipStringByBytes is skipString one byte at a time, as JSON's grammar
+// reads a string.
+func skipStringByBytes(b []byte, i int) (int, error) {
+	start := i
+	for i++; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(b) {
+				return i, &syntaxError{i, "unterminated string"}
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return i, &syntaxError{i, "invalid \\u escape"}
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !strings.ContainsRune("0123456789abcdefABCDEF", rune(h)) {
+						return i, &syntaxError{i, "invalid \\u escape"}
+					}
+				}
+				i += 6
+			default:
+				return i, &syntaxError{i, "invalid escape"}
+			}
+		case c < 0x20:
+			return i, &syntaxError{i, "control character in string"}
+		default:
+			i++
+		}
+	}
+	return start, &syntaxError{start, "unterminated string"}
+}
+
+// validUTF8 is utf8.Valid on any bytes, wherever a sequence falls against
+// the eight-byte words it reads.
+func FuzzValidUTF8(f *testing.F) {
+	for _, s := range []string{
+		"", "plain ascii text, longer than a word", "caf\xc3\xa9", "日本語のテキスト", "🙏🏿 👨‍👩‍👧‍👦", "\xed\xa0\x80", "\xed\x9f\xbf",
+		"\xe0\x80\xaf", "\xe0\xa0\x80", "\xf0\x8f\xbf\xbf", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xc0\xaf", "\xc2\x80",
+		"\xff", "\x80", "abcdefg\xe6\x97", "abcdefgh\xe6\x97\xa5", "\xf5\x80\x80\x80",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for k := range min(len(b), 9) {
+			if got, want := validUTF8(b[k:]), utf8.Valid(b[k:]); got != want {
+				t.Fatalf("validUTF8(%q) = %v, utf8.Valid %v", b[k:], got, want)
 			}
 		}
 	})

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
-	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 )
@@ -56,7 +55,18 @@ func parse(b []byte) (*Record, error) {
 // Object reads the members of one JSON object, without copying b and
 // without asking for an id: a request body inside a record, read field by
 // field where decoding it would copy a 455 KB prompt several times.
-func Object(b []byte) (*Record, error) {
+func Object(b []byte) (*Record, error) { return object(b, false) }
+
+// CheckedObject is Object for bytes already checked: a field of a parsed
+// record (or of one built with Set and SetRaw), or Marshal's output. It
+// finds where each value ends without checking it again: a 455 KB string
+// is one jump to its closing quote (a request read from a record is
+// otherwise checked once per level it is read at). On bytes that are not
+// valid JSON it gives an error or members that mean nothing, and never
+// panics.
+func CheckedObject(b []byte) (*Record, error) { return object(b, true) }
+
+func object(b []byte, checked bool) (*Record, error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, errors.New("not a JSON object")
@@ -72,7 +82,7 @@ func Object(b []byte) (*Record, error) {
 			}
 			ks := i
 			var err error
-			if i, err = skipString(b, i); err != nil {
+			if i, err = skip(b, i, checked); err != nil {
 				return nil, err
 			}
 			rawKey := b[ks:i]
@@ -81,7 +91,7 @@ func Object(b []byte) (*Record, error) {
 				return nil, &syntaxError{i, "expected ':' after object key"}
 			}
 			vs := skipSpace(b, i+1)
-			if i, err = skipValue(b, vs, 1); err != nil {
+			if i, err = skip(b, vs, checked); err != nil {
 				return nil, err
 			}
 			key, err := unquote(rawKey)
@@ -109,7 +119,12 @@ func Object(b []byte) (*Record, error) {
 
 // Elements returns the elements of a JSON array as raw bytes, without
 // copying b.
-func Elements(b []byte) ([][]byte, error) {
+func Elements(b []byte) ([][]byte, error) { return elements(b, false) }
+
+// CheckedElements is Elements for bytes already checked (CheckedObject).
+func CheckedElements(b []byte) ([][]byte, error) { return elements(b, true) }
+
+func elements(b []byte, checked bool) ([][]byte, error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return nil, errors.New("not a JSON array")
@@ -122,7 +137,7 @@ func Elements(b []byte) ([][]byte, error) {
 		for {
 			vs := i
 			var err error
-			if i, err = skipValue(b, vs, 1); err != nil {
+			if i, err = skip(b, vs, checked); err != nil {
 				return nil, err
 			}
 			out = append(out, b[vs:i])
@@ -175,73 +190,108 @@ func unquote(raw []byte) (string, error) {
 // Unquote is the value of a JSON string, as json.Unmarshal into a string
 // gives it, in one pass and one copy for valid UTF-8 (the decoder copies a
 // 455 KB prompt three times: its input, the unescaped bytes, the string).
-func Unquote(raw []byte) (string, error) {
-	if end, err := skipString(raw, 0); len(raw) < 2 || raw[0] != '"' || err != nil || end != len(raw) || !utf8.Valid(raw) {
-		var s string
-		err := json.Unmarshal(raw, &s) // the decoder's error, or its U+FFFD for invalid UTF-8
-		return s, err
+func Unquote(raw []byte) (string, error) { return unquoteOr(raw, false) }
+
+// CheckedUnquote is Unquote for a string already checked (a member of
+// CheckedObject, of a parsed record): it jumps from escape to escape
+// (IndexByte) instead of checking every byte for a quote or a control
+// character. Its UTF-8 is checked as Unquote checks it. On a string that
+// is not valid JSON it gives what Unquote gives, or text that means
+// nothing, and never panics.
+func CheckedUnquote(raw []byte) (string, error) { return unquoteOr(raw, true) }
+
+func unquoteOr(raw []byte, checked bool) (string, error) {
+	if s, ok := unquoteValid(raw, checked); ok {
+		return s, nil
 	}
-	body := raw[1 : len(raw)-1]
+	var s string
+	err := json.Unmarshal(raw, &s) // the decoder's error, or its U+FFFD for invalid UTF-8
+	return s, err
+}
+
+// unquoteValid is Unquote of a valid JSON string of valid UTF-8, checked
+// as it is copied unless checked says it was; ok is false for anything
+// else.
+func unquoteValid(raw []byte, checked bool) (_ string, ok bool) {
+	if len(raw) < 2 || raw[0] != '"' || !validUTF8(raw) {
+		return "", false
+	}
 	var b strings.Builder
-	b.Grow(len(body))
-	for {
-		i := bytes.IndexByte(body, '\\')
-		if i < 0 {
-			b.Write(body)
-			return b.String(), nil
+	b.Grow(len(raw) - 2)
+	for i := 1; ; {
+		var j int
+		if checked {
+			if i >= len(raw) {
+				return "", false // an escape ran into the end
+			}
+			// The next escape, else the closing quote.
+			if j = bytes.IndexByte(raw[i:len(raw)-1], '\\'); j < 0 {
+				j = len(raw) - 1
+			} else {
+				j += i
+			}
+		} else {
+			j = plainRun(raw, i)
 		}
-		b.Write(body[:i])
-		body = body[i:]
-		switch c := body[1]; c {
-		case 'u':
-			r := hex4(body)
-			body = body[6:]
+		b.Write(raw[i:j])
+		if j+1 >= len(raw) {
+			// The end, which must be the closing quote.
+			return b.String(), j+1 == len(raw) && raw[j] == '"'
+		}
+		switch c := raw[j+1]; {
+		case raw[j] != '\\':
+			return "", false // a quote before the end, or a control character
+		case c == 'u':
+			r, ok := hex4(raw, j)
+			if !ok {
+				return "", false
+			}
+			i = j + 6
 			if utf16.IsSurrogate(r) {
 				// A valid pair is one character; anything else is U+FFFD
 				// and the next escape stands alone, as in encoding/json.
-				if len(body) >= 6 && body[0] == '\\' && body[1] == 'u' {
-					if d := utf16.DecodeRune(r, hex4(body)); d != unicode.ReplacementChar {
+				if r2, ok := hex4(raw, i); ok {
+					if d := utf16.DecodeRune(r, r2); d != unicode.ReplacementChar {
 						b.WriteRune(d)
-						body = body[6:]
+						i += 6
 						continue
 					}
 				}
 				r = unicode.ReplacementChar
 			}
 			b.WriteRune(r)
-			continue
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		default: // '"', '\\', '/'
-			b.WriteByte(c)
+		case unescaped[c] != 0:
+			b.WriteByte(unescaped[c])
+			i = j + 2
+		default:
+			return "", false
 		}
-		body = body[2:]
 	}
 }
 
-// hex4 is the code unit of a \uXXXX escape that skipString has checked.
-func hex4(esc []byte) rune {
-	var r rune
-	for _, c := range esc[2:6] {
+// unescaped is the byte each two-byte escape stands for, by its letter.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// hex4 is the code unit of the \\uXXXX escape at raw[i:]; ok is false when
+// there is none.
+func hex4(raw []byte, i int) (r rune, ok bool) {
+	if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+		return 0, false
+	}
+	for _, c := range raw[i+2 : i+6] {
 		switch {
-		case c <= '9':
+		case c >= '0' && c <= '9':
 			c -= '0'
-		case c >= 'a':
+		case c >= 'a' && c <= 'f':
 			c -= 'a' - 10
-		default:
+		case c >= 'A' && c <= 'F':
 			c -= 'A' - 10
+		default:
+			return 0, false
 		}
 		r = r<<4 | rune(c)
 	}
-	return r
+	return r, true
 }
 
 func idOf(raw []byte) (string, error) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParsePassThrough(t *testing.T) {
@@ -379,4 +380,31 @@ func TestJudgeModel(t *testing.T) {
 			t.Errorf("%s: %q, want %q", line, got, want)
 		}
 	}
+}
+
+// validUTF8 agrees with utf8.Valid on every sequence of up to four bytes
+// taken from the edges of UTF-8's ranges, at every position in a word.
+func TestValidUTF8Edges(t *testing.T) {
+	edges := []byte{0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff}
+	buf := []byte("abcdefgh")
+	var seq func(n int)
+	seq = func(n int) {
+		for pad := range 8 {
+			b := append([]byte(nil), buf[:pad]...)
+			b = append(b, buf[8:]...)
+			b = append(b, "tail of ascii text"[:pad]...)
+			if got, want := validUTF8(b), utf8.Valid(b); got != want {
+				t.Fatalf("validUTF8(%q) = %v, utf8.Valid %v", b, got, want)
+			}
+		}
+		if n == 4 {
+			return
+		}
+		for _, c := range edges {
+			buf = append(buf, c)
+			seq(n + 1)
+			buf = buf[:len(buf)-1]
+		}
+	}
+	seq(0)
 }

@@ -1,9 +1,11 @@
 package record
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // The scanner walks one JSON text without building a tree: it records where each
@@ -106,6 +108,74 @@ func skipValue(b []byte, i, depth int) (int, error) {
 	}
 }
 
+// skip is skipValue, or skipChecked for bytes already checked.
+func skip(b []byte, i int, checked bool) (int, error) {
+	if checked {
+		return skipChecked(b, i)
+	}
+	return skipValue(b, i, 1)
+}
+
+// skipChecked returns the offset just past the value starting at b[i] of
+// valid JSON, without checking it: strings are jumps from quote to quote,
+// the rest is counted brackets. On other bytes it ends somewhere in b or
+// with an error.
+func skipChecked(b []byte, i int) (int, error) {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			end := stringEnd(b, i)
+			if end < 0 {
+				return i, &syntaxError{i, "unterminated string"}
+			}
+			i = end
+		case '{', '[':
+			depth++
+			i++
+			continue
+		case '}', ']':
+			if depth == 0 {
+				return i, &syntaxError{i, "unexpected bracket"}
+			}
+			depth--
+			i++
+		default:
+			i++
+			if depth == 0 { // a number or a literal: up to what follows it
+				for i < len(b) && !isSpace(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+					i++
+				}
+			}
+		}
+		if depth == 0 {
+			return i, nil
+		}
+	}
+	return i, &syntaxError{i, "unexpected end of input"}
+}
+
+// stringEnd is the offset just past the string of valid JSON that starts
+// at b[i], or -1 if it does not end: the first quote that is not escaped
+// (after an even number of backslashes), found by IndexByte.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		q := j + k
+		n := 0
+		for q-n-1 > i && b[q-n-1] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
 func skipLiteral(b []byte, i int, lit string) (int, error) {
 	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
 		return i + len(lit), nil
@@ -156,50 +226,76 @@ var errControl = errors.New("control character in string")
 func skipString(b []byte, i int) (int, error) {
 	start := i
 	i++
-	for i < len(b) {
-		// Eight plain bytes at a time (no quote, backslash or control
-		// character): a 455 KB prompt is one string.
-		for i+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[i:])
-			if hasZeroByte(x^(swarOnes*'"'))|hasZeroByte(x^(swarOnes*'\\'))|((x-swarOnes*0x20)&^x&swarHigh) != 0 {
-				break
-			}
-			i += 8
-		}
+	for {
+		i = plainRun(b, i)
 		if i >= len(b) {
-			break
+			return start, &syntaxError{start, "unterminated string"}
 		}
-		c := b[i]
-		switch {
-		case c == '"':
+		switch b[i] {
+		case '"':
 			return i + 1, nil
-		case c == '\\':
-			if i+1 >= len(b) {
-				return i, &syntaxError{i, "unterminated string"}
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case '\\':
+			if i+1 < len(b) && unescaped[b[i+1]] != 0 {
 				i += 2
-			case 'u':
-				if i+6 > len(b) {
-					return i, &syntaxError{i, "invalid \\u escape"}
-				}
-				for _, h := range b[i+2 : i+6] {
-					if !isHex(h) {
-						return i, &syntaxError{i, "invalid \\u escape"}
-					}
-				}
-				i += 6
-			default:
-				return i, &syntaxError{i, "invalid escape"}
+				continue
 			}
-		case c < 0x20:
-			return i, &syntaxError{i, errControl.Error()}
+			n, err := escapeLen(b, i)
+			if err != nil {
+				return i, err
+			}
+			i += n
 		default:
-			i++
+			return i, &syntaxError{i, errControl.Error()}
 		}
 	}
-	return start, &syntaxError{start, "unterminated string"}
+}
+
+// plainRun returns the offset of the first quote, backslash or control
+// character in b[i:] (len(b) if none). It reads eight bytes at a time and
+// jumps straight to the byte that stopped it: a 455 KB prompt is one
+// string, and code or JSON in it has an escape every dozen bytes.
+func plainRun(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := specialBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			// The lowest flagged byte is a real one: a false flag needs a
+			// borrow from a real one below it.
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
+		i++
+	}
+	return i
+}
+
+// specialBytes flags (top bit) each byte of x that is a quote, a backslash
+// or a control character, and maybe bytes above the first one.
+func specialBytes(x uint64) uint64 {
+	return hasZeroByte(x^(swarOnes*'"')) | hasZeroByte(x^(swarOnes*'\\')) | (x-swarOnes*0x20)&^x&swarHigh
+}
+
+// escapeLen is the length of the escape at b[i] (a backslash): 2, or 6 for
+// \uXXXX.
+func escapeLen(b []byte, i int) (int, error) {
+	if i+1 >= len(b) {
+		return 0, &syntaxError{i, "unterminated string"}
+	}
+	switch b[i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2, nil
+	case 'u':
+		if i+6 > len(b) {
+			return 0, &syntaxError{i, "invalid \\u escape"}
+		}
+		for _, h := range b[i+2 : i+6] {
+			if !isHex(h) {
+				return 0, &syntaxError{i, "invalid \\u escape"}
+			}
+		}
+		return 6, nil
+	}
+	return 0, &syntaxError{i, "invalid escape"}
 }
 
 const (

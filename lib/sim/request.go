@@ -261,11 +261,14 @@ func (s *Server) measure(req *Request) (tokens int, hash uint64) {
 func requestHash(req *Request, tokens *int) uint64 {
 	h := fnv1a(fnvOffset64, req.Model)
 	text := func(s string) {
-		if tokens == nil {
-			h = fnv1a(h, s)
-		} else {
-			n, sum := hashPieces(s, h, 0)
+		switch {
+		case tokens != nil:
+			n, sum := hashText(s, h)
 			*tokens, h = *tokens+n, sum
+		case len(s) >= 2*memoChunk:
+			_, h = hashText(s, h) // remembered: cheaper than the hash alone
+		default:
+			h = fnv1a(h, s)
 		}
 	}
 	if req.Chat {

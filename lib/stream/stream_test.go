@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -335,6 +336,50 @@ func isPrefix(got, all []string) bool {
 		}
 	}
 	return true
+}
+
+// The buffers of chunks already written are filled again (chunkBufs): two
+// outputs at once, of long lines over several chunks each, come back line
+// for line, plain and compressed. A buffer given back before the file got
+// it is a data race between the write and the next lines, which -race
+// (make test) reports here.
+func TestChunkBuffersReused(t *testing.T) {
+	lines := corpus(200, 3)
+	for i := range lines {
+		lines[i] = strings.Repeat(lines[i], 1+50_000/len(lines[i])) // ~50 KB: 10 MB in all
+	}
+	write := func(path string, c Compression) error {
+		o, err := Create(path, c, nil)
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			if err := o.WriteLine([]byte(l)); err != nil {
+				return err
+			}
+		}
+		return o.Close()
+	}
+	for _, c := range []Compression{None, Zstd, Gzip} {
+		t.Run(c.String(), func(t *testing.T) {
+			paths := []string{filepath.Join(t.TempDir(), "a.jsonl"), filepath.Join(t.TempDir(), "b.jsonl")}
+			done := make(chan error)
+			go func() { done <- write(paths[1], c) }()
+			if err := errors.Join(write(paths[0], c), <-done); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range paths {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := readAll(t, openBytes(t, data))
+				if err != nil || !slices.Equal(got, lines) {
+					t.Fatalf("%s: %d of %d lines read back, %v", p, len(got), len(lines), err)
+				}
+			}
+		})
+	}
 }
 
 func TestChunkedOutputAndTruncation(t *testing.T) {

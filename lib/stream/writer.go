@@ -23,6 +23,33 @@ import (
 // that any reader decodes, and chunks compress in parallel.
 const ChunkSize = 4 << 20
 
+// bufSize is the capacity of the buffer a chunk fills: the line that takes
+// it past ChunkSize, up to 1 MiB (a 455 KB prompt's record), is appended
+// without growing it, which would copy the 4 MiB before it into a buffer
+// twice as large. Its pages are touched only as lines fill them.
+const bufSize = ChunkSize + 1<<20
+
+// chunkBufs holds the buffers of chunks already written (or compressed), for
+// the next chunks to fill (*[]byte): a new buffer's 5 MiB of pages are
+// faulted in one by one as records fill it, on every chunk, while a used
+// one's are in place.
+var chunkBufs sync.Pool
+
+func newChunkBuf() []byte {
+	if p, _ := chunkBufs.Get().(*[]byte); p != nil {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, bufSize)
+}
+
+// putChunkBuf gives a chunk's buffer back once nothing reads it; one that
+// grew for a very long line is left to the collector.
+func putChunkBuf(b []byte) {
+	if cap(b) <= 2*bufSize {
+		chunkBufs.Put(&b)
+	}
+}
+
 // FlushEvery bounds how long a finished record can wait in memory before it
 // reaches the file, for slow stages such as inference.
 const FlushEvery = 2 * time.Second
@@ -100,7 +127,7 @@ func create(path, tmp string, c Compression, stdout *os.File) (*Output, error) {
 		}
 		o.enc = enc
 	}
-	o.buf = make([]byte, 0, ChunkSize+64<<10)
+	o.buf = newChunkBuf()
 	// One chunk fills while up to GOMAXPROCS compress (one waits in the write
 	// loop, the rest here): more would only hold memory without adding speed.
 	o.chunks = make(chan chunk, max(1, runtime.GOMAXPROCS(0)-1))
@@ -206,22 +233,27 @@ func (o *Output) flushLoop() {
 // results in order. Called with mu held.
 func (o *Output) emit() {
 	data := o.buf
-	o.buf = make([]byte, 0, ChunkSize+64<<10)
+	o.buf = newChunkBuf()
 	o.last = time.Now()
 	c := chunk{out: make(chan []byte, 1)}
 	go func() { c.out <- o.compress(data) }()
 	o.chunks <- c
 }
 
+// compress returns the bytes to write; data is given back to chunkBufs here
+// when compressed, by the write loop when written as it is.
 func (o *Output) compress(data []byte) []byte {
 	switch o.Compression {
 	case Zstd:
-		return o.enc.EncodeAll(data, make([]byte, 0, len(data)/3))
+		out := o.enc.EncodeAll(data, make([]byte, 0, len(data)/3))
+		putChunkBuf(data)
+		return out
 	case Gzip:
 		var b bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
 		zw.Write(data)
 		zw.Close()
+		putChunkBuf(data)
 		return b.Bytes()
 	}
 	return data
@@ -233,10 +265,15 @@ func (o *Output) writeLoop(chunks <-chan chunk) {
 		b := <-c.out
 		if _, err := o.dst.Write(b); err != nil {
 			o.setErr(fmt.Errorf("write %s: %w", o.name(), err))
+		} else if o.Path != "" {
+			startWriteback(o.dst)
 		}
 		if o.sum != nil {
 			o.sum.Write(b)
 			o.size += int64(len(b))
+		}
+		if o.Compression == None {
+			putChunkBuf(b)
 		}
 	}
 }
