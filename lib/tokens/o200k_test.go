@@ -453,6 +453,15 @@ func TestRankTable(t *testing.T) {
 		check(tok[1:])
 		check(tok + tok)
 	}
+	// Every string words3 answers for, and the ones next to it.
+	const letters = "abcdefghijklmnopqrstuvwxyz "
+	for _, a := range letters {
+		for _, b := range letters {
+			for _, c := range letters + "{`!A\xe9" {
+				check(string([]rune{a, b, c}))
+			}
+		}
+	}
 	if _, ok := newRankTable(map[string]int{"a": 0, "b": 2}); ok {
 		t.Error("ranks with a gap accepted")
 	}
