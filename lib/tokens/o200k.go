@@ -301,9 +301,9 @@ func (o *o200k) count(s string) int {
 // unless ids is nil, if s is valid UTF-8 (validText); else it returns
 // false, and the count and ids are of nothing.
 func (o *o200k) run(s string, ids *[]int) (int, bool) {
-	var parts []bpePart
 	m := o.mergers.Get().(*merger)
 	defer o.putMerger(m)
+	parts := m.parts
 	m.invalid = false
 	valid := true
 	n := 0
@@ -381,6 +381,7 @@ func (o *o200k) run(s string, ids *[]int) (int, bool) {
 			}
 		}
 	}
+	m.parts = parts[:0]
 	return n, valid && !m.invalid
 }
 
@@ -556,8 +557,9 @@ type merger struct {
 	next, prev, rank []int32
 	gone             []bool
 	heap             mergeHeap
-	// seg holds the parts of a segment (merge).
-	seg []bpePart
+	// seg holds the parts of a segment (merge), parts those of a piece
+	// (run): kept, as a count runs once per chunk of 4 KB.
+	seg, parts []bpePart
 	// invalid is set by merge when a piece it merged is not valid UTF-8.
 	invalid bool
 	// memo remembers the parts of recent segments, at a hash of their end:
@@ -587,6 +589,9 @@ func memoSlot(seg string) int {
 func (o *o200k) putMerger(m *merger) {
 	if cap(m.rank) > 1<<16 {
 		m.next, m.prev, m.rank, m.gone, m.heap = nil, nil, nil, nil, nil
+	}
+	if cap(m.parts) > 1<<16 {
+		m.parts = nil
 	}
 	o.mergers.Put(m)
 }
