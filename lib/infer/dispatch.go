@@ -76,11 +76,12 @@ type dispatcher struct {
 	last    uint64
 	closed  bool
 	starve  int
-	grouped int // records sent out of input order for their prefix, for the log
+	grouped int         // records sent out of input order for their prefix, for the log
+	queued  func(n int) // Options.queued
 }
 
-func newDispatcher(window int) *dispatcher {
-	d := &dispatcher{starve: max(1, window*3/4)}
+func newDispatcher(window int, queued func(int)) *dispatcher {
+	d := &dispatcher{starve: max(1, window*3/4), queued: queued}
 	d.cond = sync.NewCond(&d.mu)
 	return d
 }
@@ -98,8 +99,12 @@ func (d *dispatcher) add(it *item) bool {
 	d.queue = append(d.queue, pending{it: it, key: prefixKey(it.call.req), seq: d.seq})
 	d.bytes += len(it.call.req)
 	d.seq++
+	n := d.seq
 	d.mu.Unlock()
 	d.cond.Broadcast()
+	if d.queued != nil {
+		d.queued(n)
+	}
 	return true
 }
 

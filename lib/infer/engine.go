@@ -307,7 +307,7 @@ func (e *engine) run() error {
 	p.builds, built = e.buildAhead()
 	dispatched := make(chan struct{})
 	if e.opt.Dispatch == DispatchPrefix {
-		p.disp = newDispatcher(e.opt.window())
+		p.disp = newDispatcher(e.opt.window(), e.opt.queued)
 		go func() {
 			defer close(dispatched)
 			e.dispatch(p.disp, p.start, p.w.complete)

@@ -68,6 +68,9 @@ type Options struct {
 	// retryWait, when set (tests), waits each retry's back-off instead of
 	// sleep, so a test sees every wait the engine decided on.
 	retryWait func(ctx context.Context, d time.Duration) error
+	// queued, when set (tests), is told how many records the prefix
+	// dispatcher has been given, each time it is given one.
+	queued func(n int)
 }
 
 // Defaults returns the options every flag defaults to.
