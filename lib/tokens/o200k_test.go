@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/dlclark/regexp2"
 )
@@ -172,6 +173,9 @@ func FuzzO200kEqualsTiktoken(f *testing.F) {
 		}
 		if got := fast.count(s); got != len(want) {
 			t.Fatalf("count of %q: %d, want %d", s, got, len(want))
+		}
+		if got := fast.countText(s); got != len(want) {
+			t.Fatalf("countText of %q: %d, want %d", s, got, len(want))
 		}
 	})
 }
@@ -449,6 +453,15 @@ func TestRankTable(t *testing.T) {
 		check(tok[1:])
 		check(tok + tok)
 	}
+	// Every string words3 answers for, and the ones next to it.
+	const letters = "abcdefghijklmnopqrstuvwxyz "
+	for _, a := range letters {
+		for _, b := range letters {
+			for _, c := range letters + "{`!A\xe9" {
+				check(string([]rune{a, b, c}))
+			}
+		}
+	}
 	if _, ok := newRankTable(map[string]int{"a": 0, "b": 2}); ok {
 		t.Error("ranks with a gap accepted")
 	}
@@ -661,5 +674,161 @@ func TestO200kMerge3(t *testing.T) {
 	}
 	if n < 1000 {
 		t.Fatalf("only %d pieces are no token", n)
+	}
+}
+
+// lowerRun counts the bytes a-z at the start of eight, whatever byte ends
+// the run and wherever: the bytes next to 'a' and 'z' ('`', '{'), those
+// with the high bit set whose low bits are a-z, NUL.
+func TestLowerRun(t *testing.T) {
+	for b := range 256 {
+		for at := range 8 {
+			s := []byte("abcxyzmz")
+			s[at] = byte(b)
+			want := 8
+			if b < 'a' || b > 'z' {
+				want = at
+			}
+			if got := lowerRun(load64(string(s))); got != want {
+				t.Errorf("lowerRun(%q) = %d, want %d", s, got, want)
+			}
+		}
+	}
+}
+
+// classAtMultibyte decodes the characters of valid text itself: each
+// length at the edges of its range, in and beyond the class table, alone
+// and before more text.
+func TestClassAtMultibyte(t *testing.T) {
+	_, o := fastO200k(t)
+	for _, r := range []rune{0x80, 'é', 'ǅ', 0x7FF, 0x800, '中', 'ー', 0xD7FF, 0xE000, 0xFFFD, 0xFFFF,
+		0x10000, 0x10D40, '😀', 0x1F3FF, 0x1FFFF, 0x20000, 0x2A6DF, 0xE0100, 0x10FFFF} {
+		for _, s := range []string{string(r), string(r) + "a", string(r) + "中"} {
+			c, n := classAtMultibyte(o.classes, s, 0)
+			if want := classify(r); c != want || n != utf8.RuneLen(r) {
+				t.Errorf("classAtMultibyte(%+q) = %b %d, want %b %d", s, c, n, want, utf8.RuneLen(r))
+			}
+		}
+	}
+}
+
+// The memo of segments outlives the text it was filled from (a merger
+// goes back to the pool after each call): it keeps a copy of each
+// segment's bytes, so that a text whose bytes are later overwritten (a
+// reused buffer) leaves nothing it could answer for. Two segments of the
+// same length at the same slot, merged differently, are merged one after
+// the other from the same bytes.
+func TestO200kMemoKeepsItsOwnBytes(t *testing.T) {
+	_, fast := fastO200k(t)
+	alphabet := []string{"😀", "👍", "🏽", "🏿", "\u200d", "\ufe0f", "🇯", "🇵", "👨", "👩", "✈", "★", "🤖", "🏳", "🌈", "\u20e3", "日", "本", "語"}
+	starts := func(p []bpePart) []int {
+		var s []int
+		for _, x := range p {
+			s = append(s, x.start)
+		}
+		return s
+	}
+	type key struct{ slot, n int }
+	first := map[key]string{}
+	var a, b string
+	for i := 0; a == "" && i < len(alphabet); i++ {
+		for j := 0; a == "" && j < len(alphabet); j++ {
+			for k := 0; a == "" && k < len(alphabet); k++ {
+				s := alphabet[i] + alphabet[j] + alphabet[k]
+				kk := key{memoSlot(s), len(s)}
+				if f, ok := first[kk]; ok && !slices.Equal(starts(fast.mergeScan(f, nil)), starts(fast.mergeScan(s, nil))) {
+					a, b = f, s
+				} else if !ok {
+					first[kk] = s
+				}
+			}
+		}
+	}
+	if a == "" {
+		t.Fatal("no two segments share a slot")
+	}
+	buf := []byte(a)
+	seg := unsafe.String(&buf[0], len(buf))
+	m := fast.mergers.Get().(*merger)
+	defer fast.putMerger(m)
+	for _, want := range []string{a, b} {
+		copy(buf, want)
+		if got, want := fast.mergeSegment(seg, 0, len(seg), 3, 0, nil, m), starts(fast.mergeScan(want, nil)); !slices.Equal(starts(append(got, bpePart{len(seg), 0})), want) {
+			t.Fatalf("segment %q: parts %v, want %v", seg, starts(got), want)
+		}
+	}
+}
+
+// oneBytePiece says a piece is one byte only where piece says so, for
+// every two ASCII bytes followed by what could extend a piece.
+func TestO200kOneBytePiece(t *testing.T) {
+	_, fast := fastO200k(t)
+	for x := range 128 {
+		for y := range 128 {
+			if !oneBytePiece[asciiKinds[x]<<3|asciiKinds[y]] {
+				continue
+			}
+			for _, tail := range []string{"", "a", "A", "1", " ", "  x", "'", "'s", "/", "\n", "\r\n", "é", "中", "\u0301", "\u00a0", "١", "😀"} {
+				s := string([]byte{byte(x), byte(y)}) + tail
+				if e := fast.piece(s, 0); e != 1 {
+					t.Errorf("piece(%q) ends at %d, oneBytePiece says 1", s, e)
+				}
+				if got := regexpPieces(s); got[0] != s[:1] {
+					t.Errorf("regexp2 pieces of %q: %q, oneBytePiece says %q", s, got, s[:1])
+				}
+			}
+		}
+	}
+}
+
+// Counting checks the UTF-8 of a text as it goes (countText) and counts an
+// invalid one as its validText, wherever the ill-formed bytes are: in a
+// piece that is merged, in one that is a token or of one to three bytes,
+// after ASCII the splitter reads eight bytes at a time, at the end, in a
+// chunk after the first; and a valid text that holds U+FFFD is counted
+// once, as it is.
+func TestO200kCountsInvalidUTF8(t *testing.T) {
+	c, fast := fastO200k(t)
+	long := strings.Repeat("a line of text\n", 300)
+	for _, s := range []string{
+		"日本語\xff語のテキスト",               // merged
+		"emoji 👨\xe2\x80👩 👍\xf0\x9f🏽", // merged, truncated joiner and emoji
+		"\xff", "a\xe3", "é\x80", " \xc3", // pieces of one to three bytes
+		"\xed\xa0\x80 surrogate", "\xc0\xaf overlong", "\xf4\x90\x80\x80 above", "\xf8\x88\x80\x80\x80 five",
+		"abcdefghijklmnop\xe4\xb8",     // at the end, after ASCII
+		"\xe4\xb8\xad\xe6\x96\x87\xe5", // a token, then a truncated character
+		"x \xf0\x9f\x98 y",
+		long + "中文\xff字符\n" + long, // in a later chunk
+		"valid \ufffd text \ufffd\ufffd",
+	} {
+		want := len(c.tk.Encode(validText(s), nil, nil))
+		codec := &tiktokenCodec{tk: c.tk, fast: fast}
+		if got, err := codec.count(context.Background(), s); err != nil || got != want {
+			t.Errorf("count(%+q) = %d, %v; want %d", s, got, err, want)
+		}
+		_, ok := fast.run(s, nil)
+		if ok != utf8.ValidString(s) {
+			t.Errorf("run(%+q) says valid %v", s, ok)
+		}
+	}
+}
+
+// Pieces of ASCII that are no token are merged without merge's look for
+// cuts: of four bytes, of up to longPiece and beyond it, with a leading
+// space or symbol, in upper and mixed case, counted and encoded as
+// tiktoken-go does.
+func TestO200kASCIIMerges(t *testing.T) {
+	c, fast := fastO200k(t)
+	for _, s := range []string{
+		"qzxv", " qzxv", "kieximob", " kbmcdokygbtezhzop", "xqzjvkwpfhgmbnrtlsdcyaueoiqzxjvkwpfhgmbnrtlsdcyaueoi",
+		"QZXVKWPF", "zxQVKWPFhgmb", "(qzxvkw", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	} {
+		want := c.tk.Encode(s, nil, nil)
+		if got := fast.encode(s, nil); !slices.Equal(got, want) {
+			t.Errorf("ids of %q: %v, want %v", s, got, want)
+		}
+		if got := fast.countText(s); got != len(want) {
+			t.Errorf("count of %q: %d, want %d", s, got, len(want))
+		}
 	}
 }

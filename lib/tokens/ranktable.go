@@ -27,6 +27,17 @@ type rankTable struct {
 	// one word each: the filter, 128 KB, answers from cache where the slots
 	// are a trip to memory.
 	filter *[1 << 14]uint64
+	// shortFilter is the same for the tokens of 3 to 8 bytes, at the hash
+	// that places them in tiny or short (256 KB, ~16 bits a token): the
+	// merges of text that is no token (random IDs) ask mostly about strings
+	// of 3–8 bytes that are none, which it turns away from cache where
+	// tiny's 1 MB and short's 4 MB are a trip to memory.
+	shortFilter *[1 << 15]uint64
+	// words3 holds rank+1 (0: none) of every string of three bytes from
+	// a-z and space, at word3: the merges of random letter strings ask
+	// mostly about such strings, which it answers with one load from 77 KB
+	// rather than a hash, the filter and a probe.
+	words3 *[27 * 27 * 27]int32
 	// bytes holds the tokens back to back; the token of rank r starts at
 	// spans[r]>>8 and is spans[r]&0xFF bytes long.
 	bytes string
@@ -44,8 +55,10 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 		return nil, false
 	}
 	t := &rankTable{
-		filter: new([1 << 14]uint64),
-		spans:  make([]uint32, len(ranks)),
+		filter:      new([1 << 14]uint64),
+		shortFilter: new([1 << 15]uint64),
+		words3:      new([27 * 27 * 27]int32),
+		spans:       make([]uint32, len(ranks)),
 	}
 	b := make([]byte, 0, 8*len(ranks))
 	tiny, short, long := 0, 0, 0
@@ -73,9 +86,16 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 	t.slots, t.mask = make([]uint32, n), uint64(n-1)
 	for r := range len(ranks) {
 		tok := t.token(r)
+		if len(tok) <= 8 && len(tok) >= 3 {
+			w, m := filterBits(shortKeyHash(tok))
+			t.shortFilter[w%uint16(len(t.shortFilter))] |= m
+		}
+		if i, ok := word3(tok); ok {
+			t.words3[i] = int32(r + 1)
+		}
 		if len(tok) <= 4 {
 			k := tinyKey(tok)
-			i := shortHash(k) & t.tinyMask
+			i := shortKeyHash(tok) & t.tinyMask
 			for t.tiny[i] != 0 {
 				i = (i + 1) & t.tinyMask
 			}
@@ -84,7 +104,7 @@ func newRankTable(ranks map[string]int) (*rankTable, bool) {
 		}
 		if len(tok) <= 8 {
 			k := loadShort(tok)
-			i := shortHash(k^uint64(len(tok))) & t.shortMask
+			i := shortKeyHash(tok) & t.shortMask
 			for t.short[i].rank != 0 {
 				i = (i + 1) & t.shortMask
 			}
@@ -116,7 +136,23 @@ func (t *rankTable) token(r int) string {
 // not (the filter turns the long ones away).
 func (t *rankTable) rank(s string) (int, bool) {
 	if len(s) <= 8 {
-		return t.probeShort(s)
+		if i, ok := word3(s); ok {
+			return t.word3Rank(i)
+		}
+		if len(s) <= 4 {
+			k := tinyKey(s)
+			h := shortHash(k)
+			if w, m := filterBits(h); len(s) >= 3 && t.shortFilter[w%uint16(len(t.shortFilter))]&m != m {
+				return 0, false
+			}
+			return t.probeTiny(k, h)
+		}
+		k, n := loadShort(s), uint32(len(s))
+		h := shortHash(k ^ uint64(n))
+		if w, m := filterBits(h); t.shortFilter[w%uint16(len(t.shortFilter))]&m != m {
+			return 0, false
+		}
+		return t.probeShort(k, n, h)
 	}
 	h := hashString(s)
 	if w, m := filterBits(h); t.filter[w%uint16(len(t.filter))]&m != m {
@@ -128,28 +164,38 @@ func (t *rankTable) rank(s string) (int, bool) {
 // lookup is rank, for strings that mostly are tokens (the pieces of prose
 // and code), without the filter's trip to memory.
 func (t *rankTable) lookup(s string) (int, bool) {
+	if i, ok := word3(s); ok {
+		return t.word3Rank(i)
+	}
+	if len(s) <= 4 {
+		k := tinyKey(s)
+		return t.probeTiny(k, shortHash(k))
+	}
 	if len(s) <= 8 {
-		return t.probeShort(s)
+		k, n := loadShort(s), uint32(len(s))
+		return t.probeShort(k, n, shortHash(k^uint64(n)))
 	}
 	return t.probe(s, hashString(s))
 }
 
-// probeShort looks for s, of up to 8 bytes, in tiny or short.
-func (t *rankTable) probeShort(s string) (int, bool) {
-	if len(s) <= 4 {
-		k := tinyKey(s)
-		for i := shortHash(k) & t.tinyMask; ; i = (i + 1) & t.tinyMask {
-			e := t.tiny[i]
-			if e == 0 {
-				return 0, false
-			}
-			if e&(1<<40-1) == k {
-				return int(e>>40) - 1, true
-			}
+// probeTiny looks in tiny for the string of up to 4 bytes whose tinyKey is
+// k, at its hash h.
+func (t *rankTable) probeTiny(k, h uint64) (int, bool) {
+	for i := h & t.tinyMask; ; i = (i + 1) & t.tinyMask {
+		e := t.tiny[i]
+		if e == 0 {
+			return 0, false
+		}
+		if e&(1<<40-1) == k {
+			return int(e>>40) - 1, true
 		}
 	}
-	k, n := loadShort(s), uint32(len(s))
-	for i := shortHash(k^uint64(n)) & t.shortMask; ; i = (i + 1) & t.shortMask {
+}
+
+// probeShort looks in short for the string of n (5 to 8) bytes whose
+// loadShort is k, at its hash h.
+func (t *rankTable) probeShort(k uint64, n uint32, h uint64) (int, bool) {
+	for i := h & t.shortMask; ; i = (i + 1) & t.shortMask {
 		e := &t.short[i]
 		if e.rank == 0 {
 			return 0, false
@@ -174,6 +220,46 @@ func (t *rankTable) probe(s string, h uint64) (int, bool) {
 			}
 		}
 	}
+}
+
+// word3Rank is the rank of the string words3 keeps at i, if it is a token.
+func (t *rankTable) word3Rank(i int) (int, bool) {
+	if r := t.words3[i]; r != 0 {
+		return int(r) - 1, true
+	}
+	return 0, false
+}
+
+// word3 is where words3 keeps s, if s is three bytes from a-z and space.
+func word3(s string) (int, bool) {
+	if len(s) != 3 {
+		return 0, false
+	}
+	a, b, c := letter27[s[0]], letter27[s[1]], letter27[s[2]]
+	if a|b|c < 0 {
+		return 0, false
+	}
+	return int(a)*27*27 + int(b)*27 + int(c), true
+}
+
+// letter27 numbers the bytes a-z and space 0–26, the others -1.
+var letter27 = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = int8(c - 'a')
+	}
+	t[' '] = 26
+	return t
+}()
+
+// shortKeyHash is the hash at which probeShort looks for s (1 to 8 bytes).
+func shortKeyHash(s string) uint64 {
+	if len(s) <= 4 {
+		return shortHash(tinyKey(s))
+	}
+	return shortHash(loadShort(s) ^ uint64(len(s)))
 }
 
 // shortSlot is a token of up to 8 bytes: its bytes (loadShort), length

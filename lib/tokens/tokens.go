@@ -301,7 +301,7 @@ func (t *tiktokenCodec) cut(s string) int {
 func (t *tiktokenCodec) encode(_ context.Context, s string, out []int) ([]int, error) {
 	s = validText(s)
 	if t.fast != nil {
-		t.fast.run(s, &out)
+		t.fast.run(s, &out) // valid
 		return out, nil
 	}
 	for len(s) > 0 {
@@ -312,10 +312,10 @@ func (t *tiktokenCodec) encode(_ context.Context, s string, out []int) ([]int, e
 	return out, nil
 }
 
-// countChunk counts c, valid UTF-8.
+// countChunk counts c, valid UTF-8 unless t is o200k_base's.
 func (t *tiktokenCodec) countChunk(c string) int {
 	if t.fast != nil {
-		return t.fast.run(c, nil)
+		return t.fast.countText(c)
 	}
 	return len(t.tk.Encode(c, nil, nil)) // tk is built for the other encodings
 }
@@ -334,9 +334,15 @@ func (t *tiktokenCodec) decode(ids []int) string {
 	return tk.Decode(ids)
 }
 
-// count is len(encode(s)) with each chunk's count remembered.
+// count is len(encode(s)) with each chunk's count remembered. The
+// hand-written o200k_base checks its chunks' UTF-8 as it counts them
+// (countText): a safe cut is after a line feed, which no ill-formed
+// sequence holds, so the chunks of s are those of validText(s) but for
+// the bytes replaced.
 func (t *tiktokenCodec) count(_ context.Context, s string) (int, error) {
-	s = validText(s)
+	if t.fast == nil {
+		s = validText(s)
+	}
 	n := 0
 	for len(s) > 0 {
 		k := t.cut(s)
