@@ -759,22 +759,47 @@ func TestO200kMemoKeepsItsOwnBytes(t *testing.T) {
 	}
 }
 
-// oneBytePiece says a piece is one byte only where piece says so, for
-// every two ASCII bytes followed by what could extend a piece.
-func TestO200kOneBytePiece(t *testing.T) {
+// shortPieces gives a piece's length only where piece gives the same, for
+// every three ASCII bytes followed by what could extend a piece; and where
+// regexp2 gives the same, for three bytes of every kind, the symbols and
+// whitespace that the pattern tells apart among them.
+func TestO200kShortPieces(t *testing.T) {
 	_, fast := fastO200k(t)
+	tails := []string{"", "a", "A", "1", "123", " ", "  x", "'", "'s", "/", "\n", "\r\n", " \n", "é", "中", "\u0301", "\u00a0", "١", "😀"}
+	answered := map[int]bool{}
 	for x := range 128 {
 		for y := range 128 {
-			if !oneBytePiece[asciiKinds[x]<<3|asciiKinds[y]] {
-				continue
-			}
-			for _, tail := range []string{"", "a", "A", "1", " ", "  x", "'", "'s", "/", "\n", "\r\n", "é", "中", "\u0301", "\u00a0", "١", "😀"} {
-				s := string([]byte{byte(x), byte(y)}) + tail
-				if e := fast.piece(s, 0); e != 1 {
-					t.Errorf("piece(%q) ends at %d, oneBytePiece says 1", s, e)
+			for z := range 128 {
+				l := int(shortPieces[int(pieceKinds[x])<<6|int(pieceKinds[y])<<3|int(pieceKinds[z])])
+				if l == 0 {
+					continue
 				}
-				if got := regexpPieces(s); got[0] != s[:1] {
-					t.Errorf("regexp2 pieces of %q: %q, oneBytePiece says %q", s, got, s[:1])
+				answered[l] = true
+				for _, tail := range tails {
+					s := string([]byte{byte(x), byte(y), byte(z)}) + tail
+					if e := fast.piece(s, 0); e != l {
+						t.Fatalf("piece(%q) ends at %d, shortPieces says %d", s, e, l)
+					}
+				}
+			}
+		}
+	}
+	if len(answered) != 3 {
+		t.Errorf("shortPieces answers lengths %v, want 1, 2 and 3", answered)
+	}
+	some := []byte("azAZ09 \n\r\t\v-._\"'/~")
+	for _, x := range some {
+		for _, y := range some {
+			for _, z := range some {
+				l := int(shortPieces[int(pieceKinds[x])<<6|int(pieceKinds[y])<<3|int(pieceKinds[z])])
+				if l == 0 {
+					continue
+				}
+				for _, tail := range tails {
+					s := string([]byte{x, y, z}) + tail
+					if got := regexpPieces(s); got[0] != s[:l] {
+						t.Fatalf("regexp2 pieces of %q: %q, shortPieces says %q", s, got, s[:l])
+					}
 				}
 			}
 		}
