@@ -315,6 +315,17 @@ func (o *o200k) run(s string, ids *[]int) (int, bool) {
 		e, check := p, false
 		if p+2 < len(s) {
 			l := shortPieces[int(k[s[p]])<<6|int(k[s[p+1]])<<3|int(k[s[p+2]])]
+			if l != 0 && ids == nil {
+				// Counting, a piece shortPieces decides is counted without
+				// a branch on its length, which random IDs mispredict: it
+				// is a token, but a pair that is none is two (bit 30 is set
+				// in none, math.MaxInt32, and in no rank, which are below
+				// 1<<tagShift).
+				pair := uint32(o.pairs[int(s[p])<<8|int(s[p+1])])
+				n += 1 + int(l>>1&^l&1)&int(pair>>30)
+				p += int(l)
+				continue
+			}
 			if l == 1 {
 				n++
 				if ids != nil {

@@ -857,3 +857,34 @@ func TestO200kASCIIMerges(t *testing.T) {
 		}
 	}
 }
+
+// Counting takes runs of the pieces shortPieces decides without a branch on
+// their lengths (run): its count is encode's, and tiktoken-go's, for short
+// texts of random IDs' bytes, ending at every place of a run, and for
+// pieces of two bytes that are a token and that are not.
+func TestO200kCountsShortPieces(t *testing.T) {
+	c, fast := fastO200k(t)
+	old := &tiktokenCodec{tk: c.tk}
+	rng := rand.New(rand.NewPCG(29, 6))
+	const bytes = "0123456789abcdefxyzQWZ -_.:\n"
+	for range 3000 {
+		b := make([]byte, 1+rng.IntN(40))
+		for i := range b {
+			b[i] = bytes[rng.IntN(len(bytes))]
+		}
+		s := string(b)
+		want := len(fast.encode(s, nil))
+		if got := fast.countText(s); got != want {
+			t.Fatalf("count of %q: %d, encode %d", s, got, want)
+		}
+		if w, _ := old.count(context.Background(), s); w != want {
+			t.Fatalf("encode of %q: %d tokens, tiktoken-go %d", s, want, w)
+		}
+	}
+	// "zq" and "Qz" are no token, "ab" and "de" are.
+	for _, s := range []string{"1zq2Qz3", "1ab2de3", "zq-Qz-", "ab-de-"} {
+		if got, want := fast.countText(s), len(fast.encode(s, nil)); got != want {
+			t.Errorf("count of %q: %d, encode %d", s, got, want)
+		}
+	}
+}
