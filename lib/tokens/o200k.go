@@ -312,10 +312,10 @@ func (o *o200k) run(s string, ids *[]int) (int, bool) {
 		// A piece of one to three bytes, as the kinds of the three at p
 		// say (most pieces of hexadecimal IDs), is taken without a call,
 		// one of one byte counted here.
-		e, check := p, false
+		e, check := 0, false
 		if p+2 < len(s) {
 			l := shortPieces[int(k[s[p]])<<6|int(k[s[p+1]])<<3|int(k[s[p+2]])]
-			if l != 0 && ids == nil {
+			if l-1 < 3 && ids == nil {
 				// Counting, a piece shortPieces decides is counted without
 				// a branch on its length, which random IDs mispredict: it
 				// is a token, but a pair that is none is two (bit 30 is set
@@ -326,23 +326,30 @@ func (o *o200k) run(s string, ids *[]int) (int, bool) {
 				p += int(l)
 				continue
 			}
-			if l == 1 {
+			switch l {
+			case 1:
 				n++
 				if ids != nil {
 					*ids = append(*ids, int(o.singles[s[p]]))
 				}
 				p++
 				continue
+			case 2, 3:
+				e = p + int(l)
+			case wordAfter:
+				e = asciiWord(s, p+1)
+			case wordAt:
+				e = asciiWord(s, p)
+			default:
+				e = asciiPiece(s, p)
 			}
-			e += int(l)
-		}
-		if e == p {
+		} else {
 			e = asciiPiece(s, p)
-			// A piece that may hold bytes from 0x80 is checked, below or
-			// by merge as it decodes its characters.
-			if check = e == 0; check {
-				e = o.runePiece(s, p)
-			}
+		}
+		// A piece that may hold bytes from 0x80 is checked, below or by
+		// merge as it decodes its characters.
+		if check = e == 0; check {
+			e = o.runePiece(s, p)
 		}
 		piece := s[p:e]
 		p = e
@@ -1003,7 +1010,9 @@ var pieceKinds = func() (k [256]uint8) {
 
 // shortPieces is, for the pieceKinds x, y, z of three bytes (x<<6 | y<<3 |
 // z), the length of the piece at the first where these kinds decide it,
-// whatever follows, else 0: half the pieces of random IDs are one byte,
+// whatever follows, else wordAt or wordAfter where it is the word
+// asciiWord finds there or after a leading character (most pieces of
+// prose, without asciiPiece's branches), else 0: half the pieces of random IDs are one byte,
 // many two, and this one lookup answers them where asciiPiece branches on
 // each byte (TestO200kShortPieces checks every entry against piece).
 var shortPieces = func() (t [512]uint8) {
@@ -1047,8 +1056,25 @@ var shortPieces = func() (t [512]uint8) {
 	set(2, []uint8{pOther, pNewline, pSpace}, one(pNewline), []uint8{pOther, pUpper, pLower, pDigit})
 	// Three digits, whatever follows.
 	set(3, one(pDigit), one(pDigit), one(pDigit))
+	// The longer words, as asciiPiece takes them.
+	for xyz := range t {
+		x, y := uint8(xyz>>6), uint8(xyz>>3&7)
+		switch {
+		case t[xyz] != 0:
+		case x == pUpper || x == pLower:
+			t[xyz] = wordAt
+		case (x == pOther || x == pSpace) && (y == pUpper || y == pLower):
+			t[xyz] = wordAfter
+		}
+	}
 	return t
 }()
+
+// The values of shortPieces above the lengths.
+const (
+	wordAt    = 4 // asciiWord(s, p)
+	wordAfter = 5 // asciiWord(s, p+1)
+)
 
 // asciiPiece is piece for where ASCII bytes alone decide the piece at
 // s[p], as they mostly do in prose, code and IDs: it returns 0 where a

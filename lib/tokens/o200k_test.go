@@ -759,9 +759,10 @@ func TestO200kMemoKeepsItsOwnBytes(t *testing.T) {
 	}
 }
 
-// shortPieces gives a piece's length only where piece gives the same, for
-// every three ASCII bytes followed by what could extend a piece; and where
-// regexp2 gives the same, for three bytes of every kind, the symbols and
+// shortPieces gives a piece's length only where piece gives the same, and
+// a word of asciiWord only where asciiPiece takes it, for every three ASCII
+// bytes followed by what could extend a piece; and a length where regexp2
+// gives the same, for three bytes of every kind, the symbols and
 // whitespace that the pattern tells apart among them.
 func TestO200kShortPieces(t *testing.T) {
 	_, fast := fastO200k(t)
@@ -777,6 +778,12 @@ func TestO200kShortPieces(t *testing.T) {
 				answered[l] = true
 				for _, tail := range tails {
 					s := string([]byte{byte(x), byte(y), byte(z)}) + tail
+					if l == wordAt || l == wordAfter {
+						if got, want := asciiWord(s, l-wordAt), asciiPiece(s, 0); got != want {
+							t.Fatalf("%q: asciiWord at %d ends at %d, asciiPiece at %d", s, l-wordAt, got, want)
+						}
+						continue
+					}
 					if e := fast.piece(s, 0); e != l {
 						t.Fatalf("piece(%q) ends at %d, shortPieces says %d", s, e, l)
 					}
@@ -784,15 +791,15 @@ func TestO200kShortPieces(t *testing.T) {
 			}
 		}
 	}
-	if len(answered) != 3 {
-		t.Errorf("shortPieces answers lengths %v, want 1, 2 and 3", answered)
+	if len(answered) != 5 {
+		t.Errorf("shortPieces answers %v, want lengths 1, 2 and 3, wordAt and wordAfter", answered)
 	}
 	some := []byte("azAZ09 \n\r\t\v-._\"'/~")
 	for _, x := range some {
 		for _, y := range some {
 			for _, z := range some {
 				l := int(shortPieces[int(pieceKinds[x])<<6|int(pieceKinds[y])<<3|int(pieceKinds[z])])
-				if l == 0 {
+				if l == 0 || l > 3 {
 					continue
 				}
 				for _, tail := range tails {
