@@ -340,6 +340,7 @@ func (o *o200k) run(s string, ids *[]int) (int, bool) {
 				e = asciiWord(s, p+1)
 			case wordAt:
 				e = asciiWord(s, p)
+			case nonASCII:
 			default:
 				e = asciiPiece(s, p)
 			}
@@ -985,7 +986,7 @@ var asciiKinds = func() (k [256]uint8) {
 // The kinds of byte that shortPieces tells apart: those of asciiKinds, but
 // an apostrophe (a contraction), a slash (it follows punctuation in a
 // piece) and whitespace other than space and line breaks (which only a
-// space leads in punctuation) are pUnsure, with the bytes from 0x80.
+// space leads in punctuation) are pUnsure; the bytes from 0x80 pNonASCII.
 const (
 	pOther   uint8 = iota // [^\s\p{L}\p{N}] but ' and /
 	pUpper                // A-Z
@@ -994,12 +995,15 @@ const (
 	pSpace                // ' '
 	pNewline              // \r, \n
 	pUnsure
+	pNonASCII
 )
 
 var pieceKinds = func() (k [256]uint8) {
 	for b := range 256 {
 		switch a := asciiKinds[b]; {
-		case b == '\'' || b == '/' || a == kNonASCII || a == kSpace && b != ' ':
+		case a == kNonASCII:
+			k[b] = pNonASCII
+		case b == '\'' || b == '/' || a == kSpace && b != ' ':
 			k[b] = pUnsure
 		default:
 			k[b] = map[uint8]uint8{kOther: pOther, kUpper: pUpper, kLower: pLower, kDigit: pDigit, kSpace: pSpace, kNewline: pNewline}[a]
@@ -1030,7 +1034,7 @@ var shortPieces = func() (t [512]uint8) {
 			}
 		}
 	}
-	all := []uint8{pOther, pUpper, pLower, pDigit, pSpace, pNewline, pUnsure}
+	all := []uint8{pOther, pUpper, pLower, pDigit, pSpace, pNewline, pUnsure, pNonASCII}
 	one := func(x uint8) []uint8 { return []uint8{x} }
 	// One byte: a letter before what no word takes; a digit before a
 	// non-digit; a symbol before a digit or a space; a space before a
@@ -1061,6 +1065,8 @@ var shortPieces = func() (t [512]uint8) {
 		x, y := uint8(xyz>>6), uint8(xyz>>3&7)
 		switch {
 		case t[xyz] != 0:
+		case x == pNonASCII:
+			t[xyz] = nonASCII
 		case x == pUpper || x == pLower:
 			t[xyz] = wordAt
 		case (x == pOther || x == pSpace) && (y == pUpper || y == pLower):
@@ -1074,6 +1080,7 @@ var shortPieces = func() (t [512]uint8) {
 const (
 	wordAt    = 4 // asciiWord(s, p)
 	wordAfter = 5 // asciiWord(s, p+1)
+	nonASCII  = 6 // runePiece(s, p)
 )
 
 // asciiPiece is piece for where ASCII bytes alone decide the piece at

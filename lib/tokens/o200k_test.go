@@ -768,16 +768,30 @@ func TestO200kShortPieces(t *testing.T) {
 	_, fast := fastO200k(t)
 	tails := []string{"", "a", "A", "1", "123", " ", "  x", "'", "'s", "/", "\n", "\r\n", " \n", "é", "中", "\u0301", "\u00a0", "١", "😀"}
 	answered := map[int]bool{}
-	for x := range 128 {
-		for y := range 128 {
-			for z := range 128 {
-				l := int(shortPieces[int(pieceKinds[x])<<6|int(pieceKinds[y])<<3|int(pieceKinds[z])])
+	// Every ASCII byte, and a letter from 0x80 at 128.
+	char := func(i int) string {
+		if i == 128 {
+			return "é"
+		}
+		return string(rune(i))
+	}
+	for x := range 129 {
+		for y := range 129 {
+			for z := range 129 {
+				xyz := char(x) + char(y) + char(z)
+				l := int(shortPieces[int(pieceKinds[xyz[0]])<<6|int(pieceKinds[xyz[1]])<<3|int(pieceKinds[xyz[2]])])
 				if l == 0 {
 					continue
 				}
 				answered[l] = true
 				for _, tail := range tails {
-					s := string([]byte{byte(x), byte(y), byte(z)}) + tail
+					s := xyz + tail
+					if l == nonASCII {
+						if s[0] < utf8.RuneSelf {
+							t.Fatalf("%q: shortPieces says it starts with a byte from 0x80", s)
+						}
+						continue
+					}
 					if l == wordAt || l == wordAfter {
 						if got, want := asciiWord(s, l-wordAt), asciiPiece(s, 0); got != want {
 							t.Fatalf("%q: asciiWord at %d ends at %d, asciiPiece at %d", s, l-wordAt, got, want)
@@ -791,8 +805,8 @@ func TestO200kShortPieces(t *testing.T) {
 			}
 		}
 	}
-	if len(answered) != 5 {
-		t.Errorf("shortPieces answers %v, want lengths 1, 2 and 3, wordAt and wordAfter", answered)
+	if len(answered) != 6 {
+		t.Errorf("shortPieces answers %v, want lengths 1, 2 and 3, wordAt, wordAfter and nonASCII", answered)
 	}
 	some := []byte("azAZ09 \n\r\t\v-._\"'/~")
 	for _, x := range some {
