@@ -126,6 +126,9 @@ type Registry struct {
 	Tables      map[string]Tabler
 	Designs     map[string]Design
 	Titles      map[string]string // the papers' spelling of the benchmarks' names
+	// Judged are the benchmarks an LLM judges: a record of one that names
+	// no judge (judged before judge_model) is its model's judge's (judges).
+	Judged map[string]bool
 	// Order is the benchmarks' order in the report (the registry's, as
 	// the page's sections); one it does not name comes after, by name.
 	Order []string
@@ -251,7 +254,7 @@ type aggKey struct{ run, bench, judge string }
 // read is given every record as it is read, left out of the tables or not
 // ("" run: this run's own).
 func readRecords(r *app.Run, reg Registry, opt Options, read func(rec *record.Record, run string)) (*input, error) {
-	in := &input{arms: map[armKey]*arm{}, judged: newJudges()}
+	in := &input{arms: map[armKey]*arm{}, judged: newJudges(reg.Judged)}
 	aggs := map[aggKey]Aggregator{}
 	seen := map[aggKey]*marks{}
 	take := func(rec *record.Record, k aggKey) error {

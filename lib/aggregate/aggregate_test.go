@@ -72,7 +72,7 @@ func run(t *testing.T, input string, args ...string) (int, string, string) {
 	}
 	var stderr strings.Builder
 	reg := Registry{Aggregators: map[string]Factory{"b": func(Options) Aggregator { return &counter{n: map[string]int{}} }}, Tables: map[string]Tabler{"b": countTables},
-		Importers: map[string]Importer{"rows": ImportRows}, Designs: map[string]Design{"b": countDesign}}
+		Importers: map[string]Importer{"rows": ImportRows}, Designs: map[string]Design{"b": countDesign}, Judged: map[string]bool{"b": true}}
 	tool := app.Tool{Name: "aggregate-ifs", TextOutput: true, Answerer: Answerer, Flags: []cli.Flag{&cli.BoolFlag{Name: "exclude-truncated"}, &cli.StringFlag{Name: "import"}, &cli.StringFlag{Name: "ci"},
 		&cli.StringFlag{Name: "compare"}, &cli.StringFlag{Name: "flips"}, &cli.StringFlag{Name: "correction"}, &cli.StringFlag{Name: "price"}, &cli.StringFlag{Name: "judge-price"}}, Action: func(r *app.Run) error {
 		price, _ := cost.ParsePrice(r.String("price"))
@@ -105,13 +105,14 @@ func TestRun(t *testing.T) {
 		`{"id":"1#b","parent":"1","bench":"b","model":"m","response":{"usage":{"prompt_tokens":10,"completion_tokens":7,"completion_tokens_details":{"reasoning_tokens":5}},"cached":true},"judgement":{"judge":{"model":"j","reply":"no","usage":{"prompt_tokens":200,"completion_tokens":20}}}}` + "\n" +
 		`{"id":"2","bench":"b","model":"m","response":{"text":"t","usage":{"prompt_tokens":20,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":4}}},"judgement":{"judge":{"model":"j","reply":"no","usage":{"prompt_tokens":300,"completion_tokens":30}}}}` + "\n"
 	const (
-		jA1      = `{"id":"1","bench":"b","model":"m","unit":"u1","judge_model":"ja","judgement":{"judge":{"model":"ja-0613"}}}`
-		jA2      = `{"id":"2","bench":"b","model":"m","unit":"u2","judge_model":"ja","error":{"stage":"infer-batch","kind":"x","message":"y"}}`
-		jB1      = `{"id":"1","bench":"b","model":"m","unit":"u1","judge_model":"jb","judgement":{"judge":{"model":"jb"}}}`
-		jB2      = `{"id":"2","bench":"b","model":"m","unit":"u2","judge_model":"jb","error":{"stage":"infer-batch","kind":"x","message":"y"}}`
-		jN       = `{"id":"1","bench":"b","model":"n","unit":"u1","judgement":{"judge":{"model":"jb"}}}`
-		jOld     = `{"id":"1","bench":"b","model":"m","unit":"u1","judgement":{"judge":{"model":"ja"}}}`
-		jOldFail = `{"id":"2","bench":"b","model":"m","unit":"u2","error":{"stage":"judge","kind":"x","message":"y"}}`
+		jA1         = `{"id":"1","bench":"b","model":"m","unit":"u1","judge_model":"ja","judgement":{"judge":{"model":"ja-0613"}}}`
+		jA2         = `{"id":"2","bench":"b","model":"m","unit":"u2","judge_model":"ja","error":{"stage":"infer-batch","kind":"x","message":"y"}}`
+		jB1         = `{"id":"1","bench":"b","model":"m","unit":"u1","judge_model":"jb","judgement":{"judge":{"model":"jb"}}}`
+		jB2         = `{"id":"2","bench":"b","model":"m","unit":"u2","judge_model":"jb","error":{"stage":"infer-batch","kind":"x","message":"y"}}`
+		jN          = `{"id":"1","bench":"b","model":"n","unit":"u1","judgement":{"judge":{"model":"jb"}}}`
+		jOld        = `{"id":"1","bench":"b","model":"m","unit":"u1","judgement":{"judge":{"model":"ja"}}}`
+		jOldFail    = `{"id":"2","bench":"b","model":"m","unit":"u2","error":{"stage":"judge","kind":"x","message":"y"}}`
+		jOldDecided = `{"id":"3","bench":"b","model":"m","unit":"u3","judgement":{"score":0,"verdict":"missing"}}`
 	)
 	lines := func(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 	for _, tc := range []struct {
@@ -160,6 +161,8 @@ func TestRun(t *testing.T) {
 			[]string{"| m | 2 [too few] |"}, []string{"(judge"}},
 		{"a failed record naming no judge is the only judge's, read before it", lines(jOldFail, jOld), nil, 0,
 			[]string{"| m | 2 [too few] |"}, []string{"(judge"}},
+		{"a check decided without a call in a file judged before judge_model is the only judge's", lines(jOldDecided, jOld, jOldFail), nil, 0,
+			[]string{"| m | 3 [too few] |"}, []string{"(judge"}},
 		{"a failed record naming no judge of a model with two judges is bad input", lines(jA1, jB1, jOldFail), nil, app.ExitBadInput, nil, nil},
 		{"one judge's answer read twice is bad input naming both places", lines(jA1, jB1, jA1), nil, app.ExitBadInput, nil, nil},
 		{"one model's answer read twice is bad input naming both places",
@@ -173,7 +176,7 @@ func TestRun(t *testing.T) {
 			}
 			if code == app.ExitBadInput && !slices.ContainsFunc([]string{`-:1: record "x1": bench "nope" has no aggregator`, `-:3: record "1": duplicate id answered by model "m1": already read at -:1`,
 				`-:3: record "1": duplicate id answered by model "m", judge "ja": already read at -:1`,
-				`-:3: record "2": this failed record names no judge model, and model "m" has records of several judges in b ("ja", "jb"): it cannot be counted under one; name each file's judge on its failed records ("judge_model"`}, func(s string) bool { return strings.Contains(stderr, s) }) {
+				`-:3: record "2": this record names no judge model, and model "m" has records of several judges in b ("ja", "jb"): it cannot be counted under one; name each file's judge on its records ("judge_model"`}, func(s string) bool { return strings.Contains(stderr, s) }) {
 				t.Errorf("stderr does not name the record: %s", stderr)
 			}
 			for _, w := range tc.want {
@@ -399,7 +402,7 @@ func TestJudgeLabel(t *testing.T) {
 	if got := report.RunLabel("m", "r"); got != "m (run r)" {
 		t.Errorf("RunLabel: %q", got)
 	}
-	js := newJudges()
+	js := newJudges(nil)
 	for _, k := range []answerer{{bench: "b", model: "m", run: ""}, {bench: "b", model: "n", run: ""}} {
 		js.of[k] = []string{"ja"}
 	}
@@ -423,6 +426,31 @@ func TestInOrder(t *testing.T) {
 	} {
 		if got := strings.Join(inOrder(tc.order, m), " "); got != tc.want {
 			t.Errorf("inOrder(%v) = %s, want %s", tc.order, got, tc.want)
+		}
+	}
+}
+
+// Only a benchmark an LLM judges holds back the records that name no judge:
+// a program's scores never name one, and a failed record of a program-scored
+// benchmark is counted as it is read.
+func TestJudgesHoldOnlyJudgedBenchmarks(t *testing.T) {
+	js := newJudges(map[string]bool{"llm": true})
+	for _, tc := range []struct {
+		rec  string
+		held bool
+	}{
+		{`{"id":"1","bench":"llm","model":"m","error":{"stage":"infer-batch","kind":"x"}}`, true},
+		{`{"id":"2","bench":"llm","model":"m","judgement":{"score":0}}`, true},
+		{`{"id":"3","bench":"llm","model":"m","judge_model":"j","error":{"stage":"infer-batch","kind":"x"}}`, false},
+		{`{"id":"4","bench":"program","model":"m","error":{"stage":"infer-batch","kind":"x"}}`, false},
+		{`{"id":"5","bench":"program","model":"m","judgement":{"score":1}}`, false},
+	} {
+		rec, err := record.Parse([]byte(tc.rec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := js.add(rec, "", "-", 1); got != tc.held {
+			t.Errorf("%s: held %v, want %v", tc.rec, got, tc.held)
 		}
 	}
 }

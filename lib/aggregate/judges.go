@@ -27,17 +27,21 @@ func JudgeOf(rec *record.Record) string {
 // judges says which judges judged each model's records of a benchmark in a
 // run, so that one model judged by two judge models is two models side by
 // side (JudgeLabel), each judge's verdicts aggregated apart. A model with
-// one judge keeps its name. A record that names no judge and failed (a
-// file judged before judge_model) is held back until the input's end
-// (hold), then taken as the only judge's of its model (resolve): the order
-// of the input does not matter.
+// one judge keeps its name. A record of a benchmark an LLM judges that
+// names no judge (a file judged before judge_model: one that failed, or
+// one the scorer decided without a call, such as a check whose entry is
+// missing) is held back until the input's end (add), then taken as the
+// only judge's of its model (resolve): the order of the input does not
+// matter. A program's scores name no judge, and are never held.
 type judges struct {
-	of   map[answerer][]string  // the judges of the records that name one ("" for a record scored without a judge model)
-	runs map[[2]string][]string // the same, by bench and run
-	held []held
+	judged map[string]bool        // Registry.Judged
+	of     map[answerer][]string  // the judges of the records that name one ("" for a record scored without a judge model)
+	runs   map[[2]string][]string // the same, by bench and run
+	held   []held
 }
 
-// held is a record that failed naming no judge, and where it was read.
+// held is a record of a judged benchmark that names no judge, and where it
+// was read.
 type held struct {
 	rec        *record.Record
 	run, judge string
@@ -45,16 +49,16 @@ type held struct {
 	line       int
 }
 
-func newJudges() *judges {
-	return &judges{of: map[answerer][]string{}, runs: map[[2]string][]string{}}
+func newJudges(judged map[string]bool) *judges {
+	return &judges{judged: judged, of: map[answerer][]string{}, runs: map[[2]string][]string{}}
 }
 
 // add notes a record read ("" run: this run's own) and reports whether it
-// is held back: a failed record that names no judge belongs to the judge of
-// its model, known at the input's end.
+// is held back: a record of a judged benchmark that names no judge belongs
+// to the judge of its model, known at the input's end.
 func (js *judges) add(rec *record.Record, run, file string, line int) bool {
 	bench, model, judge := rec.String("bench"), ModelOf(rec), JudgeOf(rec)
-	if judge == "" && rec.Errored() {
+	if judge == "" && js.judged[bench] {
 		js.held = append(js.held, held{rec: rec, run: run, file: file, line: line})
 		return true
 	}
@@ -83,8 +87,8 @@ func (js *judges) resolve() error {
 		case len(of) == 1:
 			h.judge = of[0]
 		case len(of) > 1:
-			return h.fail(fmt.Errorf("this failed record names no judge model, and model %q has records of several judges in %s (%s): it cannot be counted under one; "+
-				"name each file's judge on its failed records (\"%s\": judge writes it; for a file judged before, add it, e.g. jq -c '.%s //= \"JUDGE\"'), or aggregate each judge's file apart",
+			return h.fail(fmt.Errorf("this record names no judge model, and model %q has records of several judges in %s (%s): it cannot be counted under one; "+
+				"name each file's judge on its records (\"%s\": judge writes it; for a file judged before, add it, e.g. jq -c '.%s //= \"JUDGE\"'), or aggregate each judge's file apart",
 				model, bench, strings.Join(quoted(of), ", "), record.JudgeModelField, record.JudgeModelField))
 		default:
 			if r := js.runs[[2]string{bench, h.run}]; len(r) == 1 {

@@ -19,6 +19,7 @@ func AggregateIFS(bs []bench.Bench) app.Tool {
 		Tables:      map[string]aggregate.Tabler{},
 		Designs:     map[string]aggregate.Design{},
 		Titles:      map[string]string{},
+		Judged:      map[string]bool{},
 	}
 	for _, b := range bs {
 		reg.Aggregators[b.Name] = b.Aggregate
@@ -26,6 +27,7 @@ func AggregateIFS(bs []bench.Bench) app.Tool {
 		reg.Designs[b.Name] = b.Design
 		reg.Titles[b.Name] = b.Title
 		reg.Order = append(reg.Order, b.Name)
+		reg.Judged[b.Name] = len(b.JudgeModes) > 0
 		for kind, imp := range b.Importers {
 			if _, dup := reg.Importers[kind]; dup {
 				panic("programs: --import " + kind + " is aggregate-ifs' own")
