@@ -340,7 +340,7 @@ func (o *o200k) run(s string, ids *[]int) (int, bool) {
 				e = asciiWord(s, p+1)
 			case wordAt:
 				e = asciiWord(s, p)
-			case nonASCII:
+			case nonASCII: // e = 0: runePiece, below
 			default:
 				e = asciiPiece(s, p)
 			}
@@ -1016,9 +1016,10 @@ var pieceKinds = func() (k [256]uint8) {
 // z), the length of the piece at the first where these kinds decide it,
 // whatever follows, else wordAt or wordAfter where it is the word
 // asciiWord finds there or after a leading character (most pieces of
-// prose, without asciiPiece's branches), else 0: half the pieces of random IDs are one byte,
-// many two, and this one lookup answers them where asciiPiece branches on
-// each byte (TestO200kShortPieces checks every entry against piece).
+// prose, without asciiPiece's branches), else nonASCII for a byte from
+// 0x80, else 0: half the pieces of random IDs are one byte, many two, and
+// this one lookup answers them where asciiPiece branches on each byte
+// (TestO200kShortPieces checks every entry against piece).
 var shortPieces = func() (t [512]uint8) {
 	letter := []uint8{pUpper, pLower}
 	// What ends a word, a number, a run of punctuation (and any line
