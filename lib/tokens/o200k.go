@@ -307,23 +307,49 @@ func (o *o200k) run(s string, ids *[]int) (int, bool) {
 	m.invalid = false
 	valid := true
 	n := 0
-	k := &asciiKinds
+	k := &pieceKinds
 	for p := 0; p < len(s); {
-		// A piece of one byte, as the two bytes at p say (half the pieces
-		// of hexadecimal IDs), is counted here without a call.
-		if p+1 < len(s) && oneBytePiece[k[s[p]]<<3|k[s[p+1]]] {
-			n++
-			if ids != nil {
-				*ids = append(*ids, int(o.singles[s[p]]))
+		// A piece of one to three bytes, as the kinds of the three at p
+		// say (most pieces of hexadecimal IDs), is taken without a call,
+		// one of one byte counted here.
+		e, check := 0, false
+		if p+2 < len(s) {
+			l := shortPieces[int(k[s[p]])<<6|int(k[s[p+1]])<<3|int(k[s[p+2]])]
+			if l-1 < 3 && ids == nil {
+				// Counting, a piece shortPieces decides is counted without
+				// a branch on its length, which random IDs mispredict: it
+				// is a token, but a pair that is none is two (bit 30 is set
+				// in none, math.MaxInt32, and in no rank, which are below
+				// 1<<tagShift).
+				pair := uint32(o.pairs[int(s[p])<<8|int(s[p+1])])
+				n += 1 + int(l>>1&^l&1)&int(pair>>30)
+				p += int(l)
+				continue
 			}
-			p++
-			continue
+			switch l {
+			case 1:
+				n++
+				if ids != nil {
+					*ids = append(*ids, int(o.singles[s[p]]))
+				}
+				p++
+				continue
+			case 2, 3:
+				e = p + int(l)
+			case wordAfter:
+				e = asciiWord(s, p+1)
+			case wordAt:
+				e = asciiWord(s, p)
+			case nonASCII: // e = 0: runePiece, below
+			default:
+				e = asciiPiece(s, p)
+			}
+		} else {
+			e = asciiPiece(s, p)
 		}
-		e := asciiPiece(s, p)
 		// A piece that may hold bytes from 0x80 is checked, below or by
 		// merge as it decodes its characters.
-		check := e == 0
-		if check {
+		if check = e == 0; check {
 			e = o.runePiece(s, p)
 		}
 		piece := s[p:e]
@@ -957,27 +983,106 @@ var asciiKinds = func() (k [256]uint8) {
 	return k
 }()
 
-// oneBytePiece says, for the kinds x, y of two bytes (x<<3 | y), that the
-// piece at the first is that byte alone, whatever follows: a letter before
-// a digit or whitespace, a lower-case one before an upper-case one (a word,
-// which only a letter, a mark or an apostrophe would extend), a digit before anything ASCII but a digit, a
-// symbol before a digit or a space (which neither a word nor [\r\n/]*
-// takes), whitespace before a digit (\s+ would otherwise give back its
-// last character only to a following non-space, and here it has one), a
-// line break before a letter, digit or symbol.
-var oneBytePiece = func() (t [64]bool) {
-	for _, xy := range [][2]uint8{
-		{kUpper, kDigit}, {kUpper, kSpace}, {kUpper, kNewline},
-		{kLower, kUpper}, {kLower, kDigit}, {kLower, kSpace}, {kLower, kNewline},
-		{kDigit, kUpper}, {kDigit, kLower}, {kDigit, kOther}, {kDigit, kSpace}, {kDigit, kNewline},
-		{kOther, kDigit}, {kOther, kSpace},
-		{kSpace, kDigit},
-		{kNewline, kUpper}, {kNewline, kLower}, {kNewline, kDigit}, {kNewline, kOther},
-	} {
-		t[xy[0]<<3|xy[1]] = true
+// The kinds of byte that shortPieces tells apart: those of asciiKinds, but
+// an apostrophe (a contraction), a slash (it follows punctuation in a
+// piece) and whitespace other than space and line breaks (which only a
+// space leads in punctuation) are pUnsure; the bytes from 0x80 pNonASCII.
+const (
+	pOther   uint8 = iota // [^\s\p{L}\p{N}] but ' and /
+	pUpper                // A-Z
+	pLower                // a-z
+	pDigit                // 0-9
+	pSpace                // ' '
+	pNewline              // \r, \n
+	pUnsure
+	pNonASCII
+)
+
+var pieceKinds = func() (k [256]uint8) {
+	for b := range 256 {
+		switch a := asciiKinds[b]; {
+		case a == kNonASCII:
+			k[b] = pNonASCII
+		case b == '\'' || b == '/' || a == kSpace && b != ' ':
+			k[b] = pUnsure
+		default:
+			k[b] = map[uint8]uint8{kOther: pOther, kUpper: pUpper, kLower: pLower, kDigit: pDigit, kSpace: pSpace, kNewline: pNewline}[a]
+		}
+	}
+	return k
+}()
+
+// shortPieces is, for the pieceKinds x, y, z of three bytes (x<<6 | y<<3 |
+// z), the length of the piece at the first where these kinds decide it,
+// whatever follows, else wordAt or wordAfter where it is the word
+// asciiWord finds there or after a leading character (most pieces of
+// prose, without asciiPiece's branches), else nonASCII for a byte from
+// 0x80, else 0: half the pieces of random IDs are one byte, many two, and
+// this one lookup answers them where asciiPiece branches on each byte
+// (TestO200kShortPieces checks every entry against piece).
+var shortPieces = func() (t [512]uint8) {
+	letter := []uint8{pUpper, pLower}
+	// What ends a word, a number, a run of punctuation (and any line
+	// breaks after it), and does not make a word of a letter before it.
+	endsWord := []uint8{pDigit, pSpace, pNewline, pOther}
+	endsUpperWord := append(endsWord, pUpper)
+	set := func(n uint8, xs, ys, zs []uint8) {
+		for _, x := range xs {
+			for _, y := range ys {
+				for _, z := range zs {
+					t[int(x)<<6|int(y)<<3|int(z)] = n
+				}
+			}
+		}
+	}
+	all := []uint8{pOther, pUpper, pLower, pDigit, pSpace, pNewline, pUnsure, pNonASCII}
+	one := func(x uint8) []uint8 { return []uint8{x} }
+	// One byte: a letter before what no word takes; a digit before a
+	// non-digit; a symbol before a digit or a space; a space before a
+	// digit, or before another space and then a non-space (\s+(?!\S)
+	// gives back the last); a line break before a non-space.
+	set(1, one(pUpper), endsWord, all)
+	set(1, one(pLower), endsUpperWord, all)
+	set(1, one(pDigit), []uint8{pOther, pUpper, pLower, pSpace, pNewline}, all)
+	set(1, one(pOther), []uint8{pDigit, pSpace}, all)
+	set(1, one(pSpace), one(pDigit), all)
+	set(1, one(pSpace), one(pSpace), []uint8{pOther, pUpper, pLower, pDigit})
+	set(1, one(pNewline), []uint8{pOther, pUpper, pLower, pDigit}, all)
+	// Two bytes: a word of two letters, or of one after a symbol or a
+	// space; two digits; a symbol, or a space, and a symbol before a
+	// letter, digit or space; a symbol and a line break, a line break or
+	// space and a line break, before a non-space.
+	set(2, one(pUpper), one(pUpper), endsWord)
+	set(2, letter, one(pLower), endsUpperWord)
+	set(2, []uint8{pOther, pSpace}, one(pLower), endsUpperWord)
+	set(2, []uint8{pOther, pSpace}, one(pUpper), endsWord)
+	set(2, one(pDigit), one(pDigit), []uint8{pOther, pUpper, pLower, pSpace, pNewline})
+	set(2, []uint8{pOther, pSpace}, one(pOther), []uint8{pUpper, pLower, pDigit, pSpace})
+	set(2, []uint8{pOther, pNewline, pSpace}, one(pNewline), []uint8{pOther, pUpper, pLower, pDigit})
+	// Three digits, whatever follows.
+	set(3, one(pDigit), one(pDigit), one(pDigit))
+	// The longer words, as asciiPiece takes them.
+	for xyz := range t {
+		x, y := uint8(xyz>>6), uint8(xyz>>3&7)
+		switch {
+		case t[xyz] != 0:
+		case x == pNonASCII:
+			t[xyz] = nonASCII
+		case x == pUpper || x == pLower:
+			t[xyz] = wordAt
+		case (x == pOther || x == pSpace) && (y == pUpper || y == pLower):
+			t[xyz] = wordAfter
+		}
 	}
 	return t
 }()
+
+// The values of shortPieces above the lengths.
+const (
+	wordAt    = 4 // asciiWord(s, p)
+	wordAfter = 5 // asciiWord(s, p+1)
+	nonASCII  = 6 // runePiece(s, p)
+)
 
 // asciiPiece is piece for where ASCII bytes alone decide the piece at
 // s[p], as they mostly do in prose, code and IDs: it returns 0 where a

@@ -759,22 +759,68 @@ func TestO200kMemoKeepsItsOwnBytes(t *testing.T) {
 	}
 }
 
-// oneBytePiece says a piece is one byte only where piece says so, for
-// every two ASCII bytes followed by what could extend a piece.
-func TestO200kOneBytePiece(t *testing.T) {
+// shortPieces gives a piece's length only where piece gives the same, and
+// a word of asciiWord only where asciiPiece takes it, for every three ASCII
+// bytes followed by what could extend a piece; and a length where regexp2
+// gives the same, for three bytes of every kind, the symbols and
+// whitespace that the pattern tells apart among them.
+func TestO200kShortPieces(t *testing.T) {
 	_, fast := fastO200k(t)
-	for x := range 128 {
-		for y := range 128 {
-			if !oneBytePiece[asciiKinds[x]<<3|asciiKinds[y]] {
-				continue
-			}
-			for _, tail := range []string{"", "a", "A", "1", " ", "  x", "'", "'s", "/", "\n", "\r\n", "é", "中", "\u0301", "\u00a0", "١", "😀"} {
-				s := string([]byte{byte(x), byte(y)}) + tail
-				if e := fast.piece(s, 0); e != 1 {
-					t.Errorf("piece(%q) ends at %d, oneBytePiece says 1", s, e)
+	tails := []string{"", "a", "A", "1", "123", " ", "  x", "'", "'s", "/", "\n", "\r\n", " \n", "é", "中", "\u0301", "\u00a0", "١", "😀"}
+	answered := map[int]bool{}
+	// Every ASCII byte, and a letter from 0x80 at 128.
+	char := func(i int) string {
+		if i == 128 {
+			return "é"
+		}
+		return string(rune(i))
+	}
+	for x := range 129 {
+		for y := range 129 {
+			for z := range 129 {
+				xyz := char(x) + char(y) + char(z)
+				l := int(shortPieces[int(pieceKinds[xyz[0]])<<6|int(pieceKinds[xyz[1]])<<3|int(pieceKinds[xyz[2]])])
+				if l == 0 {
+					continue
 				}
-				if got := regexpPieces(s); got[0] != s[:1] {
-					t.Errorf("regexp2 pieces of %q: %q, oneBytePiece says %q", s, got, s[:1])
+				answered[l] = true
+				for _, tail := range tails {
+					s := xyz + tail
+					if l == nonASCII {
+						if s[0] < utf8.RuneSelf {
+							t.Fatalf("%q: shortPieces says it starts with a byte from 0x80", s)
+						}
+						continue
+					}
+					if l == wordAt || l == wordAfter {
+						if got, want := asciiWord(s, l-wordAt), asciiPiece(s, 0); got != want {
+							t.Fatalf("%q: asciiWord at %d ends at %d, asciiPiece at %d", s, l-wordAt, got, want)
+						}
+						continue
+					}
+					if e := fast.piece(s, 0); e != l {
+						t.Fatalf("piece(%q) ends at %d, shortPieces says %d", s, e, l)
+					}
+				}
+			}
+		}
+	}
+	if len(answered) != 6 {
+		t.Errorf("shortPieces answers %v, want lengths 1, 2 and 3, wordAt, wordAfter and nonASCII", answered)
+	}
+	some := []byte("azAZ09 \n\r\t\v-._\"'/~")
+	for _, x := range some {
+		for _, y := range some {
+			for _, z := range some {
+				l := int(shortPieces[int(pieceKinds[x])<<6|int(pieceKinds[y])<<3|int(pieceKinds[z])])
+				if l == 0 || l > 3 {
+					continue
+				}
+				for _, tail := range tails {
+					s := string([]byte{x, y, z}) + tail
+					if got := regexpPieces(s); got[0] != s[:l] {
+						t.Fatalf("regexp2 pieces of %q: %q, shortPieces says %q", s, got, s[:l])
+					}
 				}
 			}
 		}
@@ -829,6 +875,37 @@ func TestO200kASCIIMerges(t *testing.T) {
 		}
 		if got := fast.countText(s); got != len(want) {
 			t.Errorf("count of %q: %d, want %d", s, got, len(want))
+		}
+	}
+}
+
+// Counting takes runs of the pieces shortPieces decides without a branch on
+// their lengths (run): its count is encode's, and tiktoken-go's, for short
+// texts of random IDs' bytes, ending at every place of a run, and for
+// pieces of two bytes that are a token and that are not.
+func TestO200kCountsShortPieces(t *testing.T) {
+	c, fast := fastO200k(t)
+	old := &tiktokenCodec{tk: c.tk}
+	rng := rand.New(rand.NewPCG(29, 6))
+	const bytes = "0123456789abcdefxyzQWZ -_.:\n"
+	for range 3000 {
+		b := make([]byte, 1+rng.IntN(40))
+		for i := range b {
+			b[i] = bytes[rng.IntN(len(bytes))]
+		}
+		s := string(b)
+		want := len(fast.encode(s, nil))
+		if got := fast.countText(s); got != want {
+			t.Fatalf("count of %q: %d, encode %d", s, got, want)
+		}
+		if w, _ := old.count(context.Background(), s); w != want {
+			t.Fatalf("encode of %q: %d tokens, tiktoken-go %d", s, want, w)
+		}
+	}
+	// "zq" and "Qz" are no token, "ab" and "de" are.
+	for _, s := range []string{"1zq2Qz3", "1ab2de3", "zq-Qz-", "ab-de-"} {
+		if got, want := fast.countText(s), len(fast.encode(s, nil)); got != want {
+			t.Errorf("count of %q: %d, encode %d", s, got, want)
 		}
 	}
 }
