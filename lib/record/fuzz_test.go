@@ -42,6 +42,8 @@ func FuzzUnquote(f *testing.F) {
 		`"plain"`, `"a\nb\t\"q\"\\\/"`, `"\u00e9\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\ud83d\u0041"`,
 		`"\udc00\ud800"`, `"\u004A\u004a"`, "\"\xff\"", "\"caf\xc3\xa9\"", `"\x"`, `"a`, `"\u12"`, "\"\x01\"", `""`, `"\b\f\r"`,
 		`"\"`, `"a\"b"`, `"\\"`, `"\u0022"`, `"x\`,
+		// Longer than a word, with escapes across the eight-byte steps.
+		`"0123456\n89abcdef0\"23456789\\bcdef\u00e9xyz\ud83d\ude00567"`, "\"0123456789abcdef\"0123456789\"", "\"0123456789\x01bcdef\"",
 	} {
 		f.Add([]byte(s))
 	}
