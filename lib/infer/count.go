@@ -47,9 +47,10 @@ func (e *engine) encoder() *tokens.Encoder {
 // count sets the call's prompt token count: the server's (--tokenizer
 // server, cached by content hash), else the local tokenizer's. A server that
 // stops answering /tokenize mid-run leaves the estimate, with one warning.
-func (e *engine) count(ctx context.Context, c *call, messages json.RawMessage, texts []string, prompt string) {
+func (e *engine) count(ctx context.Context, c *call, p *parsedReq) {
+	p.readTexts()
 	if e.srv != nil {
-		if n, err := e.serverCount(ctx, c, messages, texts, prompt); err == nil {
+		if n, err := e.serverCount(ctx, c, p.messages(), p.texts, p.prompt); err == nil {
 			c.promptTokens, c.tokenizer, c.exact = n, TokenizerServer, true
 			return
 		} else if ctx.Err() == nil {
@@ -60,7 +61,7 @@ func (e *engine) count(ctx context.Context, c *call, messages json.RawMessage, t
 	}
 	enc := e.encoder()
 	c.tokenizer, c.exact = enc.Label(), enc.Exact
-	n, err := e.localCount(ctx, enc, c.path, texts, prompt)
+	n, err := e.localCount(ctx, enc, c.path, p.texts, p.prompt)
 	if err != nil {
 		c.promptTokens, c.tokenizer, c.exact = 0, "", false
 		if ctx.Err() == nil {

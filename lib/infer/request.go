@@ -112,10 +112,11 @@ func (e *engine) build(ctx context.Context, c *call, lazy bool) *record.Error {
 		// Token ids or a batch of prompts: bytes/4 is all we can say.
 		c.promptTokens, c.tokenizer = len(p.obj.Raw("prompt"))/4, "bytes/4~"
 	case lazy && e.opt.MaxModelLen == 0 && e.tpm == nil && e.srv == nil && !e.encReady.Load():
-		messages, texts, prompt := p.obj.Raw("messages"), p.texts, p.prompt
-		c.countLater = func(ctx context.Context) { e.count(ctx, c, messages, texts, prompt) }
+		// Nothing reads p after build but this count: the texts it
+		// unquotes are no part of what the first wave waits for.
+		c.countLater = func(ctx context.Context) { e.count(ctx, c, p) }
 	default:
-		e.count(ctx, c, p.obj.Raw("messages"), p.texts, p.prompt)
+		e.count(ctx, c, p)
 	}
 	if re := e.fit(ctx, c, p); re != nil {
 		return re
@@ -127,10 +128,15 @@ func (e *engine) build(ctx context.Context, c *call, lazy bool) *record.Error {
 // prompt several times. Only a request that must change (a cut context, a
 // model or stream field to replace) is decoded (decode).
 type parsedReq struct {
-	obj      *record.Record
+	obj *record.Record
+	// contents are the chat messages' contents as JSON, or the prompt's;
+	// their texts are unquoted only when counting or cutting needs them
+	// (readTexts).
+	contents [][]byte
 	texts    []string // chat: each message's text
 	prompt   string   // completions: the prompt, when it is a string
 	isString bool
+	read     bool // texts or prompt
 	// m is the request decoded, once it must change; msgs its messages.
 	m    map[string]json.RawMessage
 	msgs []map[string]json.RawMessage
@@ -159,22 +165,22 @@ func readPrompt(c *call) (*parsedReq, *record.Error) {
 		if err != nil || len(msgs) == 0 {
 			return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
 		}
-		p.texts = make([]string, len(msgs))
+		p.contents = make([][]byte, len(msgs))
 		others := 0
 		for i, raw := range msgs {
 			msg, err := record.CheckedObject(raw)
 			if err != nil {
 				return nil, &record.Error{Kind: oai.KindBadRequest, Message: `request "messages" is not a non-empty array of objects`}
 			}
-			p.texts[i] = contentString(msg.Raw("content"))
+			p.contents[i] = msg.Raw("content")
 			if msg.String("role") != "system" {
 				others++
 			}
 		}
 		c.droppable = others > 1
 	} else if raw := obj.Raw("prompt"); raw[0] == '"' {
-		p.prompt, err = record.CheckedUnquote(raw)
-		p.isString = err == nil
+		// A string of valid JSON, which unquotes without an error.
+		p.contents, p.isString = [][]byte{raw}, true
 	}
 	for _, k := range []string{"max_tokens", "max_completion_tokens"} {
 		if raw := obj.Raw(k); raw != nil {
@@ -189,6 +195,31 @@ func readPrompt(c *call) (*parsedReq, *record.Error) {
 		record.Unmarshal(raw, &c.n)
 	}
 	return p, nil
+}
+
+// readTexts unquotes the contents, once.
+func (p *parsedReq) readTexts() {
+	if p.read {
+		return
+	}
+	p.read = true
+	switch {
+	case p.isString:
+		p.prompt, _ = record.CheckedUnquote(p.contents[0])
+	default:
+		p.texts = make([]string, len(p.contents))
+		for i, raw := range p.contents {
+			p.texts[i] = contentString(raw)
+		}
+	}
+}
+
+// messages is the chat request's messages as JSON, as sent.
+func (p *parsedReq) messages() json.RawMessage {
+	if p.m != nil {
+		return p.m["messages"]
+	}
+	return p.obj.Raw("messages")
 }
 
 // decode decodes the request, once.
@@ -235,6 +266,7 @@ func (e *engine) fit(ctx context.Context, c *call, p *parsedReq) *record.Error {
 	if c.path == oai.PathCompletions && !p.isString {
 		return &record.Error{Kind: oai.KindContextLength, Message: fmt.Sprintf("not sent: %s, and a non-string prompt cannot be cut", need())}
 	}
+	p.readTexts()
 	target := 0
 	for i := range p.texts {
 		if len(p.texts[i]) > len(p.texts[target]) {
@@ -280,7 +312,7 @@ func (e *engine) fit(ctx context.Context, c *call, p *parsedReq) *record.Error {
 			p.prompt = text
 			p.m["prompt"] = record.Quote(text)
 		}
-		e.count(ctx, c, p.m["messages"], p.texts, p.prompt)
+		e.count(ctx, c, p)
 	}
 	c.cut = before - c.promptTokens
 	return nil

@@ -261,6 +261,9 @@ func TestReadPromptTexts(t *testing.T) {
 			t.Fatal(err)
 		}
 		p, re := readPrompt(&call{req: []byte(req)})
+		if re == nil {
+			p.readTexts()
+		}
 		if re != nil || len(p.texts) != len(decoded.Messages) {
 			t.Fatalf("%s: %v %q", req, re, p.texts)
 		}
