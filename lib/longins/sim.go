@@ -41,8 +41,11 @@ type SimQuestion struct {
 // ParsePrompt reads the questions back from a Prompt.
 func ParsePrompt(text string) ([]SimQuestion, bool) {
 	start := strings.Index(text, Opening+"\n")
+	if start < 0 {
+		return nil, false
+	}
 	end := pystr.LastIndex(text, "\n\n"+Closing)
-	if start < 0 || end < start {
+	if end < start {
 		return nil, false
 	}
 	body := text[start+len(Opening)+1 : end]
