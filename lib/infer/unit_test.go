@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/oai"
@@ -296,22 +297,25 @@ func TestBuildCountsWhileSent(t *testing.T) {
 	if re := e.build(context.Background(), c, true); re != nil || c.countLater == nil || c.promptTokens != 0 {
 		t.Fatalf("lazy: counted before sending (%d) or nothing left to count: %v", c.promptTokens, re)
 	}
-	// The count waits for the first wave to be out; a reply that needs it
-	// lets it run (awaitCount).
-	e.wave, e.reqCtx = make(chan struct{}), context.Background()
-	count, afterWave := c.countLater, false
-	c.countLater = func(ctx context.Context) {
-		select {
-		case <-e.wave:
-			afterWave = true
-		default:
+	// The count waits for the first wave to be out: in a bubble, once every
+	// goroutine is blocked, it has not started (without the gate it would
+	// have run to its end). A reply that needs it lets it run (awaitCount).
+	synctest.Test(t, func(t *testing.T) {
+		e.wave, e.reqCtx = make(chan struct{}), context.Background()
+		count, started := c.countLater, false
+		c.countLater = func(ctx context.Context) {
+			started = true
+			count(ctx)
 		}
-		count(ctx)
-	}
-	e.countWhileSent(c)
-	e.awaitCount(c)
-	if !afterWave || c.promptTokens != eager.promptTokens || c.tokenizer != eager.tokenizer {
-		t.Fatalf("counted while sent (after the first wave: %v): %d by %q; before sending: %d by %q", afterWave, c.promptTokens, c.tokenizer, eager.promptTokens, eager.tokenizer)
+		e.countWhileSent(c)
+		synctest.Wait()
+		if started {
+			t.Fatal("counted before the first wave was out")
+		}
+		e.awaitCount(c)
+	})
+	if c.promptTokens != eager.promptTokens || c.tokenizer != eager.tokenizer {
+		t.Fatalf("counted while sent: %d by %q; before sending: %d by %q", c.promptTokens, c.tokenizer, eager.promptTokens, eager.tokenizer)
 	}
 	// Once the vocabulary is loaded, the builders count ahead of the slot.
 	c = &call{req: req}
