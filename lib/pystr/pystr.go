@@ -158,17 +158,22 @@ func Atoi(s string) (n int, ok bool) {
 // forward: strings.Index is vectorised while strings.LastIndex hashes every
 // byte, and on a 455 KB prompt that does not hold sub (llm-sim asks each
 // benchmark's solver whether a prompt is its own) the forward search is
-// tens of times faster. The markers searched for start with a line feed,
-// which strings.Index would stop at on every line of the text: the search
-// is for sub from its first byte that is not a line feed or a space, and
-// the bytes before are compared where it is found.
+// tens of times faster. strings.Index stops at every occurrence of its
+// needle's first byte, and the markers searched for start with a line feed,
+// '=' or a lower-case word ("\n=== SUB-INSTRUCTIONS (", "*** started ***"),
+// which occur on every line of code: the search is for sub from its first
+// byte that is rare in prose and code, and the bytes before are compared
+// where it is found.
 func LastIndex(s, sub string) int {
 	if sub == "" {
 		return len(s)
 	}
 	lead := 0
-	for lead < len(sub)-1 && (sub[lead] == '\n' || sub[lead] == ' ') {
+	for lead < len(sub) && common[sub[lead]] {
 		lead++
+	}
+	if lead == len(sub) {
+		lead = 0
 	}
 	rest := sub[lead:]
 	last := -1
@@ -184,3 +189,12 @@ func LastIndex(s, sub string) int {
 	}
 	return last
 }
+
+// common are the bytes LastIndex does not start its search at: white
+// space, lower-case letters and the punctuation of prose and code.
+var common = func() (t [256]bool) {
+	for _, c := range []byte(" \t\r\nabcdefghijklmnopqrstuvwxyz.,;:'\"()={}-_/") {
+		t[c] = true
+	}
+	return t
+}()

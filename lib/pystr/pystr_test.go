@@ -131,7 +131,7 @@ func TestUnicodeVersion(t *testing.T) {
 }
 
 func FuzzLastIndex(f *testing.F) {
-	for _, c := range [][2]string{{"", ""}, {"abc", ""}, {"aaaa", "aa"}, {"a\n\nb\n\nc", "\n\n"}, {"héllo", "l"}, {"x", "xy"}, {"a\n x\n x", "\n x"}, {"  \n", " \n"}, {"\n\n\n", "\n\n"}, {"\n", "\n"}} {
+	for _, c := range [][2]string{{"", ""}, {"abc", ""}, {"aaaa", "aa"}, {"a\n\nb\n\nc", "\n\n"}, {"héllo", "l"}, {"x", "xy"}, {"a\n x\n x", "\n x"}, {"  \n", " \n"}, {"\n\n\n", "\n\n"}, {"\n", "\n"}, {"x\n=== A (\n== A (\n=== A (y", "\n=== A ("}, {"#A\n### A", "\n### A"}, {"\n=== A (x== A (", "\n=== A ("}} {
 		f.Add(c[0], c[1])
 	}
 	f.Fuzz(func(t *testing.T, s, sub string) {
