@@ -88,15 +88,30 @@ func negIf(neg bool, c *class) *class {
 	return (&class{neg: true, subs: []*class{c}}).prepare()
 }
 
+// The classes of the escapes, built by the first Compile (prepareClasses):
+// their tables cost milliseconds that every program linking this package
+// would otherwise pay at start, counting or not.
 var (
-	notNewline = (&class{neg: true, ranges: [][2]rune{{'\n', '\n'}}}).prepare()
+	notNewline *class
 	// wordClass is Oniguruma's \w: letters, marks, numbers and connector
 	// punctuation (not the joiners, unlike Rust regex's).
-	wordClass  = catClass(ucd.L | ucd.M | ucd.N | ucd.Of(ucd.Pc))
-	spaceClass = (&class{fn: ucd.IsWhiteSpace}).prepare()
-	hexClass   = (&class{ranges: [][2]rune{{'0', '9'}, {'a', 'f'}, {'A', 'F'}}}).prepare()
-	anyClass   = (&class{neg: true}).prepare()
+	wordClass  *class
+	spaceClass *class
+	hexClass   *class
+	anyClass   *class
+
+	classesOnce sync.Once
 )
+
+func prepareClasses() {
+	classesOnce.Do(func() {
+		notNewline = (&class{neg: true, ranges: [][2]rune{{'\n', '\n'}}}).prepare()
+		wordClass = catClass(ucd.L | ucd.M | ucd.N | ucd.Of(ucd.Pc))
+		spaceClass = (&class{fn: ucd.IsWhiteSpace}).prepare()
+		hexClass = (&class{ranges: [][2]rune{{'0', '9'}, {'a', 'f'}, {'A', 'F'}}}).prepare()
+		anyClass = (&class{neg: true}).prepare()
+	})
+}
 
 // property is \p{name}: a general category, White_Space, Any or Assigned.
 func property(name string) (*class, bool) {

@@ -49,6 +49,7 @@ const (
 // intersection, the flags m and x) is an error naming it, never a silent
 // other meaning.
 func Compile(src string) (*Regexp, error) {
+	prepareClasses()
 	seq, err := parse(src)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ifkit/ifkit/lib/pretok"
@@ -181,10 +182,10 @@ func charStep(is func(rune) bool, behavior string) preStep {
 // gpt2Pattern is the split of ByteLevel's use_regex.
 const gpt2Pattern = `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
 
-var gpt2Regexp = pretok.MustCompile(gpt2Pattern)
+var gpt2Regexp = sync.OnceValue(func() *pretok.Regexp { return pretok.MustCompile(gpt2Pattern) })
 
 // whitespacePattern is the Whitespace pre-tokenizer's.
-var whitespaceRegexp = pretok.MustCompile(`\w+|[^\w\s]+`)
+var whitespaceRegexp = sync.OnceValue(func() *pretok.Regexp { return pretok.MustCompile(`\w+|[^\w\s]+`) })
 
 // preTokenizers lists the pre-tokenizer types ParseHF honours.
 const preTokenizers = "ByteLevel, Split, Metaspace, Digits, Whitespace, WhitespaceSplit, CharDelimiterSplit, Sequence"
@@ -221,7 +222,7 @@ func (h *HF) preTokenizer(raw json.RawMessage) ([]preStep, error) {
 	case "Digits":
 		step = digitsStep(c)
 	case "Whitespace":
-		step = regexStep(whitespaceRegexp, "Removed", true)
+		step = regexStep(whitespaceRegexp(), "Removed", true)
 	case "WhitespaceSplit":
 		step = charStep(ucd.IsWhiteSpace, "Removed")
 	case "CharDelimiterSplit":
@@ -254,7 +255,7 @@ func (h *HF) byteLevelStep(c component) preStep {
 			}
 			from := len(out)
 			if useRegex {
-				spans, err := matchSpans(gpt2Regexp, p.text, false, lim)
+				spans, err := matchSpans(gpt2Regexp(), p.text, false, lim)
 				if err != nil {
 					return nil, err
 				}
