@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -196,6 +197,25 @@ func FuzzValidUTF8(f *testing.F) {
 			if got, want := validUTF8(b[k:]), utf8.Valid(b[k:]); got != want {
 				t.Fatalf("validUTF8(%q) = %v, utf8.Valid %v", b[k:], got, want)
 			}
+		}
+	})
+}
+
+// DecodeAny is json.Unmarshal into an any, value and success, for any input.
+func FuzzDecodeAny(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"m","messages":[{"role":"user","content":"a\nb \"q\" \u00e9\ud83d\ude00 \u003c"}],"max_tokens":8,"stream":false,"stop":null}`,
+		`[]`, `{}`, ` [1, -2.5e3, true, false, null, "x", [], {}] `, `{"a":1,"a":2}`, `1e400`, `-0`, `01`, `"\ud83d"`,
+		"\"caf\xc3\xa9 \xff\"", `{"a" 1}`, `{"a":1,}`, `[1,]`, `[1 2]`, `"\x"`, "\"\x01\"", `{"a":[`, `tru`, `"a"b`, ``, `  `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := DecodeAny(b)
+		var want any
+		werr := json.Unmarshal(b, &want)
+		if (err == nil) != (werr == nil) || err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("DecodeAny(%q) = %#v, %v; json.Unmarshal gives %#v, %v", b, got, err, want, werr)
 		}
 	})
 }
