@@ -48,8 +48,8 @@ func (e *engine) encoder() *tokens.Encoder {
 // server, cached by content hash), else the local tokenizer's. A server that
 // stops answering /tokenize mid-run leaves the estimate, with one warning.
 func (e *engine) count(ctx context.Context, c *call, p *parsedReq) {
-	p.readTexts()
 	if e.srv != nil {
+		p.readTexts()
 		if n, err := e.serverCount(ctx, c, p.messages(), p.texts, p.prompt); err == nil {
 			c.promptTokens, c.tokenizer, c.exact = n, TokenizerServer, true
 			return
@@ -61,7 +61,7 @@ func (e *engine) count(ctx context.Context, c *call, p *parsedReq) {
 	}
 	enc := e.encoder()
 	c.tokenizer, c.exact = enc.Label(), enc.Exact
-	n, err := e.localCount(ctx, enc, c.path, p.texts, p.prompt)
+	n, err := e.localCount(ctx, enc, c.path, p)
 	if err != nil {
 		c.promptTokens, c.tokenizer, c.exact = 0, "", false
 		if ctx.Err() == nil {
@@ -79,14 +79,26 @@ func (e *engine) count(ctx context.Context, c *call, p *parsedReq) {
 
 // localCount counts with the local tokenizer. It stops when ctx ends (a
 // signal, after --grace) or a tokenizer.json's pattern runs past its time
-// limit, with the error.
-func (e *engine) localCount(ctx context.Context, enc *tokens.Encoder, path string, texts []string, prompt string) (int, error) {
+// limit, with the error. A request as read, whose prompts are JSON strings,
+// is counted from its JSON (CountQuoted: a context shared by many prompts
+// is neither unquoted nor hashed again for each).
+func (e *engine) localCount(ctx context.Context, enc *tokens.Encoder, path string, p *parsedReq) (int, error) {
+	var count func(i int) (int, error)
+	if p.m == nil && p.quoted() {
+		count = func(i int) (int, error) { return enc.CountQuoted(ctx, p.contents[i]) }
+	} else {
+		p.readTexts()
+		if path != oai.PathChat {
+			return enc.CountContext(ctx, p.prompt)
+		}
+		count = func(i int) (int, error) { return enc.CountContext(ctx, p.texts[i]) }
+	}
 	if path != oai.PathChat {
-		return enc.CountContext(ctx, prompt)
+		return count(0)
 	}
 	n := 3 // the assistant's reply header
-	for _, t := range texts {
-		k, err := enc.CountContext(ctx, t)
+	for i := range p.contents {
+		k, err := count(i)
 		if err != nil {
 			return 0, err
 		}

@@ -214,6 +214,16 @@ func (p *parsedReq) readTexts() {
 	}
 }
 
+// quoted says whether every content (or the prompt) is a JSON string.
+func (p *parsedReq) quoted() bool {
+	for _, raw := range p.contents {
+		if len(raw) == 0 || raw[0] != '"' {
+			return false
+		}
+	}
+	return len(p.contents) > 0
+}
+
 // messages is the chat request's messages as JSON, as sent.
 func (p *parsedReq) messages() json.RawMessage {
 	if p.m != nil {

@@ -61,10 +61,15 @@ const minRemembered = 512
 
 func (c *textCounts) get(s string) (uint64, int, bool) {
 	h := maphash.String(pieceSeed, s)
+	n, ok := c.lookup(h)
+	return h, n, ok
+}
+
+func (c *textCounts) lookup(h uint64) (int, bool) {
 	c.mu.Lock()
 	n, ok := c.m[h]
 	c.mu.Unlock()
-	return h, n, ok
+	return n, ok
 }
 
 func (c *textCounts) put(h uint64, n int) {

@@ -240,6 +240,7 @@ type tiktokenCodec struct {
 	fast  *o200k // o200k_base without regexp2; nil for the other encodings
 
 	counts textCounts // of chunks
+	quoted textCounts // of chunks of JSON strings (CountQuoted)
 }
 
 // chunk is the length from which counting cuts a text into chunks whose
