@@ -136,7 +136,7 @@ type parsedReq struct {
 	texts    []string // chat: each message's text
 	prompt   string   // completions: the prompt, when it is a string
 	isString bool
-	read     bool // texts or prompt
+	read     bool // readTexts has run
 	// m is the request decoded, once it must change; msgs its messages.
 	m    map[string]json.RawMessage
 	msgs []map[string]json.RawMessage
