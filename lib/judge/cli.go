@@ -156,6 +156,16 @@ func Action(reg map[string]Factory, judged []Judged) func(*app.Run) error {
 			if len(ignored) > 0 {
 				r.Log.Warn("no judge model is called in this run (--judge lexical, or no --judge-base-url): these flags have no effect", "flags", strings.Join(ignored, " "))
 			}
+			if opt.Mode == ModeLexical {
+				// The approximation is a judge of its own: a model judged
+				// both ways is two lines in aggregate-ifs, not one whose
+				// checks were judged twice.
+				opt.Named = map[string]bool{}
+				for _, j := range judged {
+					opt.Named[j.Bench] = slices.Contains(j.Modes, ModeLexical)
+				}
+				opt.JudgeModel = func() (string, error) { return ModeLexical, nil }
+			}
 			return Run(r, reg, opt, nil)
 		}
 		endpoint, err := infer.OptionsFromFlags(r, "judge-")

@@ -18,10 +18,11 @@ type Options struct {
 	// model's own are the engine's: --judge-reasoning).
 	Reasoning reasoning.Mode
 	// Named are the benchmarks (by "bench") whose every record a judge
-	// model run writes names that judge model (record.JudgeModelField),
-	// failed ones too: aggregate-ifs puts one model's records judged by two
-	// judges side by side by it. JudgeModel gives the name the calls send;
-	// nil when no judge model is called (--judge lexical, no endpoint).
+	// run writes names its judge (record.JudgeModelField), failed ones
+	// too: aggregate-ifs puts one model's records judged by two judges side
+	// by side by it. JudgeModel gives the name: the one the calls send, or
+	// "lexical" for --judge lexical; nil when no judge is named (no
+	// endpoint).
 	Named      map[string]bool
 	JudgeModel func() (string, error)
 }
@@ -78,7 +79,7 @@ func Run(r *app.Run, reg map[string]Factory, opt Options, llm Processor) error {
 		// Before anything can fail the record or pass it through: a record
 		// that failed before judging, or whose judge call fails, is this
 		// judge's too (aggregate-ifs counts it under this judge).
-		if opt.JudgeModel != nil && llm != nil && opt.Named[rec.String("bench")] {
+		if opt.JudgeModel != nil && opt.Named[rec.String("bench")] {
 			name, err := opt.JudgeModel()
 			if err != nil {
 				return nil, err
