@@ -30,6 +30,17 @@ go build -o "$work/" ./tools/infer-batch ./tools/llm-sim ./tools/gen-context ./t
 
 metric() { curl -sf "${url%/v1}/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 
+# lif LENGTHS OUT: the LIFBench grid of LENGTHS as prompts, in OUT; a failure
+# says why (a pipeline under set -e would end the script without a word).
+lif() {
+	if ! "$work/gen-context" lifbench --lengths "$1" --progress never 2>"$work/gen.err" |
+		"$work/expand-templates" --progress never >"$2" 2>"$work/expand.err"; then
+		echo "bench: generating the LIFBench $1 grid failed:" >&2
+		cat "$work/gen.err" "$work/expand.err" >&2
+		exit 1
+	fi
+}
+
 echo "# issue 17 bench — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(go version | awk '{print $3}'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 clients=(infer-batch)
@@ -75,7 +86,7 @@ if [ "$what" = all ] || [ "$what" = short ]; then
 fi
 
 if [ "$what" = all ] || [ "$what" = prefix ]; then
-	"$work/gen-context" lifbench --lengths "${PREFIX_LENGTHS:-8k,16k}" --progress never 2>/dev/null | "$work/expand-templates" --progress never >"$work/lif.jsonl" 2>/dev/null
+	lif "${PREFIX_LENGTHS:-8k,16k}" "$work/lif.jsonl"
 	n=$(wc -l <"$work/lif.jsonl")
 	# The grid as generated (one context's prompts next to each other) and
 	# shuffled (seeded), as after merging shards or sorting by another key.
@@ -95,7 +106,7 @@ if [ "$what" = all ] || [ "$what" = prefix ]; then
 fi
 
 if [ "$what" = all ] || [ "$what" = batch ]; then
-	"$work/gen-context" lifbench --lengths "${BATCH_LENGTHS:-4k}" --progress never 2>/dev/null | "$work/expand-templates" --progress never >"$work/lif4.jsonl" 2>/dev/null
+	lif "${BATCH_LENGTHS:-4k}" "$work/lif4.jsonl"
 	n=$(wc -l <"$work/lif4.jsonl")
 	start_sim --max-concurrency 64 --latency 20ms
 	timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/lif4.online.jsonl" "$work/lif4.jsonl" 2>"$work/ib.err"
