@@ -3,6 +3,7 @@ package infer
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -327,6 +328,45 @@ func TestBuildCountsWhileSent(t *testing.T) {
 	c = &call{req: req}
 	if re := mml.build(context.Background(), c, true); re != nil || c.countLater != nil || c.promptTokens != eager.promptTokens {
 		t.Fatalf("--max-model-len: %+v %v", c, re)
+	}
+}
+
+// A long prompt is counted from its JSON (tokens.CountQuoted) as its text
+// is counted, in chat and completions requests, and after a cut
+// (--truncate-context) from the cut text.
+func TestCountFromJSON(t *testing.T) {
+	enc := tokens.MustGet(tokens.Default)
+	var b strings.Builder
+	for i := 0; b.Len() < 50<<10; i++ {
+		fmt.Fprintf(&b, "line %d: \"quoted\" \\n and \tтекст 中文 😀\n", i)
+		if i%7 == 0 {
+			b.WriteString("  indented\n/ slash\n")
+		}
+	}
+	text := b.String()
+	quoted, _ := record.Marshal(text)
+	system, _ := record.Marshal("be brief")
+	for _, tt := range []struct {
+		req  string
+		want int
+	}{
+		{`{"messages":[{"role":"system","content":` + string(system) + `},{"role":"user","content":` + string(quoted) + `}]}`, 3 + enc.Count("be brief") + 4 + enc.Count(text) + 4},
+		{`{"prompt":` + string(quoted) + `}`, enc.Count(text)},
+	} {
+		c, re := newTestEngine(t, func(*Options) {}).built([]byte(tt.req))
+		if re != nil || c.promptTokens != tt.want {
+			t.Fatalf("%.40s…: %d tokens (%v), want %d", tt.req, c.promptTokens, re, tt.want)
+		}
+	}
+	// Cut to fit: the count is the cut text's.
+	e := newTestEngine(t, func(o *Options) { o.MaxModelLen, o.TruncateContext = enc.Count(text)/2, true })
+	withInstruction, _ := record.Marshal(text + "\n\nInstruction: say hi.")
+	c, re := e.built([]byte(`{"prompt":` + string(withInstruction) + `}`))
+	if re != nil {
+		t.Fatalf("cut: %v", re)
+	}
+	if c.cut == 0 || c.promptTokens > enc.Count(text)/2 {
+		t.Fatalf("cut: %d tokens, %d cut", c.promptTokens, c.cut)
 	}
 }
 
