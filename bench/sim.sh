@@ -4,6 +4,12 @@
 # $work/llm-sim when the script built its own programs there, else llm-sim
 # from PATH.
 
+# A command that fails under set -e ends the script: say which, where (a
+# pipeline whose stderr goes to /dev/null would otherwise end it without a
+# word).
+set -E
+trap 'rc=$?; echo "bench: ${BASH_SOURCE[0]}:$LINENO: failed (exit $rc): $BASH_COMMAND" >&2' ERR
+
 sim_pid=
 cleanup() {
 	stop_sim
