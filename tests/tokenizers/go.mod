@@ -11,6 +11,7 @@ require github.com/ifkit/ifkit v0.0.0
 
 require (
 	github.com/dlclark/regexp2 v1.10.0 // indirect
+	github.com/goccy/go-json v0.12.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/pkoukk/tiktoken-go v0.1.8 // indirect
