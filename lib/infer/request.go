@@ -112,8 +112,7 @@ func (e *engine) build(ctx context.Context, c *call, lazy bool) *record.Error {
 		// Token ids or a batch of prompts: bytes/4 is all we can say.
 		c.promptTokens, c.tokenizer = len(p.obj.Raw("prompt"))/4, "bytes/4~"
 	case lazy && e.opt.MaxModelLen == 0 && e.tpm == nil && e.srv == nil && !e.encReady.Load():
-		// Nothing reads p after build but this count: the texts it
-		// unquotes are no part of what the first wave waits for.
+		// Nothing reads p after build but this count.
 		c.countLater = func(ctx context.Context) { e.count(ctx, c, p) }
 	default:
 		e.count(ctx, c, p)
@@ -129,9 +128,10 @@ func (e *engine) build(ctx context.Context, c *call, lazy bool) *record.Error {
 // model or stream field to replace) is decoded (decode).
 type parsedReq struct {
 	obj *record.Record
-	// contents are the chat messages' contents as JSON, or the prompt's;
-	// their texts are unquoted only when counting or cutting needs them
-	// (readTexts).
+	// contents are the chat messages' contents as JSON, or the prompt's,
+	// which the local tokenizer counts (CountQuoted); their texts are
+	// unquoted only for a count that needs them (--tokenizer server, a
+	// content of parts) or a cut (readTexts).
 	contents [][]byte
 	texts    []string // chat: each message's text
 	prompt   string   // completions: the prompt, when it is a string
