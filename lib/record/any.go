@@ -30,7 +30,11 @@ func decodeAny(b []byte, i, depth int) (any, int, error) {
 	}
 	switch c := b[i]; {
 	case c == '"':
-		return decodeString(b, i)
+		s, j, err := decodeString(b, i)
+		if err != nil {
+			return nil, j, err
+		}
+		return s, j, nil
 	case c == '{':
 		m := map[string]any{}
 		i = skipSpace(b, i+1)
@@ -52,7 +56,7 @@ func decodeAny(b []byte, i, depth int) (any, int, error) {
 			if err != nil {
 				return nil, j, err
 			}
-			m[k.(string)] = v
+			m[k] = v
 			if i = skipSpace(b, j); i < len(b) && b[i] == ',' {
 				i = skipSpace(b, i+1)
 				continue
@@ -110,14 +114,14 @@ func decodeAny(b []byte, i, depth int) (any, int, error) {
 // decodeString is the string at b[i]: its end is the first quote after an
 // even number of backslashes (stringEnd), and Unquote checks everything
 // between.
-func decodeString(b []byte, i int) (any, int, error) {
+func decodeString(b []byte, i int) (string, int, error) {
 	end := stringEnd(b, i)
 	if end < 0 {
-		return nil, i, &syntaxError{i, "unterminated string"}
+		return "", i, &syntaxError{i, "unterminated string"}
 	}
 	s, err := Unquote(b[i:end])
 	if err != nil {
-		return nil, i, err
+		return "", i, err
 	}
 	return s, end, nil
 }
