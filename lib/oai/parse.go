@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/record"
@@ -238,8 +239,17 @@ type Model struct {
 	MaxModelLen int    `json:"max_model_len"`
 }
 
-// Models lists the models an endpoint serves.
+// Models lists the models an endpoint serves. Under a context from
+// AskModelsOnce it asks each endpoint once and gives every later caller
+// that answer (or error).
 func (c *Client) Models(ctx context.Context, base string, timeout time.Duration) ([]Model, error) {
+	if kept, ok := ctx.Value(modelsKey{}).(*modelsAnswers); ok {
+		return kept.get(c.key+"\x00"+base, func() ([]Model, error) { return c.models(ctx, base, timeout) })
+	}
+	return c.models(ctx, base, timeout)
+}
+
+func (c *Client) models(ctx context.Context, base string, timeout time.Duration) ([]Model, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -256,4 +266,40 @@ func (c *Client) Models(ctx context.Context, base string, timeout time.Duration)
 		return nil, &Error{Kind: KindBadResponse, Status: status, Message: fmt.Sprintf("%s/models: not a model list: %s", Label(base), shorten(b))}
 	}
 	return v.Data, nil
+}
+
+// AskModelsOnce returns a context under which Client.Models asks each
+// endpoint (base URL and key) once, whichever client asks: a judge run
+// wants the model its records name before its engine's start-up check
+// wants the model it sends and the server's context, and one answer is
+// both. The answers live as long as the context, a run's start-up.
+func AskModelsOnce(ctx context.Context) context.Context {
+	return context.WithValue(ctx, modelsKey{}, &modelsAnswers{byBase: map[string]*modelsAnswer{}})
+}
+
+type modelsKey struct{}
+
+type modelsAnswers struct {
+	mu     sync.Mutex
+	byBase map[string]*modelsAnswer
+}
+
+type modelsAnswer struct {
+	once sync.Once
+	ms   []Model
+	err  error
+}
+
+// get is the answer kept under key, asked (once: a second caller waits for
+// the first) when there is none.
+func (a *modelsAnswers) get(key string, ask func() ([]Model, error)) ([]Model, error) {
+	a.mu.Lock()
+	ans := a.byBase[key]
+	if ans == nil {
+		ans = &modelsAnswer{}
+		a.byBase[key] = ans
+	}
+	a.mu.Unlock()
+	ans.once.Do(func() { ans.ms, ans.err = ask() })
+	return ans.ms, ans.err
 }
