@@ -22,13 +22,17 @@ logged() {
 	local log=$1 rc=0
 	shift
 	"$@" 2>"$log" || rc=$?
-	if [ "$rc" != 0 ]; then
-		local cmd=("$@")
-		[ "$1" = timed ] && cmd=("${cmd[@]:1}")
-		echo "bench: failed (exit $rc): ${cmd[*]}" >&2
-		echo "bench: the end of its stderr ($log):" >&2
-		tail -n 40 "$log" | sed 's/^/  /' >&2
+	[ "$rc" = 0 ] && return
+	local cmd=("$@")
+	[ "$1" = timed ] && cmd=("${cmd[@]:1}")
+	if [ "$rc" = 141 ]; then
+		# SIGPIPE: what it wrote to stopped reading, and says why itself.
+		echo "bench: stopped (exit 141, its reader is gone): ${cmd[*]}" >&2
+		return "$rc"
 	fi
+	echo "bench: failed (exit $rc): ${cmd[*]}" >&2
+	echo "bench: the end of its stderr ($log):" >&2
+	tail -n 40 "$log" | sed 's/^/  /' >&2
 	return "$rc"
 }
 
