@@ -6,7 +6,7 @@
 # A command that fails under set -e ends the script: say where, and what
 # unless it was a helper's return (logged has said what and why).
 set -E
-trap 'bench_failed $? "${BASH_SOURCE[0]}" "$LINENO" "$BASH_COMMAND"' ERR
+trap 'bench_failed $? "${BASH_SOURCE[0]:-$0}" "$LINENO" "$BASH_COMMAND"' ERR
 bench_failed() {
 	local what=": $4"
 	[[ $4 == return* ]] && what=
