@@ -7,11 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // checkPieces compares EstimateTokens, and the hash taken with the count,
 // with nextPiece cutting s one piece at a time (the algorithm before the
-// prose window, which Pieces and truncateTokens still use) and hash/fnv.
+// ASCII window, which Pieces and truncateTokens still use) and hash/fnv.
 func checkPieces(t *testing.T, s string) {
 	t.Helper()
 	want := Pieces(s)
@@ -28,11 +29,16 @@ func checkPieces(t *testing.T, s string) {
 	}
 }
 
-// prose is the text EstimateTokens counts a window at a time: words of up
-// to letterRun letters, one space apart, longer than proseWindow.
-const prose = "the quick brown fox jumps over a lazy dog near the river bank Abcdefghi xyz "
+// prose and code are texts EstimateTokens counts a window at a time,
+// longer than asciiWindow: words of up to letterRun letters, one space
+// apart; and runs of every class, of every length about their limits.
+const (
+	prose = "the quick brown fox jumps over a lazy dog near the river bank Abcdefghi xyz "
+	code  = "\tx1 = a[12345] + 0xDEADbeef9;  // 7f3c-9b1e_2d\r\n\n    if (y >= 42) {{ z--; }}\n" +
+		"abcdefghijklmnopqrs9876543210----------......\t\t  \x00\x00 ;;" + "                 A\n"
+)
 
-// FuzzPiecesMatchReference: the prose window counts every input, invalid
+// FuzzPiecesMatchReference: the ASCII window counts every input, invalid
 // UTF-8 included, as the byte-by-byte cut does.
 func FuzzPiecesMatchReference(f *testing.F) {
 	for _, s := range []string{
@@ -40,38 +46,55 @@ func FuzzPiecesMatchReference(f *testing.F) {
 		"x\xffy", "\xe2\x82", "naïve café", "日本語のテキスト", "1234567 and 89", "----===", "a\n\n  b\tc\r\n d",
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefgh@[`{ zzzzzzzz\x80", "word" + strings.Repeat(" ", 20) + "word",
 		prose + prose, prose + "Internationalisation " + prose, prose + "a  b\n\nc, d. " + prose + "\xff" + prose,
+		code + code, code + "é" + code,
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		checkPieces(t, s)
 		checkPieces(t, prose+s+prose)
+		checkPieces(t, code+s+code)
 	})
 }
 
-// TestPiecesMatchReferenceInProse puts every byte value at every position of
-// a window of prose, from every start, where the window decides what it
-// counts; then random texts of prose's letters, spaces and a few others.
-func TestPiecesMatchReferenceInProse(t *testing.T) {
-	base := []byte(prose + prose)
-	for c := range 256 {
-		for pos := range len(prose) {
-			b := slices.Clone(base)
-			b[pos] = byte(c)
-			for start := range 12 {
-				checkPieces(t, string(b[start:]))
+// TestPiecesMatchReferenceInWindows puts every byte value at every position
+// of a window of prose and of code, from every start, where the window
+// decides what it counts; then random texts of a few of each class.
+func TestPiecesMatchReferenceInWindows(t *testing.T) {
+	for _, text := range []string{prose, code} {
+		base := []byte(text + text)
+		for c := range 256 {
+			for pos := range len(text) {
+				b := slices.Clone(base)
+				b[pos] = byte(c)
+				for start := range 12 {
+					checkPieces(t, string(b[start:]))
+				}
 			}
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	alphabet := []byte("abcdefghijklmnopqrstuvwxyzABCXYZ      ~\n0\x80\xc3\xa9")
-	for range 5000 {
+	alphabet := []byte("abcdefghijklmnopqrstuvwxyzABCXYZ      ~~--(\n\n\t\r0123456789\x00\x80\xc3\xa9")
+	for range 20000 {
 		b := make([]byte, rng.IntN(300))
 		for i := range b {
 			b[i] = alphabet[rng.IntN(len(alphabet))]
 		}
 		checkPieces(t, string(b))
 	}
+}
+
+// TestSymbolsAreNoLetters: symbol takes the runes of these blocks for
+// pieces of their own without asking unicode.IsLetter.
+func TestSymbolsAreNoLetters(t *testing.T) {
+	for _, block := range [][2]rune{{0x2000, 0x2070}, {0x2190, 0x2c00}} {
+		for r := block[0]; r < block[1]; r++ {
+			if unicode.IsLetter(r) {
+				t.Errorf("%U is a letter", r)
+			}
+		}
+	}
+	checkPieces(t, "a\u2000b\u206f\u2070\u2071c\u218f\u2190\u2bff\u2c00\u2c01\u2c02\u2c03\u3000\xe2\x80 \xe2\xe3")
 }
 
 var (
@@ -81,10 +104,9 @@ var (
 
 // BenchmarkEstimateTokens counts the pieces of 455 KB prompts (the one of
 // bench/batch/run.sh long; prose with punctuation, numbers, capitals and
-// paragraphs; Japanese; JSON, where the prose window does not apply), alone
-// and with the reply seed's hash (fast+hash should cost about what hash
-// does); reference is the byte-by-byte count EstimateTokens was before the
-// window.
+// paragraphs; Japanese; JSON), alone and with the reply seed's hash
+// (fast+hash should cost about what hash does); reference is the
+// byte-by-byte count EstimateTokens was before the window.
 func BenchmarkEstimateTokens(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	words := strings.Fields("the a of and to in is was that for it with as his on be at by had are but from or have an they which one you were all her she there would their we him been has when who will more no if out so said what up its about into than them can only other new some could time these two may then do first any my now such like our over man me even most made after also did many before must through back years where much your way well down should because each just those people Mr how too little state good very make world still own see men work long get here between both life being under never day same another know while last might us great old year off come since against go came right used take three")
