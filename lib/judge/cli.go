@@ -179,7 +179,7 @@ func Action(reg map[string]Factory, judged []Judged) func(*app.Run) error {
 		}
 		// The name the records carry (modelName) and the engine's start-up
 		// check both come from the endpoint's /v1/models: asked once.
-		r.Ctx = oai.AskModelsOnce(r.Ctx)
+		endpoint.Models = &oai.ModelsOnce{}
 		opt.JudgeModel = sync.OnceValues(func() (string, error) { return modelName(r, endpoint) })
 		return Run(r, reg, opt, InferProcessor(endpoint))
 	}

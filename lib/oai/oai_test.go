@@ -290,10 +290,10 @@ func TestModels(t *testing.T) {
 	}
 }
 
-// Under AskModelsOnce each endpoint and key is asked once, by whichever
-// client asks first; the others, at once or later, get its answer or its
-// error. Without it every call asks.
-func TestAskModelsOnce(t *testing.T) {
+// ModelsOnce asks each endpoint and key once, by whichever client asks
+// first; the others, at once or later, get its answer or its error. A nil
+// one asks every time.
+func TestModelsOnce(t *testing.T) {
 	var mu sync.Mutex
 	asked := map[string]int{} // path and key → requests
 	root := serve(t, func(w http.ResponseWriter, r *http.Request) {
@@ -307,19 +307,18 @@ func TestAskModelsOnce(t *testing.T) {
 		fmt.Fprint(w, `{"object":"list","data":[{"id":"qwen","max_model_len":32768}]}`)
 	})
 	up, down := root, strings.TrimSuffix(root, "/v1")+"/down/v1"
-	ask := func(ctx context.Context, key, base string) ([]Model, error) {
+	ask := func(once *ModelsOnce, key, base string) ([]Model, error) {
 		c := New(1, time.Second, key)
 		defer c.Close()
-		return c.Models(ctx, base, time.Second)
+		return once.Ask(context.Background(), c, base, time.Second)
 	}
 
-	ctx := context.Background()
 	for range 2 {
-		if _, err := ask(ctx, "", up); err != nil {
+		if _, err := ask(nil, "", up); err != nil {
 			t.Fatal(err)
 		}
 	}
-	once := AskModelsOnce(ctx)
+	once := &ModelsOnce{}
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {

@@ -239,17 +239,8 @@ type Model struct {
 	MaxModelLen int    `json:"max_model_len"`
 }
 
-// Models lists the models an endpoint serves. Under a context from
-// AskModelsOnce it asks each endpoint once and gives every later caller
-// that answer (or error).
+// Models lists the models an endpoint serves.
 func (c *Client) Models(ctx context.Context, base string, timeout time.Duration) ([]Model, error) {
-	if kept, ok := ctx.Value(modelsKey{}).(*modelsAnswers); ok {
-		return kept.get(c.key+"\x00"+base, func() ([]Model, error) { return c.models(ctx, base, timeout) })
-	}
-	return c.models(ctx, base, timeout)
-}
-
-func (c *Client) models(ctx context.Context, base string, timeout time.Duration) ([]Model, error) {
 	if timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -268,18 +259,12 @@ func (c *Client) models(ctx context.Context, base string, timeout time.Duration)
 	return v.Data, nil
 }
 
-// AskModelsOnce returns a context under which Client.Models asks each
-// endpoint (base URL and key) once, whichever client asks: a judge run
-// wants the model its records name before its engine's start-up check
-// wants the model it sends and the server's context, and one answer is
-// both. The answers live as long as the context, a run's start-up.
-func AskModelsOnce(ctx context.Context) context.Context {
-	return context.WithValue(ctx, modelsKey{}, &modelsAnswers{byBase: map[string]*modelsAnswer{}})
-}
-
-type modelsKey struct{}
-
-type modelsAnswers struct {
+// ModelsOnce keeps each endpoint's answer to GET /v1/models (by base URL
+// and key), asked once whichever client asks first: a judge run wants the
+// model its records name before its engine's start-up check wants the
+// model it sends and the server's context, and one answer is both. A nil
+// ModelsOnce asks every time.
+type ModelsOnce struct {
 	mu     sync.Mutex
 	byBase map[string]*modelsAnswer
 }
@@ -290,16 +275,23 @@ type modelsAnswer struct {
 	err  error
 }
 
-// get is the answer kept under key, asked (once: a second caller waits for
-// the first) when there is none.
-func (a *modelsAnswers) get(key string, ask func() ([]Model, error)) ([]Model, error) {
-	a.mu.Lock()
-	ans := a.byBase[key]
+// Ask is c.Models(ctx, base, timeout), asked once (a second caller waits
+// for the first) and kept, error too.
+func (m *ModelsOnce) Ask(ctx context.Context, c *Client, base string, timeout time.Duration) ([]Model, error) {
+	if m == nil {
+		return c.Models(ctx, base, timeout)
+	}
+	key := c.key + "\x00" + base
+	m.mu.Lock()
+	if m.byBase == nil {
+		m.byBase = map[string]*modelsAnswer{}
+	}
+	ans := m.byBase[key]
 	if ans == nil {
 		ans = &modelsAnswer{}
-		a.byBase[key] = ans
+		m.byBase[key] = ans
 	}
-	a.mu.Unlock()
-	ans.once.Do(func() { ans.ms, ans.err = ask() })
+	m.mu.Unlock()
+	ans.once.Do(func() { ans.ms, ans.err = c.Models(ctx, base, timeout) })
 	return ans.ms, ans.err
 }
