@@ -5,6 +5,7 @@
 package bench_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,5 +67,34 @@ func TestScriptsAtTinySize(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join("..", "bench", "data", "passthrough-1m-*")); len(left) > 0 {
 		t.Errorf("the passthrough corpus went to bench/data, not DATA: %v", left)
+	}
+}
+
+// A program whose stderr a benchmark script sets aside (logged) says why
+// it failed, also as a stage of a pipeline, and the script ends there
+// naming its line; a program that succeeds keeps its stderr out of the
+// output, and a stage that only lost its reader is not blamed.
+func TestLoggedSaysWhy(t *testing.T) {
+	script := `set -euo pipefail
+work=$(mktemp -d)
+. bench/sim.sh
+logged "$work/ok.err" sh -c 'echo noise >&2; echo data' | logged "$work/b.err" sh -c 'cat >/dev/null; echo "the reason" >&2; exit 3'
+echo not reached`
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("exit: %v, want 3\n%s", err, out)
+	}
+	for _, want := range []string{"bench: failed (exit 3): sh -c cat >/dev/null;", "\n  the reason\n", "bench: bash:4: failed (exit 3)"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{"noise", "not reached", "exit 141"} {
+		if strings.Contains(string(out), not) {
+			t.Errorf("the output has %q:\n%s", not, out)
+		}
 	}
 }

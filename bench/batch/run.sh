@@ -30,15 +30,10 @@ go build -o "$work/" ./tools/infer-batch ./tools/llm-sim ./tools/gen-context ./t
 
 metric() { curl -sf "${url%/v1}/metrics" | awk -v m="$1" '$1 == m { print $2 }'; }
 
-# lif LENGTHS OUT: the LIFBench grid of LENGTHS as prompts, in OUT; a failure
-# says why (a pipeline under set -e would end the script without a word).
+# lif LENGTHS OUT: the LIFBench grid of LENGTHS as prompts, in OUT.
 lif() {
-	if ! "$work/gen-context" lifbench --lengths "$1" --progress never 2>"$work/gen.err" |
-		"$work/expand-templates" --progress never >"$2" 2>"$work/expand.err"; then
-		echo "bench: generating the LIFBench $1 grid failed:" >&2
-		cat "$work/gen.err" "$work/expand.err" >&2
-		exit 1
-	fi
+	logged "$work/gen.err" "$work/gen-context" lifbench --lengths "$1" --progress never |
+		logged "$work/expand.err" "$work/expand-templates" --progress never >"$2"
 }
 
 echo "# issue 17 bench — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(go version | awk '{print $3}'), load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -65,13 +60,13 @@ if [ "$what" = all ] || [ "$what" = long ]; then
 	ideal=$(awk -v n="$LONG_N" 'BEGIN { printf "%.2f", n / 64 * 0.2 }')
 	for bin in "${clients[@]}"; do
 		start_sim --max-concurrency 64 --latency 200ms
-		timed "$work/$bin" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/long.out.jsonl.zst" "$work/long.jsonl" 2>"$work/ib.err"
+		logged "$work/ib.err" timed "$work/$bin" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/long.out.jsonl.zst" "$work/long.jsonl"
 		ok=$(zstd -dc "$work/long.out.jsonl.zst" | grep -c '"response"' || true)
 		echo "| long | $bin | $LONG_N × 455 KB | ${wall}s (ideal ${ideal}s) | $(awk -v i="$ideal" -v w="$wall" 'BEGIN { printf "%.3f", i / w }') of capacity | cpu $(awk -v c="$cpu" -v n="$LONG_N" 'BEGIN { printf "%.2f", c * 1000 / n }') ms/request | rss $((rss / 1024)) MB | $ok ok |"
 	done
 	# Without -o there is no journal: its share of the loss.
 	start_sim --max-concurrency 64 --latency 200ms
-	timed sh -c "'$work/infer-batch' --base-url '$url' --model llm-sim -j 64 --progress never '$work/long.jsonl' 2>'$work/ib.err' | zstd -1 -q >'$work/long.stdout.zst'"
+	logged "$work/ib.err" timed bash -o pipefail -c "'$work/infer-batch' --base-url '$url' --model llm-sim -j 64 --progress never '$work/long.jsonl' | zstd -1 -q >'$work/long.stdout.zst'"
 	echo "| long | infer-batch to stdout (no journal) | $LONG_N × 455 KB | ${wall}s (ideal ${ideal}s) | $(awk -v i="$ideal" -v w="$wall" 'BEGIN { printf "%.3f", i / w }') of capacity |"
 fi
 
@@ -80,7 +75,7 @@ if [ "$what" = all ] || [ "$what" = short ]; then
 	ideal=$(awk -v n="$SHORT_N" 'BEGIN { printf "%.2f", n / 256 * 0.05 }')
 	for bin in "${clients[@]}"; do
 		start_sim --max-concurrency 256 --latency 50ms
-		timed "$work/$bin" --base-url "$url" --model llm-sim -j 256 --progress never -o "$work/short.out.jsonl" "$work/short.jsonl" 2>"$work/ib.err"
+		logged "$work/ib.err" timed "$work/$bin" --base-url "$url" --model llm-sim -j 256 --progress never -o "$work/short.out.jsonl" "$work/short.jsonl"
 		echo "| short | $bin -j 256 | $SHORT_N records | ${wall}s (ideal ${ideal}s) | $(awk -v i="$ideal" -v w="$wall" 'BEGIN { printf "%.3f", i / w }') of capacity | cpu $(awk -v c="$cpu" -v n="$SHORT_N" 'BEGIN { printf "%.3f", c * 1000 / n }') ms/request |"
 	done
 fi
@@ -95,7 +90,7 @@ if [ "$what" = all ] || [ "$what" = prefix ]; then
 		for d in input prefix; do
 			# A cache of 16k tokens: one 16k context or two 8k ones (6 in the grid); prefill at 100k tokens/s.
 			start_sim --max-concurrency 64 --latency 20ms --prefill-tokens-per-sec 100000 --prefix-cache-tokens 16384
-			timed "$work/infer-batch" --dispatch "$d" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/$order.$d.out.jsonl" "$work/$order.jsonl" 2>"$work/ib.err"
+			logged "$work/ib.err" timed "$work/infer-batch" --dispatch "$d" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/$order.$d.out.jsonl" "$work/$order.jsonl"
 			hit=$(metric prefix_cache_hit_tokens)
 			reuse=$(metric prefix_cache_reusable_tokens)
 			prompt=$(metric prompt_tokens)
@@ -109,9 +104,9 @@ if [ "$what" = all ] || [ "$what" = batch ]; then
 	lif "${BATCH_LENGTHS:-4k}" "$work/lif4.jsonl"
 	n=$(wc -l <"$work/lif4.jsonl")
 	start_sim --max-concurrency 64 --latency 20ms
-	timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/lif4.online.jsonl" "$work/lif4.jsonl" 2>"$work/ib.err"
+	logged "$work/ib.err" timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/lif4.online.jsonl" "$work/lif4.jsonl"
 	echo "| batch | online -j 64 | $n LIFBench 4k prompts | ${wall}s |"
-	timed "$work/infer-batch" --batch-api --batch-poll 2s --base-url "$url" --model llm-sim --progress never -o "$work/lif4.batch.jsonl" "$work/lif4.jsonl" 2>"$work/ib.err"
+	logged "$work/ib.err" timed "$work/infer-batch" --batch-api --batch-poll 2s --base-url "$url" --model llm-sim --progress never -o "$work/lif4.batch.jsonl" "$work/lif4.jsonl"
 	same=no
 	cmp -s <(jq -c '[.id, .response.text, .response.finish_reason, .response.usage]' "$work/lif4.online.jsonl") \
 		<(jq -c '[.id, .response.text, .response.finish_reason, .response.usage]' "$work/lif4.batch.jsonl") && same=yes

@@ -25,7 +25,7 @@ echo "| run | requests sent | pipeline wall | inference stage | answers from the
 echo "|---|---:|---:|---:|---:|"
 for run in first second; do
 	before=$(metric completion_requests)
-	timed env OPENAI_BASE_URL="$url" bash pipelines/lifbench.sh --lengths 4k -j 16 --cache "$work/cache" --out "$work/$run" >/dev/null 2>"$work/$run.err"
+	logged "$work/$run.err" timed env OPENAI_BASE_URL="$url" bash pipelines/lifbench.sh --lengths 4k -j 16 --cache "$work/cache" --out "$work/$run" >/dev/null
 	sent=$(($(metric completion_requests) - before))
 	stage=$(awk '/msg=summary tool=infer-batch/ { for (i = 1; i <= NF; i++) if ($i ~ /^seconds=/) { sub("seconds=", "", $i); print $i } }' "$work/$run.err")
 	hits=$(awk '/msg=inference tool=infer-batch/ { for (i = 1; i <= NF; i++) if ($i ~ /^from_cache=/) { sub("from_cache=", "", $i); print $i } }' "$work/$run.err")

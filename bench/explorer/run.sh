@@ -36,24 +36,19 @@ elif ! command -v chromium >/dev/null 2>&1; then
 	browser="no (no chromium on PATH)"
 fi
 
-gen-context lifbench "${lengths[@]}" --progress never 2>/dev/null |
-	expand-templates --progress never -o "$work/requests.jsonl.zst" 2>/dev/null
+logged "$work/gen.err" gen-context lifbench "${lengths[@]}" --progress never |
+	logged "$work/expand.err" expand-templates --progress never -o "$work/requests.jsonl.zst"
 n=$(zstd -dc "$work/requests.jsonl.zst" | wc -l)
 echo "prompts: $n per model"
 
 # Each model's judged records in a folder of their own: two runs, read side by side.
 start_sim --model sim-strong=0.95 --model sim-weak=0.6 --seed 7
 for model in sim-strong sim-weak; do
-	infer-batch --base-url "$url" --model "$model" -j 8 --progress never \
-		-o "$work/$model.jsonl.zst" "$work/requests.jsonl.zst" 2>"$work/ib.err"
-	judge --progress never -o "$work/run-$model/" --partition-by bench "$work/$model.jsonl.zst" 2>/dev/null
+	logged "$work/ib.err" infer-batch --base-url "$url" --model "$model" -j 8 --progress never \
+		-o "$work/$model.jsonl.zst" "$work/requests.jsonl.zst"
+	logged "$work/judge.err" judge --progress never -o "$work/run-$model/" --partition-by bench "$work/$model.jsonl.zst"
 done
 stop_sim
-
-# quiet CMD...: CMD with its log (the summary line) in $work/aggregate.err,
-# and timed's own message on failure where it is seen; bash execs CMD, so
-# timed measures CMD.
-quiet=(bash -c 'exec "$@" 2>>"$0"' "$work/aggregate.err")
 
 # parts FILE: the MB of the page's index, item details and whole contexts.
 parts() {
@@ -72,10 +67,10 @@ page() {
 	local name=$1 mode=$2
 	shift 2
 	if [ "$mode" = auto ]; then
-		timed "${quiet[@]}" aggregate-ifs --progress never -o "$work/$name.md" "$@"
+		logged "$work/aggregate.err" timed aggregate-ifs --progress never -o "$work/$name.md" "$@"
 		echo "| $name | aggregate-ifs (no --html) | ${wall} s wall, ${cpu} s CPU, peak RSS $((rss / 1024)) MB | |"
 	fi
-	timed "${quiet[@]}" aggregate-ifs --progress never --html "$work/$name.html" --html-contexts "$mode" -o "$work/$name.md" "$@"
+	logged "$work/aggregate.err" timed aggregate-ifs --progress never --html "$work/$name.html" --html-contexts "$mode" -o "$work/$name.md" "$@"
 	local mb
 	mb=$(awk -v b="$(stat -c %s "$work/$name.html")" 'BEGIN { printf "%.1f", b / 1e6 }')
 	echo "| $name | aggregate-ifs --html --html-contexts $mode | ${wall} s wall, ${cpu} s CPU, peak RSS $((rss / 1024)) MB | page ${mb} MB: $(parts "$work/$name.html") |"
@@ -96,7 +91,7 @@ for i in $(seq "$copies"); do
 	from=sim-strong
 	[ $((i % 2)) = 0 ] && from=sim-weak
 	zstd -dc "$work/$from.jsonl.zst" | sed "s/\"model\":\"$from\"/\"model\":\"copy-$i\"/" |
-		judge --progress never -o "$work/run-copy-$i/" --partition-by bench 2>/dev/null
+		logged "$work/judge.err" judge --progress never -o "$work/run-copy-$i/" --partition-by bench
 	copies_dirs+=("$work/run-copy-$i")
 done
 page larger auto "$work/run-sim-strong" "$work/run-sim-weak" "${copies_dirs[@]}"

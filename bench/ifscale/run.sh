@@ -16,19 +16,20 @@ rm -f "$work"/responses.jsonl* "$work"/judged.jsonl* "$work/sim.url"
 start_sim --skill 0.7
 grid=(${DENSITIES:+--densities "$DENSITIES"} ${SEEDS:+--seeds "$SEEDS"})
 
-gen-context ifscale "${grid[@]}" --progress never 2>/dev/null | expand-templates --progress never 2>"$work/gen.log" \
-	| infer-batch --base-url "$url" --model llm-sim -j 8 --progress never -o "$work/responses.jsonl" 2>"$work/infer.log"
+logged "$work/gen.log" gen-context ifscale "${grid[@]}" --progress never |
+	logged "$work/expand.log" expand-templates --progress never |
+	logged "$work/infer.log" infer-batch --base-url "$url" --model llm-sim -j 8 --progress never -o "$work/responses.jsonl"
 replies=$(wc -l <"$work/responses.jsonl")
 echo "replies: $replies, $(du -h "$work/responses.jsonl" | cut -f1)"
 
 best=""
 for run in $(seq "${RUNS:-5}"); do
 	start=$(date +%s.%N)
-	judge --progress never -o "$work/judged.jsonl" "$work/responses.jsonl" 2>/dev/null
+	logged "$work/judge.log" judge --progress never -o "$work/judged.jsonl" "$work/responses.jsonl"
 	end=$(date +%s.%N)
 	t=$(echo "$end - $start" | bc)
 	echo "judge run $run: ${t}s"
 	if [ -z "$best" ] || [ "$(echo "$t < $best" | bc)" = 1 ]; then best=$t; fi
 done
 echo "best: ${best}s for $replies replies ($(nproc) cores, $(date -u +%F))"
-aggregate-ifs --progress never "$work/judged.jsonl" 2>/dev/null | head -12
+logged "$work/aggregate.log" aggregate-ifs --progress never "$work/judged.jsonl" | head -12

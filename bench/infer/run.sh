@@ -46,7 +46,7 @@ if [ "$what" = all ] || [ "$what" = saturation ]; then
 	requests "$N" 8 >"$work/sat.jsonl"
 	best=
 	for _ in $(seq "$REPEAT"); do
-		timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 256 --progress never -o "$work/sat.out.jsonl" "$work/sat.jsonl" 2>"$work/ib.err"
+		logged "$work/ib.err" timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 256 --progress never -o "$work/sat.out.jsonl" "$work/sat.jsonl"
 		if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$wall; bcpu=$cpu; brss=$rss; fi
 	done
 	ok=$(count_ok "$work/sat.out.jsonl")
@@ -69,7 +69,7 @@ if [ "$what" = all ] || [ "$what" = cpu ]; then
 	requests "$CPU_N" 4 >"$work/cpu.jsonl"
 	best=
 	for _ in $(seq "$REPEAT"); do
-		timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/cpu.out.jsonl" "$work/cpu.jsonl" 2>"$work/ib.err"
+		logged "$work/ib.err" timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/cpu.out.jsonl" "$work/cpu.jsonl"
 		if [ -z "$best" ] || awk -v a="$cpu" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$cpu; bwall=$wall; fi
 	done
 	ok=$(count_ok "$work/cpu.out.jsonl")
@@ -86,7 +86,7 @@ if [ "$what" = all ] || [ "$what" = rss ]; then
 		s = substr(s, 1, size)
 		for (i = 0; i < n; i++) printf "{\"id\":\"big%03d\",\"request\":{\"messages\":[{\"role\":\"user\",\"content\":\"%d %s\\n\\nInstruction: summarise.\"}],\"max_tokens\":8}}\n", i, i, s
 	}' >"$work/big.jsonl"
-	timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/big.out.jsonl.zst" "$work/big.jsonl" 2>"$work/ib.err"
+	logged "$work/ib.err" timed "$work/infer-batch" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/big.out.jsonl.zst" "$work/big.jsonl"
 	ok=$(zstd -dc "$work/big.out.jsonl.zst" | grep -c '"response"' || true)
 	echo "| rss | infer-batch -j 64, $BIG_N × $BIG_KB KB prompts | $(du -m "$work/big.jsonl" | cut -f1) MB input | ${wall}s | peak RSS $((rss / 1024)) MB | $ok ok |"
 fi

@@ -26,8 +26,8 @@ best() { # best of the timings given as arguments
 gen_times=()
 for run in $(seq "$runs"); do
 	start=$(now)
-	gen-context lifbench "${lengths[@]}" --progress never -o "$work/items.jsonl.zst" 2>/dev/null
-	expand-templates --progress never -o "$work/requests.jsonl.zst" "$work/items.jsonl.zst" 2>/dev/null
+	logged "$work/gen.log" gen-context lifbench "${lengths[@]}" --progress never -o "$work/items.jsonl.zst"
+	logged "$work/expand.log" expand-templates --progress never -o "$work/requests.jsonl.zst" "$work/items.jsonl.zst"
 	end=$(now)
 	t=$(echo "$end - $start" | bc)
 	echo "gen-context + expand-templates, run $run: ${t}s"
@@ -38,13 +38,13 @@ raw=$(zstd -dc "$work/requests.jsonl.zst" | wc -c)
 echo "prompts: $n, $((raw / 1000000)) MB of JSON, $(du -h "$work/requests.jsonl.zst" | cut -f1) as zstd"
 
 start_sim --skill 0.8
-infer-batch --base-url "$url" --model llm-sim -j 8 --progress never \
-	-o "$work/responses.jsonl.zst" "$work/requests.jsonl.zst" 2>"$work/infer.log"
+logged "$work/infer.log" infer-batch --base-url "$url" --model llm-sim -j 8 --progress never \
+	-o "$work/responses.jsonl.zst" "$work/requests.jsonl.zst"
 
 judge_times=()
 for run in $(seq "$runs"); do
 	start=$(now)
-	judge --progress never -o "$work/judged.jsonl.zst" "$work/responses.jsonl.zst" 2>/dev/null
+	logged "$work/judge.log" judge --progress never -o "$work/judged.jsonl.zst" "$work/responses.jsonl.zst"
 	end=$(now)
 	t=$(echo "$end - $start" | bc)
 	echo "judge, run $run: ${t}s"
@@ -52,4 +52,4 @@ for run in $(seq "$runs"); do
 done
 echo "best: gen+expand $(best "${gen_times[@]}")s (target ≤ 60 s), judge $(best "${judge_times[@]}")s (target < 2 s)"
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(date -u +%F)"
-aggregate-ifs --progress never "$work/judged.jsonl.zst" 2>/dev/null | head -6
+logged "$work/aggregate.log" aggregate-ifs --progress never "$work/judged.jsonl.zst" | head -6

@@ -30,8 +30,8 @@ awk -v tasks="${TASKS:-1400}" -v instances="${INSTANCES:-80}" 'BEGIN {
 echo "task source: $(wc -l <"$work/tasks.jsonl") tasks, $(du -h "$work/tasks.jsonl" | cut -f1)"
 
 start=$(date +%s.%N)
-gen-context longins ${LONGINS_LENGTHS:+--lengths "$LONGINS_LENGTHS"} --progress never --tasks "$work/tasks.jsonl" --modes "$modes" 2>"$work/gen.log" \
-	| expand-templates --progress never -o "$work/requests.jsonl.zst" 2>"$work/expand.log"
+logged "$work/gen.log" gen-context longins ${LONGINS_LENGTHS:+--lengths "$LONGINS_LENGTHS"} --progress never --tasks "$work/tasks.jsonl" --modes "$modes" |
+	logged "$work/expand.log" expand-templates --progress never -o "$work/requests.jsonl.zst"
 end=$(date +%s.%N)
 echo "modes $modes: $(grep -o 'written=[0-9]*' "$work/gen.log") exams, $(du -h "$work/requests.jsonl.zst" | cut -f1) zstd," \
 	"$(echo "$end - $start" | bc) s ($(nproc) cores, $(date -u +%F))"

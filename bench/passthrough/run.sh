@@ -21,16 +21,16 @@ for cmd in zstd jq /usr/bin/time; do
 	command -v "$cmd" >/dev/null || { echo "run.sh: needs $cmd (apt-get install zstd jq time)" >&2; exit 2; }
 done
 
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/" ./tools/... ./bench/passthrough/addfield ./bench/passthrough/gen
+work=$(mktemp -d)
+. bench/sim.sh
+go build -o "$work/" ./tools/... ./bench/passthrough/addfield ./bench/passthrough/gen
 
 dir=${DATA:-bench/data}
 mkdir -p "$dir"
 data=$dir/passthrough-${mib}m-s${seed}.jsonl.zst
 if [ ! -s "$data" ]; then
 	echo "generating $data ..." >&2
-	"$bin/gen" -mb "$mib" -seed "$seed" | zstd -1 -q -T2 -o "$data.tmp"
+	"$work/gen" -mb "$mib" -seed "$seed" | zstd -1 -q -T2 -o "$data.tmp"
 	mv "$data.tmp" "$data"
 fi
 bytes=$(zstd -dc "$data" | wc -c)
@@ -38,27 +38,25 @@ records=$(zstd -dc "$data" | wc -l)
 
 # The programs must do the work, not just run: check their output. They are
 # told to write zstd: --compress auto writes plain JSONL to a pipe or /dev/null.
-n=$("$bin/addfield" --progress never --compress zstd "$data" 2>/dev/null | zstd -dc | grep -c ',"x":1}$')
+n=$(logged "$work/addfield.err" "$work/addfield" --progress never --compress zstd "$data" | zstd -dc | grep -c ',"x":1}$')
 [ "$n" = "$records" ] || { echo "run.sh: addfield added the field to $n of $records records" >&2; exit 1; }
-n=$("$bin/split-subtasks" --progress never --compress zstd "$data" 2>/dev/null | zstd -dc | wc -l)
+n=$(logged "$work/split.err" "$work/split-subtasks" --progress never --compress zstd "$data" | zstd -dc | wc -l)
 [ "$n" = "$records" ] || { echo "run.sh: split-subtasks wrote $n of $records records" >&2; exit 1; }
 
 # measure NAME COMMAND: best wall time of $repeat runs, and the peak RSS.
 measure() {
-	local name=$1 cmd=$2 best="" rss=0 t m
+	local name=$1 cmd=$2 best="" peak=0
 	for _ in $(seq "$repeat"); do
-		/usr/bin/time -f '%e %M' -o "$bin/time" bash -c "$cmd" >/dev/null 2>"$bin/err" \
-			|| { echo "run.sh: $name failed:" >&2; cat "$bin/err" >&2; exit 1; }
-		read -r t m <"$bin/time"
-		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$t; fi
-		[ "$m" -gt "$rss" ] && rss=$m
+		logged "$work/err" timed bash -o pipefail -c "$cmd" >/dev/null
+		if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$wall; fi
+		[ "$rss" -gt "$peak" ] && peak=$rss
 	done
-	printf '%s\t%s\t%s\n' "$name" "$best" "$rss" >>"$bin/results"
+	printf '%s\t%s\t%s\n' "$name" "$best" "$peak" >>"$work/results"
 }
 
 measure "ceiling: zstd -dc > /dev/null" "zstd -dc '$data'"
-measure "ifkit: addfield (parse, Set x, zstd -1 out)" "'$bin/addfield' --progress never --compress zstd '$data'"
-measure "ifkit: split-subtasks (pass-through, zstd -1 out)" "'$bin/split-subtasks' --progress never --compress zstd '$data'"
+measure "ifkit: addfield (parse, Set x, zstd -1 out)" "'$work/addfield' --progress never --compress zstd '$data'"
+measure "ifkit: split-subtasks (pass-through, zstd -1 out)" "'$work/split-subtasks' --progress never --compress zstd '$data'"
 measure "baseline: zstd -dc \\| jq -c '. + {x: 1}' \\| zstd -1" "zstd -dc '$data' | jq -c '. + {x: 1}' | zstd -1 -q"
 
 {
@@ -67,8 +65,8 @@ measure "baseline: zstd -dc \\| jq -c '. + {x: 1}' \\| zstd -1" "zstd -dc '$data
 	echo
 	echo "| command | seconds | MB/s | peak RSS (MB) |"
 	echo "|---|---:|---:|---:|"
-	awk -F'\t' -v bytes="$bytes" '{printf "| %s | %.2f | %.0f | %.0f |\n", $1, $2, bytes/1e6/$2, $3/1024}' "$bin/results"
+	awk -F'\t' -v bytes="$bytes" '{printf "| %s | %.2f | %.0f | %.0f |\n", $1, $2, bytes/1e6/$2, $3/1024}' "$work/results"
 	echo
 	awk -F'\t' 'NR==1{c=$2} NR==2{a=$2} NR==3{s=$2} NR==4{j=$2} END{
-		printf "addfield vs jq pipeline: %.1fx faster; split-subtasks vs jq: %.1fx; addfield at %.0f%% of the zstd -dc ceiling\n", j/a, j/s, 100*c/a}' "$bin/results"
+		printf "addfield vs jq pipeline: %.1fx faster; split-subtasks vs jq: %.1fx; addfield at %.0f%% of the zstd -dc ceiling\n", j/a, j/s, 100*c/a}' "$work/results"
 } | tee "$dir/passthrough-results-$(date -u +%Y%m%d-%H%M).md"

@@ -23,10 +23,11 @@ start_sim --model sim-a=0.7 --model sim-b=0.75 --seed 3
 judged() { # bench, gen-context flags...
 	local bench=$1
 	shift
-	gen-context "$bench" "$@" --progress never 2>/dev/null | expand-templates --progress never 2>/dev/null >"$work/$bench.req.jsonl"
+	logged "$work/gen.err" gen-context "$bench" "$@" --progress never |
+		logged "$work/expand.err" expand-templates --progress never >"$work/$bench.req.jsonl"
 	for m in sim-a sim-b; do
-		infer-batch --base-url "$url" --model "$m" -j 8 --progress never "$work/$bench.req.jsonl" 2>"$work/ib.err" \
-			| judge --progress never 2>/dev/null | jq -c 'del(.request)' >"$work/$bench.$m.jsonl"
+		logged "$work/ib.err" infer-batch --base-url "$url" --model "$m" -j 8 --progress never "$work/$bench.req.jsonl" |
+			logged "$work/judge.err" judge --progress never | jq -c 'del(.request)' >"$work/$bench.$m.jsonl"
 	done
 	echo "$bench: $(wc -l <"$work/$bench.sim-a.jsonl") records per model, $(wc -l <"$work/$bench.req.jsonl") requests"
 }
@@ -41,7 +42,7 @@ for bench in lifbench ifscale; do
 		best=""
 		for _ in $(seq "${RUNS:-3}"); do
 			# shellcheck disable=SC2086
-			timed aggregate-ifs --progress never $flags --format jsonl -o "$work/rows.jsonl" "$work/$bench.sim-a.jsonl" "$work/$bench.sim-b.jsonl" 2>"$work/agg.err"
+			logged "$work/agg.err" timed aggregate-ifs --progress never $flags --format jsonl -o "$work/rows.jsonl" "$work/$bench.sim-a.jsonl" "$work/$bench.sim-b.jsonl"
 			if [ -z "$best" ] || [ "$(echo "$wall < $best" | bc)" = 1 ]; then best=$wall bcpu=$cpu brss=$rss; fi
 		done
 		echo "| $bench | ${flags:-(intervals)} | $best | $bcpu | $((brss / 1024)) |"

@@ -79,8 +79,7 @@ if [ "$what" = all ] || [ "$what" = infer ]; then
 				[ "$bin" = base-infer-batch ] && sim=base-llm-sim
 				ln -sf "$work/$sim" "$work/llm-sim"
 				start_sim --max-concurrency 64 --latency 200ms
-				timed "$work/$bin" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/out.jsonl" "$work/req.jsonl" 2>"$work/ib.err" ||
-					{ cat "$work/ib.err" >&2; exit 1; }
+				logged "$work/ib.err" timed "$work/$bin" --base-url "$url" --model llm-sim -j 64 --progress never -o "$work/out.jsonl" "$work/req.jsonl"
 				rm -f "$work/out.jsonl"
 				# llm-sim's user and system time (clock ticks) while it served the run.
 				simcpu=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$sim_pid/stat")

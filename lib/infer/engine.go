@@ -228,7 +228,7 @@ func (e *engine) resolveModel() error {
 	var first string // the first endpoint that answered, and its models
 	var firstModels []oai.Model
 	for _, base := range e.opt.BaseURLs {
-		ms, err := e.client.Models(e.r.Ctx, base, max(e.opt.ConnectTimeout, 10*time.Second))
+		ms, err := e.opt.Models.Ask(e.r.Ctx, e.client, base, max(e.opt.ConnectTimeout, 10*time.Second))
 		var oe *oai.Error
 		switch {
 		case err == nil:

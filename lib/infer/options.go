@@ -24,17 +24,18 @@ import (
 // line; a program may also build them directly.
 type Options struct {
 	// Endpoint role (flags carry the prefix, e.g. --judge-base-url).
-	Role            string         // the flag prefix, for messages: "" or "judge-"
-	BaseURLs        []string       // normalized by Process; none is fine while no record needs a call
-	Model           string         // "" asks the endpoints' /v1/models for their only model
-	APIKey          string         // never written anywhere
-	Stream          bool           // SSE, to measure time to first token
-	RPM, TPM        float64        // 0 = unlimited
-	MaxModelLen     int            // 0 = no pre-flight check
-	TruncateContext bool           // cut the context part instead of failing a too-long request
-	ContextMarkers  []string       // where the instruction starts (see truncate.go)
-	Tokenizer       string         // counts prompt tokens: a tiktoken encoding (estimate), a tokenizer.json, or TokenizerServer
-	Reasoning       reasoning.Mode // the reasoning rule for the replies (lib/reasoning); "" is Strip
+	Role            string          // the flag prefix, for messages: "" or "judge-"
+	BaseURLs        []string        // normalized by Process; none is fine while no record needs a call
+	Model           string          // "" asks the endpoints' /v1/models for their only model
+	Models          *oai.ModelsOnce // answers of /v1/models shared with the caller (judge); nil asks
+	APIKey          string          // never written anywhere
+	Stream          bool            // SSE, to measure time to first token
+	RPM, TPM        float64         // 0 = unlimited
+	MaxModelLen     int             // 0 = no pre-flight check
+	TruncateContext bool            // cut the context part instead of failing a too-long request
+	ContextMarkers  []string        // where the instruction starts (see truncate.go)
+	Tokenizer       string          // counts prompt tokens: a tiktoken encoding (estimate), a tokenizer.json, or TokenizerServer
+	Reasoning       reasoning.Mode  // the reasoning rule for the replies (lib/reasoning); "" is Strip
 
 	// Engine.
 	Concurrency    int           // requests in flight (-j)

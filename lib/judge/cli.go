@@ -7,6 +7,7 @@ import (
 
 	"github.com/ifkit/ifkit/lib/app"
 	"github.com/ifkit/ifkit/lib/infer"
+	"github.com/ifkit/ifkit/lib/oai"
 	"github.com/ifkit/ifkit/lib/reasoning"
 	"github.com/ifkit/ifkit/lib/record"
 	"github.com/urfave/cli/v2"
@@ -176,6 +177,9 @@ func Action(reg map[string]Factory, judged []Judged) func(*app.Run) error {
 		for _, j := range judged {
 			opt.Named[j.Bench] = true
 		}
+		// The name the records carry (modelName) and the engine's start-up
+		// check both come from the endpoint's /v1/models: asked once.
+		endpoint.Models = &oai.ModelsOnce{}
 		opt.JudgeModel = sync.OnceValues(func() (string, error) { return modelName(r, endpoint) })
 		return Run(r, reg, opt, InferProcessor(endpoint))
 	}

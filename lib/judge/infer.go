@@ -41,7 +41,7 @@ func modelName(r *app.Run, opt infer.Options) (string, error) {
 		if err != nil {
 			return "", app.Usagef("--judge-base-url: %v", err)
 		}
-		ms, err := c.Models(r.Ctx, base, max(opt.ConnectTimeout, 10*time.Second))
+		ms, err := opt.Models.Ask(r.Ctx, c, base, max(opt.ConnectTimeout, 10*time.Second))
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", oai.Label(base), err))
 			continue

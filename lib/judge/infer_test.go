@@ -192,3 +192,43 @@ func TestEveryRecordNamesItsJudge(t *testing.T) {
 		}
 	}
 }
+
+// A judge run without --judge-model asks each endpoint which model it
+// serves once: the name every record carries and the engine's start-up
+// check (the model it sends, the server's context) share the answer. The
+// judge asks the first endpoint, the engine every one.
+func TestJudgeAsksModelsOnce(t *testing.T) {
+	srv, url := yesServer(t)
+	srv1, url1 := yesServer(t)
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	lines := []string{
+		`{"id":"d","bench":"echo","error":{"stage":"infer-batch","kind":"x","message":"y"}}`,
+		`{"id":"a","bench":"echo","text":"sky"}`,
+		`{"id":"b","bench":"echo","text":"sea"}`,
+	}
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	judged := []Judged{{"Echo", []string{ModeLLM}, nil, "echo"}}
+	tool := app.Tool{Name: "judge", Flags: Flags(judged), Action: Action(map[string]Factory{"echo": func(Options) (Scorer, error) { return echoScorer{}, nil }}, judged)}
+	out := filepath.Join(t.TempDir(), "out.jsonl")
+	var stderr bytes.Buffer
+	code := app.RunTool(tool, []string{"judge", "--judge-base-url", url + "," + url1, "-o", out, in},
+		app.Env{Stdin: strings.NewReader(""), Stdout: os.Stdout, Stderr: &stderr, Getenv: func(string) string { return "" }})
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	for id, rec := range readByID(t, out) {
+		if m := rec.String(record.JudgeModelField); m != sim.DefaultModel {
+			t.Errorf("record %s names judge %q, want %q", id, m, sim.DefaultModel)
+		}
+	}
+	for i, s := range []*sim.Server{srv, srv1} {
+		if n := s.Stats().ByPath["/v1/models"]; n != 1 {
+			t.Errorf("endpoint %d: GET /v1/models asked %d times, want once", i, n)
+		}
+	}
+	if n := srv.Stats().Solved["yes"] + srv1.Stats().Solved["yes"]; n != 2 {
+		t.Errorf("judge calls answered: %d, want 2", n)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -286,6 +287,58 @@ func TestModels(t *testing.T) {
 	ms, err := New(1, time.Second, "").Models(context.Background(), base, time.Second)
 	if err != nil || len(ms) != 1 || ms[0].ID != "qwen" || ms[0].MaxModelLen != 32768 {
 		t.Fatalf("%+v %v", ms, err)
+	}
+}
+
+// ModelsOnce asks each endpoint and key once, by whichever client asks
+// first; the others, at once or later, get its answer or its error. A nil
+// one asks every time.
+func TestModelsOnce(t *testing.T) {
+	var mu sync.Mutex
+	asked := map[string]int{} // path and key → requests
+	root := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked[r.URL.Path+" "+r.Header.Get("Authorization")]++
+		mu.Unlock()
+		if strings.HasPrefix(r.URL.Path, "/down/") {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, `{"object":"list","data":[{"id":"qwen","max_model_len":32768}]}`)
+	})
+	up, down := root, strings.TrimSuffix(root, "/v1")+"/down/v1"
+	ask := func(once *ModelsOnce, key, base string) ([]Model, error) {
+		c := New(1, time.Second, key)
+		defer c.Close()
+		return once.Ask(context.Background(), c, base, time.Second)
+	}
+
+	for range 2 {
+		if _, err := ask(nil, "", up); err != nil {
+			t.Fatal(err)
+		}
+	}
+	once := &ModelsOnce{}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if ms, err := ask(once, "", up); err != nil || len(ms) != 1 || ms[0].MaxModelLen != 32768 {
+				t.Errorf("up: %+v %v", ms, err)
+			}
+			if _, err := ask(once, "", down); err == nil {
+				t.Error("down: no error")
+			}
+		})
+	}
+	wg.Wait()
+	if _, err := ask(once, "k2", up); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"/v1/models ": 3, "/down/v1/models ": 1, "/v1/models Bearer k2": 1}
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(asked) != fmt.Sprint(want) {
+		t.Errorf("requests %v, want %v", asked, want)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ifkit/ifkit/lib/record"
@@ -256,4 +257,41 @@ func (c *Client) Models(ctx context.Context, base string, timeout time.Duration)
 		return nil, &Error{Kind: KindBadResponse, Status: status, Message: fmt.Sprintf("%s/models: not a model list: %s", Label(base), shorten(b))}
 	}
 	return v.Data, nil
+}
+
+// ModelsOnce keeps each endpoint's answer to GET /v1/models (by base URL
+// and key), asked once whichever client asks first: a judge run wants the
+// model its records name before its engine's start-up check wants the
+// model it sends and the server's context, and one answer is both. A nil
+// ModelsOnce asks every time.
+type ModelsOnce struct {
+	mu     sync.Mutex
+	byBase map[string]*modelsAnswer
+}
+
+type modelsAnswer struct {
+	once sync.Once
+	ms   []Model
+	err  error
+}
+
+// Ask is c.Models(ctx, base, timeout), asked once (a second caller waits
+// for the first) and kept, error too.
+func (m *ModelsOnce) Ask(ctx context.Context, c *Client, base string, timeout time.Duration) ([]Model, error) {
+	if m == nil {
+		return c.Models(ctx, base, timeout)
+	}
+	key := c.key + "\x00" + base
+	m.mu.Lock()
+	if m.byBase == nil {
+		m.byBase = map[string]*modelsAnswer{}
+	}
+	ans := m.byBase[key]
+	if ans == nil {
+		ans = &modelsAnswer{}
+		m.byBase[key] = ans
+	}
+	m.mu.Unlock()
+	ans.once.Do(func() { ans.ms, ans.err = c.Models(ctx, base, timeout) })
+	return ans.ms, ans.err
 }
