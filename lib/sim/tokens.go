@@ -97,12 +97,12 @@ const asciiWindow = 64
 //
 // nextPiece's pieces are those of runs: of letters (one per letterRun), of
 // digits (one per 3), of one mark repeated (one per 4) and of whitespace
-// (one per 16), but that a space before a byte that is not whitespace goes
-// with the run after it, which it does not lengthen. So the count of a
-// stretch that starts a run and ends where another starts is, per run, its
-// length over its class's limit, rounded up; the space that goes with the
-// next run counts in none. The bits of a class's run starts, shifted by the
-// limit while the run goes on, are its further pieces.
+// (one per 16), except that a space before a byte that is not whitespace
+// goes with the run after it, without counting toward its limit. So the
+// count of a stretch that starts a run and ends where another starts is,
+// per run, its length over its class's limit, rounded up; the space that
+// goes with the next run counts in none. The bits of a class's run starts,
+// shifted by the limit while the run goes on, are its further pieces.
 //
 // It returns the end of the counted stretch (where the window's last run
 // starts, or its first byte that is not ASCII) and its pieces; end is i
