@@ -29,7 +29,7 @@ func TestScriptsAtTinySize(t *testing.T) {
 	}
 	// bench/run.sh runs them all one after the other; the passthrough corpus
 	// (1 MiB here) and its results go to a temporary folder.
-	cmd := exec.Command("bash", "-c", "bench/passthrough/run.sh 1 && bench/run.sh infer lifbench ifscale longins batch stats explorer")
+	cmd := exec.Command("bash", "-c", "bench/passthrough/run.sh 1 && bench/run.sh infer lifbench ifscale longins batch cache stats explorer")
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "PATH="+testbin.Dir+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"DATA="+t.TempDir(), "REPEAT=1", "RUNS=1",
@@ -38,6 +38,7 @@ func TestScriptsAtTinySize(t *testing.T) {
 		"DENSITIES=10,20", "SEEDS=0", // ifscale
 		"TASKS=20", "INSTANCES=10", "LONGINS_LENGTHS=256", // longins
 		"LONG_N=16", "SHORT_N=200", "PREFIX_LENGTHS=1k", "BATCH_LENGTHS=1k", "BASE=", // batch
+		"CACHE_LENGTHS=1k",       // cache
 		"STUDY_RUNS=0",           // stats: its study is TestIntervalStudy's
 		"COPIES=1", "BROWSER=no", // explorer (LIFBENCH_LENGTHS above)
 	)
@@ -57,6 +58,7 @@ func TestScriptsAtTinySize(t *testing.T) {
 		"| short | infer-batch -j 256 | 200 records |",
 		"| prefix | lif.jsonl: outputs of both orders identical", "| prefix | lif.shuf.jsonl: outputs of both orders identical",
 		"records identical to online: yes",
+		"| second | 0 |", "Cache: ",
 		"| two-models | aggregate-ifs --html --html-contexts auto |", "note: The 3 distinct contexts are kept as excerpts only (--html-contexts excerpts).",
 		"| larger | aggregate-ifs --html --html-contexts auto |",
 		"| lifbench | (intervals) |", "| ifscale | --compare sim-a |", "rows with an interval: ",

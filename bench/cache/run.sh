@@ -6,7 +6,7 @@
 # completion_requests, wall time is the whole pipeline script's and the
 # inference stage's (its summary), the cache's size on disk is du's.
 #
-#   bench/cache/run.sh
+#   bench/cache/run.sh          # CACHE_LENGTHS (4k): the grid's lengths
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 for cmd in curl awk du /usr/bin/time; do
@@ -25,7 +25,7 @@ echo "| run | requests sent | pipeline wall | inference stage | answers from the
 echo "|---|---:|---:|---:|---:|"
 for run in first second; do
 	before=$(metric completion_requests)
-	logged "$work/$run.err" timed env OPENAI_BASE_URL="$url" bash pipelines/lifbench.sh --lengths 4k -j 16 --cache "$work/cache" --out "$work/$run" >/dev/null
+	logged "$work/$run.err" timed env OPENAI_BASE_URL="$url" bash pipelines/lifbench.sh --lengths "${CACHE_LENGTHS:-4k}" -j 16 --cache "$work/cache" --out "$work/$run" >/dev/null
 	sent=$(($(metric completion_requests) - before))
 	stage=$(awk '/msg=summary tool=infer-batch/ { for (i = 1; i <= NF; i++) if ($i ~ /^seconds=/) { sub("seconds=", "", $i); print $i } }' "$work/$run.err")
 	hits=$(awk '/msg=inference tool=infer-batch/ { for (i = 1; i <= NF; i++) if ($i ~ /^from_cache=/) { sub("from_cache=", "", $i); print $i } }' "$work/$run.err")
