@@ -17,7 +17,7 @@ import (
 // before (0.3 ms of a code prompt's 455 KB, against its count's 0.1).
 func (e *Encoder) CountQuoted(ctx context.Context, raw []byte) (int, error) {
 	if t, ok := e.c.(*tiktokenCodec); ok && t.fast != nil && len(raw) > 2*quotedChunk {
-		return t.countQuoted(ctx, raw[1:len(raw)-1])
+		return t.countQuoted(raw[1 : len(raw)-1])
 	}
 	s, err := record.CheckedUnquote(raw)
 	if err != nil {
@@ -33,7 +33,7 @@ var quotedSeed = maphash.MakeSeed()
 
 // countQuoted counts the text of body, a JSON string without its quotes, a
 // chunk at a time (quotedCut).
-func (t *tiktokenCodec) countQuoted(ctx context.Context, body []byte) (int, error) {
+func (t *tiktokenCodec) countQuoted(body []byte) (int, error) {
 	n := 0
 	var quoted []byte
 	for len(body) > 0 {
@@ -49,9 +49,9 @@ func (t *tiktokenCodec) countQuoted(ctx context.Context, body []byte) (int, erro
 			if err != nil {
 				return 0, err
 			}
-			if k, err = t.count(ctx, s); err != nil {
-				return 0, err
-			}
+			// Counted whole: t.count would cut it again and remember
+			// its pieces by their text, hashing it a second time.
+			k = t.fast.countText(s)
 			t.quoted.put(h, k)
 		}
 		n += k
