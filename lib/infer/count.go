@@ -83,22 +83,25 @@ func (e *engine) count(ctx context.Context, c *call, p *parsedReq) {
 // is counted from its JSON (CountQuoted: a context shared by many prompts
 // is neither unquoted nor hashed again for each).
 func (e *engine) localCount(ctx context.Context, enc *tokens.Encoder, path string, p *parsedReq) (int, error) {
-	var count func(i int) (int, error)
-	if p.m == nil && p.quoted() {
-		count = func(i int) (int, error) { return enc.CountQuoted(ctx, p.contents[i]) }
-	} else {
+	if p.m != nil || !p.quoted() {
 		p.readTexts()
 		if path != oai.PathChat {
 			return enc.CountContext(ctx, p.prompt)
 		}
-		count = func(i int) (int, error) { return enc.CountContext(ctx, p.texts[i]) }
+		return chatTokens(p.texts, func(t string) (int, error) { return enc.CountContext(ctx, t) })
 	}
 	if path != oai.PathChat {
-		return count(0)
+		return enc.CountQuoted(ctx, p.contents[0])
 	}
+	return chatTokens(p.contents, func(raw []byte) (int, error) { return enc.CountQuoted(ctx, raw) })
+}
+
+// chatTokens is a chat's prompt tokens: its messages' contents counted,
+// and the template's tokens around them, estimated.
+func chatTokens[T any](contents []T, count func(T) (int, error)) (int, error) {
 	n := 3 // the assistant's reply header
-	for i := range p.contents {
-		k, err := count(i)
+	for _, c := range contents {
+		k, err := count(c)
 		if err != nil {
 			return 0, err
 		}
